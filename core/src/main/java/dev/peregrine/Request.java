@@ -1,0 +1,83 @@
+package dev.peregrine;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * One parsed HTTP/1.1 request, seen through a flyweight over the bytes as they arrived.
+ *
+ * <p><b>Validity.</b> A {@code Request} and every view it returns ({@link CharSequence} and
+ * {@link ByteBuffer} results) are valid only while the handler that received it runs: the loop reuses
+ * the object and the memory behind it for the next request. Methods returning {@code String} or
+ * {@code byte[]} return copies that may be kept.
+ *
+ * <p><b>Cost.</b> Methods returning views, {@code int}, {@code long} or {@code boolean} allocate
+ * nothing. Methods returning {@code String} or {@code byte[]} allocate the result (method names are
+ * the exception: {@link #method()} returns a constant for the standard methods).
+ *
+ * <p>Thread: the event loop thread running the handler.
+ */
+public interface Request {
+    /** The method token, e.g. {@code "GET"}; a shared constant for the standard methods. */
+    String method();
+
+    /** The request target's path as sent (percent-encoding kept), e.g. {@code "/users/42"}. */
+    String path();
+
+    /** The path as a view (no allocation). */
+    CharSequence pathView();
+
+    /** The raw query after {@code '?'} (percent-encoding kept), or {@code null} if there is none. */
+    String query();
+
+    /**
+     * The first value of query parameter {@code name}, percent-decoded as UTF-8 with {@code '+'} as a
+     * space, {@code ""} for a name without {@code '='}, or {@code null} when absent.
+     */
+    String queryParam(String name);
+
+    /** The value matched by {@code {name}} in the route's path, percent-decoded, or {@code null}. */
+    String pathParam(String name);
+
+    /** {@code "HTTP/1.1"} or {@code "HTTP/1.0"}. */
+    String version();
+
+    /** The first value of header {@code name} (case-insensitive), or {@code null} when absent. */
+    String header(String name);
+
+    /** The first value of header {@code name} as a view (no allocation), or {@code null}. */
+    CharSequence headerView(String name);
+
+    /** Whether header {@code name} (case-insensitive) is present. */
+    boolean hasHeader(String name);
+
+    /** How many header fields the request has (trailers of a chunked body not included). */
+    int headerCount();
+
+    /** The name of header field {@code index} (0-based, in arrival order) as a view. */
+    CharSequence headerName(int index);
+
+    /** The value of header field {@code index} (0-based, in arrival order) as a view. */
+    CharSequence headerValue(int index);
+
+    /**
+     * The body (decoded if it was chunked) as a read-only view positioned at its first byte; empty
+     * when there is none. The buffer is shared: read it, do not keep it.
+     */
+    ByteBuffer body();
+
+    /** The body length in bytes (after chunked decoding). */
+    int bodyLength();
+
+    /** A copy of the body. */
+    byte[] bodyBytes();
+
+    /** The body decoded as UTF-8. */
+    String bodyString();
+
+    /** Whether the connection stays open after this request's response (HTTP/1.1 and 1.0 rules). */
+    boolean keepAlive();
+
+    /** The peer's address. */
+    InetSocketAddress remoteAddress();
+}

@@ -1,0 +1,327 @@
+package dev.peregrine;
+
+import dev.peregrine.buffer.BufferPool;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.LoopMetrics;
+import dev.peregrine.route.Router;
+import dev.peregrine.transport.Transport;
+import dev.peregrine.transport.TransportServer;
+import dev.peregrine.transport.nio.NioTransport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+
+/**
+ * A running HTTP/1.1 server.
+ *
+ * <pre>{@code
+ * try (Server server = Server.builder()
+ *         .port(8080)
+ *         .get("/plaintext", (req, res) -> res.text("Hello, World!"))
+ *         .post("/echo", (req, res) -> res.body(req.body()))
+ *         .start()) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>{@link #close()} stops accepting, lets responses being written finish within the shutdown grace,
+ * closes every connection, stops the loop threads and frees their pooled memory; the port can be bound
+ * again at once. Thread: any.
+ */
+public final class Server implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger("dev.peregrine");
+
+    private final ServerConfig config;
+    private final TransportServer running;
+    private final String transportName;
+    private volatile boolean closed;
+
+    private Server(ServerConfig config, TransportServer running, String transportName) {
+        this.config = config;
+        this.running = running;
+        this.transportName = transportName;
+    }
+
+    /** A builder with defaults: port 8080, one loop per available processor. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The bound port (the chosen one when the builder asked for port 0). */
+    public int port() {
+        return running.port();
+    }
+
+    /** The transport serving, e.g. {@code "nio"}. */
+    public String transport() {
+        return transportName;
+    }
+
+    /** The settings in force. */
+    public ServerConfig config() {
+        return config;
+    }
+
+    /** A snapshot of the loops' counters, read without locks (values may lag by a few requests). */
+    public Metrics metrics() {
+        long accepted = 0;
+        long closedCount = 0;
+        long requests = 0;
+        long rejected = 0;
+        long errors = 0;
+        long in = 0;
+        long out = 0;
+        long lentBuffers = 0;
+        long lentBytes = 0;
+        for (LoopContext ctx : running.loops()) {
+            LoopMetrics m = ctx.metrics();
+            accepted += m.accepted;
+            closedCount += m.closed;
+            requests += m.requests;
+            rejected += m.rejected;
+            errors += m.handlerErrors;
+            in += m.bytesIn;
+            out += m.bytesOut;
+            BufferPool pool = ctx.pool();
+            lentBuffers += pool.lentCount();
+            lentBytes += pool.lentBytes();
+        }
+        return new Metrics(accepted, accepted - closedCount, requests, rejected, errors, in, out, lentBuffers, lentBytes);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        running.close(config.shutdownGraceMillis());
+        LOG.log(System.Logger.Level.DEBUG, "Peregrine on port {0} stopped", port());
+    }
+
+    /** Counters summed over all loops. */
+    public static final class Metrics {
+        public final long accepted;
+        public final long open;
+        public final long requests;
+        public final long rejected;
+        public final long handlerErrors;
+        public final long bytesIn;
+        public final long bytesOut;
+        /** Pooled buffers lent to connections right now (0 when every connection is idle). */
+        public final long lentBuffers;
+        public final long lentBytes;
+
+        Metrics(long accepted, long open, long requests, long rejected, long handlerErrors, long bytesIn,
+                long bytesOut, long lentBuffers, long lentBytes) {
+            this.accepted = accepted;
+            this.open = open;
+            this.requests = requests;
+            this.rejected = rejected;
+            this.handlerErrors = handlerErrors;
+            this.bytesIn = bytesIn;
+            this.bytesOut = bytesOut;
+            this.lentBuffers = lentBuffers;
+            this.lentBytes = lentBytes;
+        }
+
+        @Override
+        public String toString() {
+            return "accepted=" + accepted + " open=" + open + " requests=" + requests + " rejected=" + rejected
+                    + " handlerErrors=" + handlerErrors + " bytesIn=" + bytesIn + " bytesOut=" + bytesOut
+                    + " lentBuffers=" + lentBuffers + " lentBytes=" + lentBytes;
+        }
+    }
+
+    /** Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. */
+    public static final class Builder {
+        String host = "0.0.0.0";
+        int port = 8080;
+        int threads = Runtime.getRuntime().availableProcessors();
+        String transport = System.getProperty("peregrine.transport", "auto");
+        boolean reusePort = true;
+        int backlog = 1024;
+        int maxRequestLineLength = 8 * 1024;
+        int maxHeadSize = 16 * 1024;
+        int maxHeaderCount = 100;
+        long maxBodySize = 8L * 1024 * 1024;
+        int maxPendingOutput = 1024 * 1024;
+        int readBufferSize = 64 * 1024;
+        int writeBufferSize = 64 * 1024;
+        long shutdownGraceMillis = 5_000;
+        private final Router.Builder routes = Router.builder();
+
+        Builder() {
+        }
+
+        /** Port to listen on; 0 picks a free port. Default 8080. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** Address to bind. Default {@code 0.0.0.0}. */
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        /** Number of event loops. Default: available processors. */
+        public Builder threads(int threads) {
+            this.threads = positive(threads, "threads");
+            return this;
+        }
+
+        /** {@code "auto"} or {@code "nio"}. Default: system property {@code peregrine.transport}, else auto. */
+        public Builder transport(String transport) {
+            this.transport = transport;
+            return this;
+        }
+
+        /** Whether each loop binds its own socket with {@code SO_REUSEPORT}. Default true. */
+        public Builder reusePort(boolean reusePort) {
+            this.reusePort = reusePort;
+            return this;
+        }
+
+        public Builder backlog(int backlog) {
+            this.backlog = positive(backlog, "backlog");
+            return this;
+        }
+
+        /** Longest request line in bytes (414 beyond). Default 8 KiB. */
+        public Builder maxRequestLineLength(int bytes) {
+            this.maxRequestLineLength = positive(bytes, "maxRequestLineLength");
+            return this;
+        }
+
+        /** Longest request head in bytes (431 beyond); also bounds chunked trailers. Default 16 KiB. */
+        public Builder maxHeadSize(int bytes) {
+            this.maxHeadSize = positive(bytes, "maxHeadSize");
+            return this;
+        }
+
+        /** Most header fields (431 beyond). Default 100. */
+        public Builder maxHeaderCount(int count) {
+            this.maxHeaderCount = positive(count, "maxHeaderCount");
+            return this;
+        }
+
+        /** Largest request body in bytes (413 beyond). Default 8 MiB; at most 1 GiB. */
+        public Builder maxBodySize(long bytes) {
+            if (bytes < 0 || bytes > (1L << 30)) {
+                throw new IllegalArgumentException("maxBodySize must be 0..1 GiB: " + bytes);
+            }
+            this.maxBodySize = bytes;
+            return this;
+        }
+
+        /** Unsent bytes per connection above which it is not read until they drain. Default 1 MiB. */
+        public Builder maxPendingOutput(int bytes) {
+            this.maxPendingOutput = positive(bytes, "maxPendingOutput");
+            return this;
+        }
+
+        /** Per-loop read buffer size. Default 64 KiB. */
+        public Builder readBufferSize(int bytes) {
+            this.readBufferSize = Math.max(1024, bytes);
+            return this;
+        }
+
+        /** Per-loop write buffer size. Default 64 KiB. */
+        public Builder writeBufferSize(int bytes) {
+            this.writeBufferSize = Math.max(1024, bytes);
+            return this;
+        }
+
+        /** How long {@link Server#close()} lets responses being written finish. Default 5 s. */
+        public Builder shutdownGrace(Duration grace) {
+            this.shutdownGraceMillis = grace.toMillis();
+            return this;
+        }
+
+        /** Registers {@code handler} for {@code method} on {@code path} ({@code {name}} segments allowed). */
+        public Builder route(String method, String path, Handler handler) {
+            routes.add(method, path, handler);
+            return this;
+        }
+
+        public Builder get(String path, Handler handler) {
+            return route("GET", path, handler);
+        }
+
+        public Builder post(String path, Handler handler) {
+            return route("POST", path, handler);
+        }
+
+        public Builder put(String path, Handler handler) {
+            return route("PUT", path, handler);
+        }
+
+        public Builder delete(String path, Handler handler) {
+            return route("DELETE", path, handler);
+        }
+
+        public Builder patch(String path, Handler handler) {
+            return route("PATCH", path, handler);
+        }
+
+        public Builder head(String path, Handler handler) {
+            return route("HEAD", path, handler);
+        }
+
+        public Builder options(String path, Handler handler) {
+            return route("OPTIONS", path, handler);
+        }
+
+        /**
+         * Binds and starts the loops; returns once the server accepts connections.
+         *
+         * @throws UncheckedIOException when the address cannot be bound
+         * @throws IllegalStateException when the requested transport is not available
+         */
+        public Server start() {
+            if (maxHeaderCount > maxHeadSize / 4) {
+                maxHeaderCount = Math.max(1, maxHeadSize / 4);
+            }
+            ServerConfig config = new ServerConfig(this);
+            Transport transport = Transports.select(config.transport());
+            try {
+                TransportServer running = transport.start(config, routes.build());
+                LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1} ({2} transport, {3} loop{4})",
+                        config.host(), String.valueOf(running.port()), transport.name(),
+                        String.valueOf(config.threads()), config.threads() == 1 ? "" : "s");
+                return new Server(config, running, transport.name());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+            }
+        }
+
+        private static int positive(int v, String what) {
+            if (v <= 0) {
+                throw new IllegalArgumentException(what + " must be positive: " + v);
+            }
+            return v;
+        }
+    }
+
+    /** Chooses the transport from a setting. */
+    static final class Transports {
+        private Transports() {
+        }
+
+        static Transport select(String name) {
+            switch (name == null ? "auto" : name.toLowerCase(java.util.Locale.ROOT)) {
+                case "auto":
+                case "nio":
+                    return new NioTransport();
+                default:
+                    throw new IllegalStateException("unknown transport '" + name + "' (expected auto or nio)");
+            }
+        }
+    }
+}

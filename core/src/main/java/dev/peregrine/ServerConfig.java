@@ -1,0 +1,119 @@
+package dev.peregrine;
+
+/**
+ * The settings of one server, fixed at {@link Server.Builder#start()}. Every limit has a default and a
+ * builder setting; breaching one gives the status in the table and closes the connection.
+ *
+ * <table>
+ *   <caption>limits</caption>
+ *   <tr><th>setting</th><th>default</th><th>when breached</th></tr>
+ *   <tr><td>{@code maxRequestLineLength}</td><td>8 KiB</td><td>414</td></tr>
+ *   <tr><td>{@code maxHeadSize} (request line + fields; also the trailer limit)</td><td>16 KiB</td><td>431</td></tr>
+ *   <tr><td>{@code maxHeaderCount}</td><td>100</td><td>431</td></tr>
+ *   <tr><td>{@code maxBodySize} (after chunked decoding)</td><td>8 MiB</td><td>413, from the head when Content-Length says so</td></tr>
+ *   <tr><td>{@code maxPendingOutput} (unsent bytes per connection)</td><td>1 MiB</td><td>reading pauses until it drains</td></tr>
+ * </table>
+ */
+public final class ServerConfig {
+    private final String host;
+    private final int port;
+    private final int threads;
+    private final String transport;
+    private final boolean reusePort;
+    private final int backlog;
+    private final int maxRequestLineLength;
+    private final int maxHeadSize;
+    private final int maxHeaderCount;
+    private final long maxBodySize;
+    private final int maxPendingOutput;
+    private final int readBufferSize;
+    private final int writeBufferSize;
+    private final long shutdownGraceMillis;
+
+    ServerConfig(Server.Builder b) {
+        host = b.host;
+        port = b.port;
+        threads = b.threads;
+        transport = b.transport;
+        reusePort = b.reusePort;
+        backlog = b.backlog;
+        maxRequestLineLength = b.maxRequestLineLength;
+        maxHeadSize = b.maxHeadSize;
+        maxHeaderCount = b.maxHeaderCount;
+        maxBodySize = b.maxBodySize;
+        maxPendingOutput = b.maxPendingOutput;
+        readBufferSize = b.readBufferSize;
+        writeBufferSize = b.writeBufferSize;
+        shutdownGraceMillis = b.shutdownGraceMillis;
+    }
+
+    /** Address to bind ({@code "0.0.0.0"} for all IPv4 interfaces). */
+    public String host() {
+        return host;
+    }
+
+    /** Port to bind; 0 picks a free one ({@link Server#port()} tells which). */
+    public int port() {
+        return port;
+    }
+
+    /** Number of event loops. */
+    public int threads() {
+        return threads;
+    }
+
+    /** {@code "auto"} or a transport name ({@code "nio"}). */
+    public String transport() {
+        return transport;
+    }
+
+    /** Whether each loop binds its own socket with {@code SO_REUSEPORT} where supported. */
+    public boolean reusePort() {
+        return reusePort;
+    }
+
+    /** Listen backlog per listening socket. */
+    public int backlog() {
+        return backlog;
+    }
+
+    /** Longest request line, bytes. */
+    public int maxRequestLineLength() {
+        return maxRequestLineLength;
+    }
+
+    /** Longest request head, bytes. */
+    public int maxHeadSize() {
+        return maxHeadSize;
+    }
+
+    /** Most header fields per request. */
+    public int maxHeaderCount() {
+        return maxHeaderCount;
+    }
+
+    /** Largest request body, bytes. */
+    public long maxBodySize() {
+        return maxBodySize;
+    }
+
+    /** Unsent response bytes per connection above which the connection is not read. */
+    public int maxPendingOutput() {
+        return maxPendingOutput;
+    }
+
+    /** Size of each loop's read buffer, bytes. */
+    public int readBufferSize() {
+        return readBufferSize;
+    }
+
+    /** Size of each loop's write buffer, bytes. */
+    public int writeBufferSize() {
+        return writeBufferSize;
+    }
+
+    /** How long {@link Server#close()} lets responses being written finish, milliseconds. */
+    public long shutdownGraceMillis() {
+        return shutdownGraceMillis;
+    }
+}

@@ -1,0 +1,263 @@
+package dev.peregrine.http1;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Decodes a chunked request body (RFC 9112 §7.1) in place: chunk data is moved down over the framing
+ * so that the decoded body ends up contiguous right after the head, ready to be viewed as one buffer.
+ * Resumable: positions are kept relative to the request's first byte ({@code base}), so the caller
+ * may move the unfinished request to another buffer between calls ({@link #compactInto}).
+ *
+ * <pre>
+ *   before:  [head][5;ext\r\nhello\r\n][0\r\nTrailer: x\r\n\r\n]
+ *   after:   [head][hello]......................................
+ *                  ^bodyStart ^bodyEnd           message end^
+ * </pre>
+ *
+ * <p>State machine, one byte at a time over the framing; chunk data is copied in bulk:
+ * <pre>
+ *   SIZE -hex-&gt; SIZE -[;ext]-&gt; EXT -CR-&gt; SIZE_LF -LF-&gt; DATA (size &gt; 0) -&gt; DATA_CR -&gt; DATA_LF -&gt; SIZE
+ *                                                 \-&gt; TRAILER (size 0) -field CRLF-&gt; TRAILER ... -CRLF-&gt; done
+ * </pre>
+ * Limits: the decoded body may not exceed {@code maxBody} (413); a chunk-size line, extensions
+ * included, may not exceed {@link #MAX_LINE} bytes (400); trailers together may not exceed
+ * {@code maxTrailers} bytes (431). Trailer fields are validated like header fields and discarded.
+ *
+ * <p>Thread: one event loop; one instance per connection that sends a chunked body.
+ */
+public final class ChunkedDecoder {
+    /** More bytes are needed. */
+    public static final int NEED_MORE = -1;
+    /** Longest chunk-size line (size, extensions) in bytes. */
+    public static final int MAX_LINE = 4096;
+
+    private static final int SIZE = 0;
+    private static final int EXT = 1;
+    private static final int SIZE_LF = 2;
+    private static final int DATA = 3;
+    private static final int DATA_CR = 4;
+    private static final int DATA_LF = 5;
+    private static final int TRAILER_START = 6;
+    private static final int TRAILER_NAME = 7;
+    private static final int TRAILER_VALUE = 8;
+    private static final int TRAILER_LF = 9;
+    private static final int END_LF = 10;
+
+    private int state;
+    private int readRel;
+    private int writeRel;
+    private int bodyStartRel;
+    private long chunkRemaining;
+    private int sizeDigits;
+    private boolean extStarted;
+    private int lineBytes;
+    private int trailerBytes;
+    private int nameLength;
+    private long decoded;
+    private boolean active;
+
+    /** Starts decoding a body that begins {@code bodyStartRel} bytes after the request's first byte. */
+    public void start(int bodyStartRel) {
+        state = SIZE;
+        readRel = bodyStartRel;
+        writeRel = bodyStartRel;
+        this.bodyStartRel = bodyStartRel;
+        chunkRemaining = 0;
+        sizeDigits = 0;
+        extStarted = false;
+        lineBytes = 0;
+        trailerBytes = 0;
+        nameLength = 0;
+        decoded = 0;
+        active = true;
+    }
+
+    /** Whether a body is being decoded (between {@link #start} and its end or {@link #reset}). */
+    public boolean active() {
+        return active;
+    }
+
+    /** Forgets the body in progress. */
+    public void reset() {
+        active = false;
+    }
+
+    /** Decoded body start, relative to the request's first byte. */
+    public int bodyStartRel() {
+        return bodyStartRel;
+    }
+
+    /** Decoded bytes so far. */
+    public int decodedLength() {
+        return (int) decoded;
+    }
+
+    /**
+     * Decodes what has arrived of the request starting at {@code base}, up to {@code end}.
+     *
+     * @return the message's length from {@code base} once its last CRLF is read, {@link #NEED_MORE},
+     *     or {@code -status}
+     */
+    public int decode(ByteBuffer b, int base, int end, long maxBody, int maxTrailers) {
+        int p = base + readRel;
+        int w = base + writeRel;
+        while (p < end) {
+            int c = b.get(p) & 0xFF;
+            switch (state) {
+                case SIZE: {
+                    int h = HttpTokens.HEX[c];
+                    if (h >= 0) {
+                        if (++sizeDigits > 15) {
+                            return -413;
+                        }
+                        chunkRemaining = (chunkRemaining << 4) | h;
+                        if (decoded + chunkRemaining > maxBody) {
+                            return -413;
+                        }
+                        p++;
+                        lineBytes++;
+                        continue;
+                    }
+                    if (sizeDigits == 0) {
+                        return -400;
+                    }
+                    state = EXT;
+                    continue;
+                }
+                case EXT:
+                    if (c == '\r') {
+                        state = SIZE_LF;
+                    } else if (c == ';') {
+                        extStarted = true;
+                    } else if (!extStarted && c != ' ' && c != '\t') {
+                        return -400; // only BWS may stand between size and ';'
+                    } else if (!HttpTokens.FIELD_VALUE[c]) {
+                        return -400; // controls, bare LF
+                    }
+                    p++;
+                    if (++lineBytes > MAX_LINE) {
+                        return -400;
+                    }
+                    continue;
+                case SIZE_LF:
+                    if (c != '\n') {
+                        return -400;
+                    }
+                    p++;
+                    sizeDigits = 0;
+                    extStarted = false;
+                    lineBytes = 0;
+                    state = chunkRemaining == 0 ? TRAILER_START : DATA;
+                    continue;
+                case DATA: {
+                    int n = (int) Math.min(chunkRemaining, end - p);
+                    if (w != p) {
+                        b.put(w, b, p, n); // w < p: memmove semantics, the source is this buffer
+                    }
+                    p += n;
+                    w += n;
+                    chunkRemaining -= n;
+                    decoded += n;
+                    if (chunkRemaining == 0) {
+                        state = DATA_CR;
+                    }
+                    continue;
+                }
+                case DATA_CR:
+                    if (c != '\r') {
+                        return -400;
+                    }
+                    p++;
+                    state = DATA_LF;
+                    continue;
+                case DATA_LF:
+                    if (c != '\n') {
+                        return -400;
+                    }
+                    p++;
+                    state = SIZE;
+                    continue;
+                case TRAILER_START:
+                    if (c == '\r') {
+                        state = END_LF;
+                        p++;
+                        continue;
+                    }
+                    if (c == ' ' || c == '\t') {
+                        return -400; // obs-fold
+                    }
+                    nameLength = 0;
+                    state = TRAILER_NAME;
+                    continue;
+                case TRAILER_NAME:
+                    if (HttpTokens.TCHAR[c]) {
+                        nameLength++;
+                    } else if (c == ':' && nameLength > 0) {
+                        state = TRAILER_VALUE;
+                    } else {
+                        return -400;
+                    }
+                    p++;
+                    if (++trailerBytes > maxTrailers) {
+                        return -431;
+                    }
+                    continue;
+                case TRAILER_VALUE:
+                    if (c == '\r') {
+                        state = TRAILER_LF;
+                    } else if (!HttpTokens.FIELD_VALUE[c]) {
+                        return -400;
+                    }
+                    p++;
+                    if (++trailerBytes > maxTrailers) {
+                        return -431;
+                    }
+                    continue;
+                case TRAILER_LF:
+                    if (c != '\n') {
+                        return -400;
+                    }
+                    p++;
+                    state = TRAILER_START;
+                    continue;
+                case END_LF:
+                    if (c != '\n') {
+                        return -400;
+                    }
+                    p++;
+                    readRel = p - base;
+                    writeRel = w - base;
+                    active = false;
+                    return p - base;
+                default:
+                    throw new IllegalStateException("state " + state);
+            }
+        }
+        readRel = p - base;
+        writeRel = w - base;
+        return NEED_MORE;
+    }
+
+    /**
+     * Copies the unfinished request at {@code [base, end)} of {@code src} to index 0 of {@code dst}
+     * (which may be {@code src}), leaving out the framing already decoded, and rebases the state.
+     *
+     * @return the number of bytes now in {@code dst}
+     */
+    public int compactInto(ByteBuffer src, int base, int end, ByteBuffer dst) {
+        if (src != dst || base != 0) {
+            dst.put(0, src, base, writeRel);
+        }
+        int tail = end - (base + readRel);
+        if (tail > 0) {
+            dst.put(writeRel, src, base + readRel, tail);
+        }
+        readRel = writeRel;
+        return writeRel + Math.max(tail, 0);
+    }
+
+    /** Bytes {@link #compactInto} would keep for the request at {@code [base, end)}. */
+    public int compactedLength(int base, int end) {
+        return writeRel + Math.max(0, end - (base + readRel));
+    }
+}

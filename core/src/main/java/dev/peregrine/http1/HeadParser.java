@@ -1,0 +1,548 @@
+package dev.peregrine.http1;
+
+import dev.peregrine.buffer.Ascii;
+import dev.peregrine.buffer.Swar;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Parses a request head — request line and header fields, up to and including the empty line — from
+ * bytes {@code [start, end)} of a little-endian buffer into a {@link RequestView}, recording offsets,
+ * never copying.
+ *
+ * <p><b>Incremental by restart.</b> {@link #parse} either finds the whole head and returns the index
+ * just past it, or returns {@link #NEED_MORE}; the caller calls again from the same start once more
+ * bytes arrived. So any split of the input gives the same result. To keep a client that dribbles one
+ * byte at a time from costing a full parse per byte, {@link #findHeadEnd} lets the caller look only
+ * for the end of the head first.
+ *
+ * <p><b>Strictness</b> (every failure returns {@code -status}; the caller answers and closes):
+ * <table>
+ *   <caption>rejections</caption>
+ *   <tr><th>input</th><th>status</th><th>rule</th></tr>
+ *   <tr><td>request line longer than {@code maxRequestLine}</td><td>414</td><td>RFC 9112 §3</td></tr>
+ *   <tr><td>head longer than {@code maxHeadSize}, more than {@code maxHeaders} fields</td><td>431</td><td>RFC 6585 §5</td></tr>
+ *   <tr><td>method not a token, not exactly one SP between parts, bad target byte</td><td>400</td><td>RFC 9112 §3</td></tr>
+ *   <tr><td>version not {@code HTTP/d.d}</td><td>400</td><td>RFC 9112 §2.3</td></tr>
+ *   <tr><td>major version other than 1</td><td>505</td><td>RFC 9110 §15.6.6</td></tr>
+ *   <tr><td>bare CR or bare LF, NUL or other control in a field value</td><td>400</td><td>RFC 9112 §2.2, RFC 9110 §5.5</td></tr>
+ *   <tr><td>whitespace between field name and colon, empty name</td><td>400</td><td>RFC 9112 §5.1</td></tr>
+ *   <tr><td>obs-fold (a line starting with SP or HTAB)</td><td>400</td><td>RFC 9112 §5.2</td></tr>
+ *   <tr><td>Content-Length not digits, or conflicting values</td><td>400</td><td>RFC 9112 §6.3</td></tr>
+ *   <tr><td>Transfer-Encoding with Content-Length, in HTTP/1.0, or not ending in chunked</td><td>400</td><td>RFC 9112 §6.1, §6.3</td></tr>
+ *   <tr><td>a transfer coding other than chunked</td><td>501</td><td>RFC 9112 §6.1</td></tr>
+ *   <tr><td>HTTP/1.1 without Host, or more than one Host</td><td>400</td><td>RFC 9112 §3.2</td></tr>
+ *   <tr><td>Expect other than 100-continue</td><td>417</td><td>RFC 9110 §10.1.1</td></tr>
+ *   <tr><td>CONNECT (no tunnelling here)</td><td>501</td><td>RFC 9110 §9.3.6</td></tr>
+ *   <tr><td>{@code *} target with a method other than OPTIONS; target neither origin-, absolute- nor asterisk-form</td><td>400</td><td>RFC 9112 §3.2</td></tr>
+ * </table>
+ *
+ * <p>Hot loops read eight bytes at a time ({@link Swar}) and fall back to one byte only where a word
+ * holds a byte of interest. Thread: one instance per event loop.
+ */
+public final class HeadParser {
+    /** The head is not complete yet: call again with more bytes. */
+    public static final int NEED_MORE = -1;
+
+    private static final int GET_SP = Ascii.packInt("GET ");
+    private static final long HTTP_1_1 = Ascii.packLong("HTTP/1.1");
+    private static final long HTTP_1_0 = Ascii.packLong("HTTP/1.0");
+    private static final long DEL = Swar.broadcast(0x7F);
+    private static final long QUESTION = Swar.broadcast('?');
+    private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
+
+    private static final byte[] HOST = Ascii.bytes("host");
+    private static final byte[] EXPECT = Ascii.bytes("expect");
+    private static final byte[] CONNECTION = Ascii.bytes("connection");
+    private static final byte[] CONTENT_LENGTH = Ascii.bytes("content-length");
+    private static final byte[] TRANSFER_ENCODING = Ascii.bytes("transfer-encoding");
+    private static final byte[] CHUNKED = Ascii.bytes("chunked");
+    private static final byte[] CLOSE = Ascii.bytes("close");
+    private static final byte[] KEEP_ALIVE = Ascii.bytes("keep-alive");
+    private static final byte[] CONTINUE = Ascii.bytes("100-continue");
+
+    private final int maxRequestLine;
+    private final int maxHeadSize;
+    private final int maxHeaders;
+
+    // Per-parse scratch for Transfer-Encoding, which may span several field lines.
+    private boolean teSeen;
+    private boolean teUnknown;
+    private boolean teChunkedLast;
+    private boolean teChunkedTwice;
+    private boolean teChunkedSeen;
+    private int hostCount;
+
+    /**
+     * @param maxRequestLine longest request line in bytes, CRLF excluded
+     * @param maxHeadSize longest head in bytes, request line and final empty line included
+     * @param maxHeaders most header fields
+     */
+    public HeadParser(int maxRequestLine, int maxHeadSize, int maxHeaders) {
+        this.maxRequestLine = maxRequestLine;
+        this.maxHeadSize = maxHeadSize;
+        this.maxHeaders = maxHeaders;
+    }
+
+    /**
+     * Parses the head starting at {@code start}.
+     *
+     * @return the index just past the head's empty line, {@link #NEED_MORE}, or {@code -status} for a
+     *     request to reject
+     */
+    public int parse(ByteBuffer b, int start, int end, RequestView r) {
+        r.reset(b);
+        teSeen = false;
+        teUnknown = false;
+        teChunkedLast = false;
+        teChunkedTwice = false;
+        teChunkedSeen = false;
+        hostCount = 0;
+
+        int p = start;
+        // ---- method ----
+        if (end - p >= 4 && b.getInt(p) == GET_SP) {
+            r.method = Methods.GET;
+            r.methodStart = p;
+            r.methodEnd = p + 3;
+            p += 4;
+        } else {
+            while (true) {
+                if (p >= end) {
+                    return needMoreInRequestLine(start, end);
+                }
+                int c = b.get(p) & 0xFF;
+                if (c == ' ') {
+                    break;
+                }
+                if (!HttpTokens.TCHAR[c]) {
+                    return -400;
+                }
+                p++;
+            }
+            if (p == start) {
+                return -400;
+            }
+            r.methodStart = start;
+            r.methodEnd = p;
+            r.method = Methods.id(b, start, p);
+            p++;
+        }
+
+        // ---- request-target ----
+        int targetStart = p;
+        while (true) {
+            if (p + 8 <= end) {
+                long w = b.getLong(p);
+                long special = Swar.lessMask(w, 0x21) | (w & HIGH_BITS) | Swar.equalMask(w, DEL) | Swar.equalMask(w, QUESTION);
+                if (special == 0) {
+                    p += 8;
+                    continue;
+                }
+                p += Swar.firstIndex(special);
+            }
+            if (p >= end) {
+                return needMoreInRequestLine(start, end);
+            }
+            int c = b.get(p) & 0xFF;
+            if (c == ' ') {
+                break;
+            }
+            if (c == '?') {
+                if (r.queryStart < 0) {
+                    r.queryStart = p + 1;
+                }
+            } else if (!HttpTokens.TARGET[c]) {
+                return -400;
+            }
+            p++;
+        }
+        int targetEnd = p;
+        if (targetEnd == targetStart) {
+            return -400;
+        }
+        int pathEndIndex = r.queryStart < 0 ? targetEnd : r.queryStart - 1;
+        int status = classifyTarget(b, targetStart, pathEndIndex, r);
+        if (status != 0) {
+            return -status;
+        }
+        r.pathEnd = pathEndIndex;
+        r.targetEnd = targetEnd;
+        p++;
+
+        // ---- HTTP-version CRLF ----
+        if (end - p < 10) {
+            return needMoreInRequestLine(start, end);
+        }
+        if (p - start + 8 > maxRequestLine) {
+            return -414;
+        }
+        long v = b.getLong(p);
+        if (v == HTTP_1_1) {
+            r.version = 11;
+        } else if (v == HTTP_1_0) {
+            r.version = 10;
+        } else {
+            int version = otherVersion(b, p);
+            if (version < 0) {
+                return version;
+            }
+            r.version = version;
+        }
+        if (b.get(p + 8) != '\r' || b.get(p + 9) != '\n') {
+            return -400;
+        }
+        p += 10;
+        if (r.method == Methods.CONNECT) {
+            return -501;
+        }
+        if (r.asteriskForm && r.method != Methods.OPTIONS) {
+            return -400;
+        }
+
+        // ---- header fields ----
+        while (true) {
+            if (p - start > maxHeadSize) {
+                return -431;
+            }
+            if (end - p < 2) {
+                return needMoreInHeaders(start, end);
+            }
+            int c = b.get(p) & 0xFF;
+            if (c == '\r') {
+                if (b.get(p + 1) != '\n') {
+                    return -400;
+                }
+                p += 2;
+                break;
+            }
+            if (c == ' ' || c == '\t') {
+                return -400; // obs-fold, or whitespace before the first field: RFC 9112 §2.2, §5.2
+            }
+            int ns = p;
+            while (true) {
+                if (p >= end) {
+                    return needMoreInHeaders(start, end);
+                }
+                c = b.get(p) & 0xFF;
+                if (HttpTokens.TCHAR[c]) {
+                    p++;
+                } else if (c == ':') {
+                    break;
+                } else {
+                    return -400; // includes whitespace before the colon, RFC 9112 §5.1
+                }
+            }
+            int ne = p;
+            if (ne == ns) {
+                return -400;
+            }
+            p++;
+            while (p < end && ((c = b.get(p)) == ' ' || c == '\t')) {
+                p++;
+            }
+            int vs = p;
+            while (true) {
+                if (p + 8 <= end) {
+                    long w = b.getLong(p);
+                    long controls = Swar.lessMask(w, 0x20) | Swar.equalMask(w, DEL);
+                    if (controls == 0) {
+                        p += 8;
+                        continue;
+                    }
+                    p += Swar.firstIndex(controls);
+                }
+                if (p >= end) {
+                    return needMoreInHeaders(start, end);
+                }
+                c = b.get(p) & 0xFF;
+                if (c == '\r') {
+                    break;
+                }
+                if (!HttpTokens.FIELD_VALUE[c]) {
+                    return -400; // NUL, bare LF, other controls, DEL
+                }
+                p++;
+            }
+            if (p + 1 >= end) {
+                return needMoreInHeaders(start, end);
+            }
+            if (b.get(p + 1) != '\n') {
+                return -400; // bare CR
+            }
+            int ve = p;
+            while (ve > vs && ((c = b.get(ve - 1)) == ' ' || c == '\t')) {
+                ve--;
+            }
+            p += 2;
+            int i = r.headerCount;
+            if (i == maxHeaders) {
+                return -431;
+            }
+            r.nameStart[i] = ns;
+            r.nameEnd[i] = ne;
+            r.valueStart[i] = vs;
+            r.valueEnd[i] = ve;
+            r.headerCount = i + 1;
+            int framing = framingField(b, ns, ne, vs, ve, r);
+            if (framing != 0) {
+                return -framing;
+            }
+        }
+        if (p - start > maxHeadSize) {
+            return -431;
+        }
+        return finish(r, p);
+    }
+
+    /** Checks the rules that need the whole head; returns {@code headEnd} or {@code -status}. */
+    private int finish(RequestView r, int headEnd) {
+        if (r.version == 11 && hostCount != 1) {
+            return -400; // RFC 9112 §3.2: exactly one Host in HTTP/1.1
+        }
+        if (hostCount > 1) {
+            return -400;
+        }
+        if (teSeen) {
+            if (r.version == 10 || r.contentLength >= 0) {
+                return -400; // RFC 9112 §6.1 (1.0 framing in doubt), §6.3 item 3 (both present: smuggling)
+            }
+            if (teUnknown) {
+                return -501;
+            }
+            if (!teChunkedLast || teChunkedTwice) {
+                return -400; // RFC 9112 §6.3 item 4: chunked must be the final coding, applied once
+            }
+            r.chunked = true;
+        }
+        return headEnd;
+    }
+
+    /** Classifies the target form (RFC 9112 §3.2) and sets the path; returns 0 or a status. */
+    private static int classifyTarget(ByteBuffer b, int ts, int pathEnd, RequestView r) {
+        int first = b.get(ts);
+        if (first == '/') {
+            r.pathStart = ts;
+            return 0;
+        }
+        if (first == '*' && pathEnd == ts + 1 && r.queryStart < 0) {
+            r.asteriskForm = true;
+            r.pathStart = ts;
+            return 0;
+        }
+        // absolute-form: scheme "://" authority path-abempty
+        int p = ts;
+        while (p < pathEnd && isSchemeChar(b.get(p))) {
+            p++;
+        }
+        if (p == ts || p + 3 > pathEnd || b.get(p) != ':' || b.get(p + 1) != '/' || b.get(p + 2) != '/') {
+            return 400;
+        }
+        p += 3;
+        int authorityStart = p;
+        while (p < pathEnd && b.get(p) != '/') {
+            p++;
+        }
+        if (p == authorityStart) {
+            return 400;
+        }
+        if (p == pathEnd) {
+            r.absolutePathEmpty = true;
+        }
+        r.pathStart = p;
+        return 0;
+    }
+
+    private static boolean isSchemeChar(byte c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+    }
+
+    /** A version other than 1.0 and 1.1 at {@code p}: 11 for 1.x (RFC 9110 §2.5), or {@code -status}. */
+    private static int otherVersion(ByteBuffer b, int p) {
+        if (b.get(p) != 'H' || b.get(p + 1) != 'T' || b.get(p + 2) != 'T' || b.get(p + 3) != 'P' || b.get(p + 4) != '/'
+                || !isDigit(b.get(p + 5)) || b.get(p + 6) != '.' || !isDigit(b.get(p + 7))) {
+            return -400;
+        }
+        if (b.get(p + 5) != '1') {
+            return -505;
+        }
+        return 11;
+    }
+
+    private static boolean isDigit(byte c) {
+        return c >= '0' && c <= '9';
+    }
+
+    /** Handles a field that frames or steers the message; returns 0 or a status. */
+    private int framingField(ByteBuffer b, int ns, int ne, int vs, int ve, RequestView r) {
+        switch (ne - ns) {
+            case 4:
+                if (Ascii.equalsLowerCase(b, ns, ne, HOST)) {
+                    hostCount++;
+                }
+                return 0;
+            case 6:
+                if (Ascii.equalsLowerCase(b, ns, ne, EXPECT)) {
+                    if (!Ascii.equalsLowerCase(b, vs, ve, CONTINUE)) {
+                        return 417;
+                    }
+                    r.expectContinue = true;
+                }
+                return 0;
+            case 10:
+                if (Ascii.equalsLowerCase(b, ns, ne, CONNECTION)) {
+                    connectionTokens(b, vs, ve, r);
+                }
+                return 0;
+            case 14:
+                return Ascii.equalsLowerCase(b, ns, ne, CONTENT_LENGTH) ? contentLength(b, vs, ve, r) : 0;
+            case 17:
+                if (Ascii.equalsLowerCase(b, ns, ne, TRANSFER_ENCODING)) {
+                    transferCodings(b, vs, ve);
+                }
+                return 0;
+            default:
+                return 0;
+        }
+    }
+
+    /**
+     * Content-Length = 1*DIGIT; a list of identical values (from a proxy that merged fields) is
+     * accepted as one value, any disagreement is rejected (RFC 9110 §8.6, RFC 9112 §6.3 item 5).
+     */
+    private static int contentLength(ByteBuffer b, int vs, int ve, RequestView r) {
+        int p = vs;
+        while (true) {
+            long value = 0;
+            int digits = 0;
+            while (p < ve && isDigit(b.get(p))) {
+                if (++digits > 18) {
+                    return 400;
+                }
+                value = value * 10 + (b.get(p) - '0');
+                p++;
+            }
+            if (digits == 0) {
+                return 400;
+            }
+            if (r.contentLength >= 0 && r.contentLength != value) {
+                return 400;
+            }
+            r.contentLength = value;
+            while (p < ve && (b.get(p) == ' ' || b.get(p) == '\t')) {
+                p++;
+            }
+            if (p == ve) {
+                return 0;
+            }
+            if (b.get(p) != ',') {
+                return 400;
+            }
+            p++;
+            while (p < ve && (b.get(p) == ' ' || b.get(p) == '\t')) {
+                p++;
+            }
+        }
+    }
+
+    private static void connectionTokens(ByteBuffer b, int vs, int ve, RequestView r) {
+        int p = vs;
+        while (p < ve) {
+            while (p < ve && (b.get(p) == ',' || b.get(p) == ' ' || b.get(p) == '\t')) {
+                p++;
+            }
+            int ts = p;
+            while (p < ve && b.get(p) != ',' && b.get(p) != ' ' && b.get(p) != '\t') {
+                p++;
+            }
+            if (Ascii.equalsLowerCase(b, ts, p, CLOSE)) {
+                r.connectionClose = true;
+            } else if (Ascii.equalsLowerCase(b, ts, p, KEEP_ALIVE)) {
+                r.connectionKeepAlive = true;
+            }
+        }
+    }
+
+    /** Reads one Transfer-Encoding field's codings into the per-parse scratch state. */
+    private void transferCodings(ByteBuffer b, int vs, int ve) {
+        teSeen = true;
+        int p = vs;
+        while (p < ve) {
+            while (p < ve && (b.get(p) == ',' || b.get(p) == ' ' || b.get(p) == '\t')) {
+                p++;
+            }
+            if (p == ve) {
+                break;
+            }
+            int ts = p;
+            while (p < ve && b.get(p) != ',') {
+                p++;
+            }
+            int te = p;
+            while (te > ts && (b.get(te - 1) == ' ' || b.get(te - 1) == '\t')) {
+                te--;
+            }
+            if (Ascii.equalsLowerCase(b, ts, te, CHUNKED)) {
+                teChunkedTwice |= teChunkedSeen;
+                teChunkedSeen = true;
+                teChunkedLast = true;
+            } else {
+                teUnknown = true;
+                teChunkedLast = false;
+            }
+        }
+    }
+
+    private int needMoreInRequestLine(int start, int end) {
+        return end - start > maxRequestLine ? -414 : NEED_MORE;
+    }
+
+    private int needMoreInHeaders(int start, int end) {
+        return end - start > maxHeadSize ? -431 : NEED_MORE;
+    }
+
+    /**
+     * Looks for the end of a head in {@code [from, end)} without parsing it, for input that arrives in
+     * pieces. {@code from} may be where the previous look stopped: the search backs up three bytes so
+     * that a CRLFCRLF split across arrivals is found.
+     *
+     * @return the index just past CRLFCRLF, {@link #NEED_MORE}, or {@code 0} when a bare LF was seen
+     *     (the caller then runs {@link #parse}, which rejects it)
+     */
+    public static int findHeadEnd(ByteBuffer b, int start, int from, int end) {
+        int p = Math.max(start, from - 3);
+        long lf = Swar.broadcast('\n');
+        while (p < end) {
+            if (p + 8 <= end) {
+                long mask = Swar.equalMask(b.getLong(p), lf);
+                if (mask == 0) {
+                    p += 8;
+                    continue;
+                }
+                p += Swar.firstIndex(mask);
+            } else if (b.get(p) != '\n') {
+                p++;
+                continue;
+            }
+            // b[p] is LF
+            if (p == start || b.get(p - 1) != '\r') {
+                return 0;
+            }
+            if (p - 3 >= start && b.get(p - 2) == '\n' && b.get(p - 3) == '\r') {
+                return p + 1;
+            }
+            p++;
+        }
+        return NEED_MORE;
+    }
+
+    /** Longest request line, bytes. */
+    public int maxRequestLine() {
+        return maxRequestLine;
+    }
+
+    /** Longest head, bytes. */
+    public int maxHeadSize() {
+        return maxHeadSize;
+    }
+}

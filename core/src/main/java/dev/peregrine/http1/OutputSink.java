@@ -1,0 +1,16 @@
+package dev.peregrine.http1;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Where encoded responses go: a buffer to append to, and a way to empty it when it is full.
+ * Implemented by the connection, whose {@link #drain()} hands the bytes to the socket or keeps them
+ * for later.
+ */
+public interface OutputSink {
+    /** The buffer to append to, in write mode (bytes at {@code [0, position)} are waiting). */
+    ByteBuffer out();
+
+    /** Moves the waiting bytes out of {@link #out()} so that it is empty afterwards. */
+    void drain();
+}

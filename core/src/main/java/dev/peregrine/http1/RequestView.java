@@ -1,0 +1,366 @@
+package dev.peregrine.http1;
+
+import dev.peregrine.Request;
+import dev.peregrine.buffer.Ascii;
+import dev.peregrine.buffer.AsciiView;
+
+import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The loop's one {@link Request}: a flyweight over offsets that {@link HeadParser} records into the
+ * buffer holding the request. Re-pointed for every request; see {@link Request} for how long its views
+ * stay valid.
+ *
+ * <pre>
+ *  buf: GET /users/42?x=1 HTTP/1.1\r\nHost: a\r\n ... \r\n\r\n[body]
+ *       ^   ^        ^ ^                ^    ^                ^
+ *       |   pathStart| queryStart       |    valueStart[0]     bodyStart
+ *       start        pathEnd            nameStart[0]
+ * </pre>
+ *
+ * <p>Thread: the owning event loop.
+ */
+public final class RequestView implements Request {
+    private static final ByteBuffer ROOT_PATH =
+            ByteBuffer.allocateDirect(1).order(ByteOrder.LITTLE_ENDIAN).put(0, (byte) '/');
+
+    ByteBuffer buf;
+    int method;
+    int methodStart;
+    int methodEnd;
+    int pathStart;
+    int pathEnd;
+    /** Index after '?', or -1 when the target has no query. */
+    int queryStart;
+    int targetEnd;
+    /** 10 for HTTP/1.0, 11 for HTTP/1.1. */
+    int version;
+    boolean asteriskForm;
+    boolean absolutePathEmpty;
+
+    final int[] nameStart;
+    final int[] nameEnd;
+    final int[] valueStart;
+    final int[] valueEnd;
+    int headerCount;
+
+    /** Content-Length, or -1 when absent. */
+    long contentLength;
+    boolean chunked;
+    boolean expectContinue;
+    boolean connectionClose;
+    boolean connectionKeepAlive;
+
+    private ByteBuffer bodyBuf;
+    private int bodyStart;
+    private int bodyLength;
+
+    private final AsciiView pathView = new AsciiView();
+    private final AsciiView[] nameViews;
+    private final AsciiView[] valueViews;
+
+    private String[] paramNames;
+    private final int[] paramStart = new int[16];
+    private final int[] paramEnd = new int[16];
+    private int paramCount;
+
+    private ByteBuffer readOnlySource;
+    private ByteBuffer readOnlyView;
+    private final ByteBuffer emptyBody = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    private InetSocketAddress remoteAddress;
+
+    /** @param maxHeaders the most header fields a request may carry */
+    public RequestView(int maxHeaders) {
+        nameStart = new int[maxHeaders];
+        nameEnd = new int[maxHeaders];
+        valueStart = new int[maxHeaders];
+        valueEnd = new int[maxHeaders];
+        nameViews = new AsciiView[maxHeaders];
+        valueViews = new AsciiView[maxHeaders];
+        for (int i = 0; i < maxHeaders; i++) {
+            nameViews[i] = new AsciiView();
+            valueViews[i] = new AsciiView();
+        }
+    }
+
+    /** Clears everything before the parser fills the view for the request at {@code buf}. */
+    void reset(ByteBuffer buf) {
+        this.buf = buf;
+        headerCount = 0;
+        queryStart = -1;
+        contentLength = -1;
+        chunked = false;
+        expectContinue = false;
+        connectionClose = false;
+        connectionKeepAlive = false;
+        asteriskForm = false;
+        absolutePathEmpty = false;
+        paramCount = 0;
+        bodyBuf = null;
+        bodyLength = 0;
+    }
+
+    /** Sets the body to bytes {@code [start, start+length)} of {@code b}. */
+    public void setBody(ByteBuffer b, int start, int length) {
+        bodyBuf = b;
+        bodyStart = start;
+        bodyLength = length;
+    }
+
+    /** Sets the peer's address for this request. */
+    public void setRemoteAddress(InetSocketAddress address) {
+        remoteAddress = address;
+    }
+
+    /** Records the route's path parameters: names and their {@code [start, end)} in the path's buffer. */
+    public void setPathParams(String[] names, int[] starts, int[] ends, int count) {
+        paramNames = names;
+        System.arraycopy(starts, 0, paramStart, 0, count);
+        System.arraycopy(ends, 0, paramEnd, 0, count);
+        paramCount = count;
+    }
+
+    /** The method id ({@link Methods}). */
+    public int methodId() {
+        return method;
+    }
+
+    /** 10 or 11. */
+    public int versionNumber() {
+        return version;
+    }
+
+    /** Whether the target was {@code *} (OPTIONS only). */
+    public boolean isAsteriskForm() {
+        return asteriskForm;
+    }
+
+    public boolean isChunked() {
+        return chunked;
+    }
+
+    public long contentLength() {
+        return contentLength;
+    }
+
+    public boolean expectsContinue() {
+        return expectContinue;
+    }
+
+    /** The buffer holding the path bytes, for allocation-free routing. */
+    public ByteBuffer pathBuffer() {
+        return absolutePathEmpty ? ROOT_PATH : buf;
+    }
+
+    public int pathStartIndex() {
+        return absolutePathEmpty ? 0 : pathStart;
+    }
+
+    public int pathEndIndex() {
+        return absolutePathEmpty ? 1 : pathEnd;
+    }
+
+    @Override
+    public String method() {
+        return method >= 0 ? Methods.name(method) : ascii(buf, methodStart, methodEnd);
+    }
+
+    @Override
+    public String path() {
+        return pathView().toString();
+    }
+
+    @Override
+    public CharSequence pathView() {
+        return pathView.set(pathBuffer(), pathStartIndex(), pathEndIndex());
+    }
+
+    @Override
+    public String query() {
+        return queryStart < 0 ? null : ascii(buf, queryStart, targetEnd);
+    }
+
+    @Override
+    public String queryParam(String name) {
+        if (queryStart < 0) {
+            return null;
+        }
+        int p = queryStart;
+        while (p <= targetEnd) {
+            int amp = p;
+            while (amp < targetEnd && buf.get(amp) != '&') {
+                amp++;
+            }
+            int eq = p;
+            while (eq < amp && buf.get(eq) != '=') {
+                eq++;
+            }
+            if (matchesDecoded(p, eq, name)) {
+                return eq == amp ? "" : decode(buf, eq + 1, amp, true);
+            }
+            p = amp + 1;
+        }
+        return null;
+    }
+
+    private boolean matchesDecoded(int start, int end, String name) {
+        boolean plain = true;
+        for (int i = start; i < end && plain; i++) {
+            byte c = buf.get(i);
+            plain = c != '%' && c != '+';
+        }
+        if (plain) {
+            return end - start == name.length() && asciiEquals(start, end, name);
+        }
+        return decode(buf, start, end, true).equals(name);
+    }
+
+    private boolean asciiEquals(int start, int end, String s) {
+        for (int i = start; i < end; i++) {
+            if ((buf.get(i) & 0xFF) != s.charAt(i - start)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public String pathParam(String name) {
+        for (int i = 0; i < paramCount; i++) {
+            if (paramNames[i].equals(name)) {
+                return decode(pathBuffer(), paramStart[i], paramEnd[i], false);
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public String version() {
+        return version == 10 ? "HTTP/1.0" : "HTTP/1.1";
+    }
+
+    private int indexOf(String name) {
+        int n = name.length();
+        for (int i = 0; i < headerCount; i++) {
+            if (nameEnd[i] - nameStart[i] == n && Ascii.equalsIgnoreCase(buf, nameStart[i], nameEnd[i], name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Override
+    public String header(String name) {
+        int i = indexOf(name);
+        return i < 0 ? null : ascii(buf, valueStart[i], valueEnd[i]);
+    }
+
+    @Override
+    public CharSequence headerView(String name) {
+        int i = indexOf(name);
+        return i < 0 ? null : headerValue(i);
+    }
+
+    @Override
+    public boolean hasHeader(String name) {
+        return indexOf(name) >= 0;
+    }
+
+    @Override
+    public int headerCount() {
+        return headerCount;
+    }
+
+    @Override
+    public CharSequence headerName(int index) {
+        checkHeader(index);
+        return nameViews[index].set(buf, nameStart[index], nameEnd[index]);
+    }
+
+    @Override
+    public CharSequence headerValue(int index) {
+        checkHeader(index);
+        return valueViews[index].set(buf, valueStart[index], valueEnd[index]);
+    }
+
+    private void checkHeader(int index) {
+        if (index < 0 || index >= headerCount) {
+            throw new IndexOutOfBoundsException(index);
+        }
+    }
+
+    @Override
+    public ByteBuffer body() {
+        if (bodyLength == 0) {
+            return emptyBody;
+        }
+        if (readOnlySource != bodyBuf) {
+            readOnlySource = bodyBuf;
+            readOnlyView = bodyBuf.asReadOnlyBuffer();
+        }
+        readOnlyView.limit(bodyStart + bodyLength).position(bodyStart);
+        return readOnlyView;
+    }
+
+    @Override
+    public int bodyLength() {
+        return bodyLength;
+    }
+
+    @Override
+    public byte[] bodyBytes() {
+        byte[] b = new byte[bodyLength];
+        if (bodyLength > 0) {
+            bodyBuf.get(bodyStart, b);
+        }
+        return b;
+    }
+
+    @Override
+    public String bodyString() {
+        return new String(bodyBytes(), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public boolean keepAlive() {
+        return version >= 11 ? !connectionClose : connectionKeepAlive && !connectionClose;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    @Override
+    public String toString() {
+        return method() + " " + path() + (queryStart < 0 ? "" : "?" + query()) + " " + version();
+    }
+
+    static String ascii(ByteBuffer b, int start, int end) {
+        byte[] bytes = new byte[end - start];
+        b.get(start, bytes);
+        return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+
+    /** Percent-decodes bytes {@code [start, end)} as UTF-8; {@code plusIsSpace} for query strings. */
+    static String decode(ByteBuffer b, int start, int end, boolean plusIsSpace) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(end - start);
+        for (int i = start; i < end; i++) {
+            int c = b.get(i) & 0xFF;
+            if (c == '%' && i + 2 < end
+                    && HttpTokens.HEX[b.get(i + 1) & 0xFF] >= 0 && HttpTokens.HEX[b.get(i + 2) & 0xFF] >= 0) {
+                out.write(HttpTokens.HEX[b.get(i + 1) & 0xFF] << 4 | HttpTokens.HEX[b.get(i + 2) & 0xFF]);
+                i += 2;
+            } else if (c == '+' && plusIsSpace) {
+                out.write(' ');
+            } else {
+                out.write(c);
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+}

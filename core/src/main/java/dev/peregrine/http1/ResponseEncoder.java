@@ -1,0 +1,259 @@
+package dev.peregrine.http1;
+
+import dev.peregrine.buffer.Ascii;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Writes responses as HTTP/1.1 bytes into an {@link OutputSink}:
+ * <pre>
+ *   HTTP/1.1 200 OK\r\n                 pre-built per status ({@link Status})
+ *   Server: Peregrine\r\n               constant
+ *   Date: Sun, 22 Nov 2026 06:08:46 GMT\r\n   cached, rebuilt once a second ({@link #tick})
+ *   Content-Type: text/plain\r\n        bytes cached while the handler passes the same object
+ *   X-Header: value\r\n ...             as set by the handler
+ *   Content-Length: 13\r\n              unless 1xx, 204 or 304 (RFC 9110 §8.6)
+ *   Connection: close\r\n               when the connection ends after this response
+ *   \r\n
+ *   body                                not for HEAD, 1xx, 204, 304 (RFC 9110 §9.3.2, §15)
+ * </pre>
+ * When the sink's buffer fills, the encoder asks the sink to drain and continues, so a body of any
+ * size can be written. Thread: one event loop.
+ */
+public final class ResponseEncoder {
+    private static final byte[] SERVER = Ascii.bytes("Server: Peregrine\r\n");
+    private static final byte[] CONTENT_TYPE = Ascii.bytes("Content-Type: ");
+    private static final byte[] CONTENT_LENGTH = Ascii.bytes("Content-Length: ");
+    private static final byte[] CONNECTION_CLOSE = Ascii.bytes("Connection: close\r\n");
+    private static final byte[] CONNECTION_KEEP_ALIVE = Ascii.bytes("Connection: keep-alive\r\n");
+    private static final byte[] COLON_SPACE = Ascii.bytes(": ");
+    private static final byte[] CRLF = Ascii.bytes("\r\n");
+    private static final byte[] CONTINUE = Ascii.bytes("HTTP/1.1 100 Continue\r\n\r\n");
+    private static final byte[] ERROR_TYPE = Ascii.bytes("Content-Type: text/plain; charset=utf-8\r\n");
+
+    private final DateHeader date = new DateHeader();
+    private byte[] dateLine = date.line(System.currentTimeMillis());
+    private final byte[] digits = new byte[20];
+
+    private CharSequence cachedType;
+    private byte[] cachedTypeLine;
+
+    /** Refreshes the cached {@code Date} to the clock reading {@code nowMillis}. Call once per loop cycle. */
+    public void tick(long nowMillis) {
+        dateLine = date.line(nowMillis);
+    }
+
+    /**
+     * Writes {@code res}.
+     *
+     * @param head the request was HEAD: headers as for GET, no body
+     * @param keepAlive whether the connection stays open afterwards
+     * @param http10 the request was HTTP/1.0, which closes unless told otherwise
+     */
+    public void encode(ResponseView res, boolean head, boolean keepAlive, boolean http10, OutputSink sink) {
+        int status = res.status;
+        long length = bodyLength(res);
+        ByteBuffer out = sink.out();
+        if (out.remaining() < 256) {
+            sink.drain();
+            out = sink.out();
+        }
+        out.put(Status.statusLine(status)).put(SERVER).put(dateLine);
+        if (res.contentType != null) {
+            out = put(sink, out, contentTypeLine(res.contentType));
+        }
+        for (int i = 0; i < res.headerCount; i++) {
+            out = putLatin1(sink, out, res.headerNames[i]);
+            out = put(sink, out, COLON_SPACE);
+            out = putLatin1(sink, out, res.headerValues[i]);
+            out = put(sink, out, CRLF);
+        }
+        boolean bodyAllowed = status >= 200 && status != 204 && status != 304;
+        if (out.remaining() < 64) {
+            sink.drain();
+            out = sink.out();
+        }
+        if (bodyAllowed) {
+            out.put(CONTENT_LENGTH);
+            putDecimal(out, length);
+            out.put(CRLF);
+        }
+        if (!keepAlive) {
+            out.put(CONNECTION_CLOSE);
+        } else if (http10) {
+            out.put(CONNECTION_KEEP_ALIVE);
+        }
+        out.put(CRLF);
+        if (head || !bodyAllowed || length == 0) {
+            return;
+        }
+        switch (res.bodyKind) {
+            case ResponseView.BODY_BYTES:
+                put(sink, out, res.bodyBytes);
+                break;
+            case ResponseView.BODY_BUFFER:
+                putBuffer(sink, out, res.bodyBuffer);
+                break;
+            case ResponseView.BODY_CHARS:
+                putUtf8(sink, out, res.bodyChars);
+                break;
+            default:
+                break;
+        }
+    }
+
+    /** Writes a complete error response, {@code "<code> <reason>\n"} as its text body, closing the connection. */
+    public void encodeError(int status, OutputSink sink) {
+        ByteBuffer out = sink.out();
+        if (out.remaining() < 512) {
+            sink.drain();
+            out = sink.out();
+        }
+        String reason = Status.reason(status);
+        int bodyLength = 3 + 1 + reason.length() + 1;
+        out.put(Status.statusLine(status)).put(SERVER).put(dateLine).put(ERROR_TYPE).put(CONTENT_LENGTH);
+        putDecimal(out, bodyLength);
+        out.put(CRLF).put(CONNECTION_CLOSE).put(CRLF);
+        putDecimal(out, status);
+        out.put((byte) ' ');
+        for (int i = 0; i < reason.length(); i++) {
+            out.put((byte) reason.charAt(i));
+        }
+        out.put((byte) '\n');
+    }
+
+    /** Writes {@code 100 Continue} (RFC 9110 §10.1.1). */
+    public void encodeContinue(OutputSink sink) {
+        ByteBuffer out = sink.out();
+        if (out.remaining() < CONTINUE.length) {
+            sink.drain();
+            out = sink.out();
+        }
+        out.put(CONTINUE);
+    }
+
+    private static long bodyLength(ResponseView res) {
+        switch (res.bodyKind) {
+            case ResponseView.BODY_BYTES:
+                return res.bodyBytes == null ? 0 : res.bodyBytes.length;
+            case ResponseView.BODY_BUFFER:
+                return res.bodyBuffer == null ? 0 : res.bodyBuffer.remaining();
+            case ResponseView.BODY_CHARS:
+                return res.bodyChars == null ? 0 : utf8Length(res.bodyChars);
+            default:
+                return 0;
+        }
+    }
+
+    private byte[] contentTypeLine(CharSequence type) {
+        if (type != cachedType) {
+            byte[] line = new byte[CONTENT_TYPE.length + type.length() + 2];
+            System.arraycopy(CONTENT_TYPE, 0, line, 0, CONTENT_TYPE.length);
+            for (int i = 0; i < type.length(); i++) {
+                line[CONTENT_TYPE.length + i] = (byte) type.charAt(i);
+            }
+            line[line.length - 2] = '\r';
+            line[line.length - 1] = '\n';
+            cachedTypeLine = line;
+            // Only immutable strings are remembered: a mutable CharSequence may change under the cache.
+            cachedType = type instanceof String ? type : null;
+            return line;
+        }
+        return cachedTypeLine;
+    }
+
+    private void putDecimal(ByteBuffer out, long v) {
+        if (v == 0) {
+            out.put((byte) '0');
+            return;
+        }
+        int i = digits.length;
+        while (v > 0) {
+            digits[--i] = (byte) ('0' + (v % 10));
+            v /= 10;
+        }
+        out.put(digits, i, digits.length - i);
+    }
+
+    private static ByteBuffer put(OutputSink sink, ByteBuffer out, byte[] src) {
+        int off = 0;
+        while (off < src.length) {
+            if (!out.hasRemaining()) {
+                sink.drain();
+                out = sink.out();
+            }
+            int n = Math.min(out.remaining(), src.length - off);
+            out.put(src, off, n);
+            off += n;
+        }
+        return out;
+    }
+
+    private static void putBuffer(OutputSink sink, ByteBuffer out, ByteBuffer src) {
+        int pos = src.position();
+        int end = src.limit();
+        while (pos < end) {
+            if (!out.hasRemaining()) {
+                sink.drain();
+                out = sink.out();
+            }
+            int n = Math.min(out.remaining(), end - pos);
+            out.put(out.position(), src, pos, n);
+            out.position(out.position() + n);
+            pos += n;
+        }
+    }
+
+    private static ByteBuffer putLatin1(OutputSink sink, ByteBuffer out, CharSequence s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            if (!out.hasRemaining()) {
+                sink.drain();
+                out = sink.out();
+            }
+            out.put((byte) s.charAt(i));
+        }
+        return out;
+    }
+
+    static long utf8Length(CharSequence s) {
+        long n = 0;
+        for (int i = 0, len = s.length(); i < len; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                n++;
+            } else if (c < 0x800) {
+                n += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
+                n += 4;
+                i++;
+            } else {
+                n += 3; // a lone surrogate is written as U+FFFD, three bytes
+            }
+        }
+        return n;
+    }
+
+    private static void putUtf8(OutputSink sink, ByteBuffer out, CharSequence s) {
+        for (int i = 0, len = s.length(); i < len; i++) {
+            if (out.remaining() < 4) {
+                sink.drain();
+                out = sink.out();
+            }
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                out.put((byte) c);
+            } else if (c < 0x800) {
+                out.put((byte) (0xC0 | (c >> 6))).put((byte) (0x80 | (c & 0x3F)));
+            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
+                int cp = Character.toCodePoint(c, s.charAt(++i));
+                out.put((byte) (0xF0 | (cp >> 18))).put((byte) (0x80 | ((cp >> 12) & 0x3F)))
+                        .put((byte) (0x80 | ((cp >> 6) & 0x3F))).put((byte) (0x80 | (cp & 0x3F)));
+            } else {
+                if (Character.isSurrogate(c)) {
+                    c = '\uFFFD';
+                }
+                out.put((byte) (0xE0 | (c >> 12))).put((byte) (0x80 | ((c >> 6) & 0x3F))).put((byte) (0x80 | (c & 0x3F)));
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package dev.peregrine.http1;
+
+import dev.peregrine.Response;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * The loop's one {@link Response}: records what the handler sets — status, headers, a reference to
+ * the body — for {@link ResponseEncoder} to write once the handler returns. Reused for every request.
+ *
+ * <p>Thread: the owning event loop.
+ */
+public final class ResponseView implements Response {
+    static final int BODY_NONE = 0;
+    static final int BODY_BYTES = 1;
+    static final int BODY_BUFFER = 2;
+    static final int BODY_CHARS = 3;
+
+    private static final String TEXT_PLAIN = "text/plain; charset=utf-8";
+    private static final String APPLICATION_JSON = "application/json";
+
+    int status;
+    CharSequence contentType;
+    String[] headerNames = new String[16];
+    CharSequence[] headerValues = new CharSequence[16];
+    int headerCount;
+    int bodyKind;
+    byte[] bodyBytes;
+    ByteBuffer bodyBuffer;
+    CharSequence bodyChars;
+
+    /** Clears the response for the next request. */
+    public void reset() {
+        status = 200;
+        contentType = null;
+        for (int i = 0; i < headerCount; i++) {
+            headerValues[i] = null;
+        }
+        headerCount = 0;
+        bodyKind = BODY_NONE;
+        bodyBytes = null;
+        bodyBuffer = null;
+        bodyChars = null;
+    }
+
+    /** The status code set so far. */
+    public int statusCode() {
+        return status;
+    }
+
+    @Override
+    public Response status(int code) {
+        if (code < 100 || code > 999) {
+            throw new IllegalArgumentException("status code out of range: " + code);
+        }
+        status = code;
+        return this;
+    }
+
+    @Override
+    public Response header(String name, CharSequence value) {
+        checkName(name);
+        checkValue(value);
+        if (headerCount == headerNames.length) {
+            headerNames = Arrays.copyOf(headerNames, headerCount * 2);
+            headerValues = Arrays.copyOf(headerValues, headerCount * 2);
+        }
+        headerNames[headerCount] = name;
+        headerValues[headerCount] = value;
+        headerCount++;
+        return this;
+    }
+
+    @Override
+    public Response contentType(CharSequence type) {
+        if (type != null) {
+            checkValue(type);
+        }
+        contentType = type;
+        return this;
+    }
+
+    @Override
+    public Response body(byte[] bytes) {
+        bodyKind = BODY_BYTES;
+        bodyBytes = bytes;
+        return this;
+    }
+
+    @Override
+    public Response body(ByteBuffer body) {
+        bodyKind = BODY_BUFFER;
+        bodyBuffer = body;
+        return this;
+    }
+
+    @Override
+    public Response body(CharSequence text) {
+        bodyKind = BODY_CHARS;
+        bodyChars = text;
+        return this;
+    }
+
+    @Override
+    public Response text(CharSequence text) {
+        contentType = TEXT_PLAIN;
+        return body(text);
+    }
+
+    @Override
+    public Response json(CharSequence json) {
+        contentType = APPLICATION_JSON;
+        return body(json);
+    }
+
+    private static void checkName(String name) {
+        int n = name.length();
+        if (n == 0) {
+            throw new IllegalArgumentException("empty header name");
+        }
+        for (int i = 0; i < n; i++) {
+            char c = name.charAt(i);
+            if (c > 0xFF || !HttpTokens.TCHAR[c]) {
+                throw new IllegalArgumentException("invalid header name: " + name);
+            }
+        }
+        switch (n) {
+            case 4:
+                reserved(name, "Date");
+                break;
+            case 10:
+                reserved(name, "Connection");
+                break;
+            case 14:
+                reserved(name, "Content-Length");
+                break;
+            case 17:
+                reserved(name, "Transfer-Encoding");
+                break;
+            default:
+                break;
+        }
+    }
+
+    private static void reserved(String name, String framing) {
+        if (name.equalsIgnoreCase(framing)) {
+            throw new IllegalArgumentException(framing + " is set by the server");
+        }
+    }
+
+    /** Rejects CR, LF and other controls, so that no value can split the response (RFC 9110 §5.5). */
+    private static void checkValue(CharSequence value) {
+        for (int i = 0, n = value.length(); i < n; i++) {
+            char c = value.charAt(i);
+            if (c > 0xFF || !HttpTokens.FIELD_VALUE[c]) {
+                throw new IllegalArgumentException("invalid character in header value at index " + i);
+            }
+        }
+    }
+}

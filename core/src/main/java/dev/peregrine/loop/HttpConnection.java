@@ -1,0 +1,485 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.Handler;
+import dev.peregrine.buffer.BufferPool;
+import dev.peregrine.http1.ChunkedDecoder;
+import dev.peregrine.http1.HeadParser;
+import dev.peregrine.http1.Methods;
+import dev.peregrine.http1.OutputSink;
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseView;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The HTTP/1.1 engine of one connection, the same on every transport. It is driven by its loop
+ * ({@link #onReadable}, {@link #onWritable}) and talks to the socket only through a
+ * {@link SocketEndpoint}.
+ *
+ * <p><b>Input.</b> Bytes are read into the loop's shared read buffer and parsed there. Only when a
+ * read ends inside a request are that request's bytes copied into a buffer lent by the pool
+ * ({@code input}); later reads append to it until the request is complete. An idle connection holds
+ * no buffer.
+ *
+ * <p><b>Output.</b> Responses to every request parsed from one read are encoded into the loop's
+ * shared write buffer and leave in one write at the end of the batch ({@link #flush}). What the
+ * socket does not take is kept in a lent buffer ({@code output}) and written when the socket is
+ * writable; while more than {@code maxPendingOutput} bytes wait, the connection is not read.
+ *
+ * <pre>
+ *            read             request complete           last response written
+ *   OPEN ------------&gt; parse ------------------&gt; handle ---------------------&gt; OPEN
+ *    |  bad request / Connection: close / HTTP/1.0
+ *    v
+ *   CLOSING (pending output flushes) --&gt; DRAINING (FIN sent; input discarded until EOF or
+ *                                                  a byte budget) --&gt; CLOSED
+ * </pre>
+ * Draining instead of closing at once keeps the kernel from answering the client's unread bytes
+ * with RST, which could destroy the error response before the client reads it.
+ *
+ * <p>Thread: the owning loop thread only.
+ */
+public final class HttpConnection implements OutputSink {
+    private static final int OPEN = 0;
+    private static final int CLOSING = 1;
+    private static final int DRAINING = 2;
+    private static final int CLOSED = 3;
+
+    private static final int NEED_MORE = -1;
+    private static final int STOP = -2;
+    /** Bytes discarded after our FIN before the connection is closed regardless. */
+    private static final int DRAIN_BUDGET = 256 * 1024;
+
+    private final LoopContext ctx;
+    private final SocketEndpoint io;
+    private final BufferPool pool;
+
+    private int state = OPEN;
+    /** Lent buffer holding an incomplete request at {@code [0, inputEnd)}; null when idle. */
+    private ByteBuffer input;
+    private int inputEnd;
+    /** Lent buffer holding unsent bytes at {@code [outputStart, outputEnd)}; null when none. */
+    private ByteBuffer output;
+    private int outputStart;
+    private int outputEnd;
+    /** Bytes, from the request's start, needed before a Content-Length request is complete. */
+    private int awaitBytes;
+    /** Bytes of an incomplete head already searched for its end. */
+    private int headScanned;
+    private boolean continueSent;
+    private boolean readPaused;
+    private ChunkedDecoder chunked;
+    private int drained;
+
+    public HttpConnection(LoopContext ctx, SocketEndpoint io) {
+        this.ctx = ctx;
+        this.io = io;
+        this.pool = ctx.pool;
+        ctx.metrics.accepted++;
+    }
+
+    /** The socket has bytes (or EOF) to read. */
+    public void onReadable() {
+        if (state == DRAINING) {
+            discardInput();
+            return;
+        }
+        if (state != OPEN || readPaused) {
+            return;
+        }
+        try {
+            ByteBuffer buf;
+            int n;
+            if (input != null) {
+                if (inputEnd == input.capacity()) {
+                    if (input.capacity() >= pool.maxBufferSize()) {
+                        reject(headScanned > 0 ? 431 : 413);
+                        flush();
+                        return;
+                    }
+                    input = pool.grow(input, 0, inputEnd, input.capacity() * 2);
+                }
+                input.limit(input.capacity()).position(inputEnd);
+                n = io.read(input);
+                if (n > 0) {
+                    inputEnd += n;
+                }
+                buf = input;
+            } else {
+                buf = ctx.readBuffer;
+                buf.clear();
+                n = io.read(buf);
+            }
+            if (n < 0) {
+                close();
+                return;
+            }
+            if (n == 0) {
+                return;
+            }
+            ctx.metrics.bytesIn += n;
+            process(buf, 0, buf == input ? inputEnd : n);
+        } catch (IOException e) {
+            close();
+        }
+    }
+
+    /** The socket can take more of the pending output. */
+    public void onWritable() {
+        if (state == CLOSED || state == DRAINING) {
+            return;
+        }
+        writePending();
+        if (output == null && readPaused && state == OPEN) {
+            readPaused = false;
+            io.readInterest(true);
+            if (input != null) {
+                process(input, 0, inputEnd);
+            }
+        }
+    }
+
+    /**
+     * Parses and answers every complete request in {@code [start, end)} of {@code buf}, keeps the
+     * bytes of an incomplete one, and writes the batch of responses.
+     */
+    private void process(ByteBuffer buf, int start, int end) {
+        ctx.tick();
+        int pos = start;
+        while (pos < end && state == OPEN && !readPaused) {
+            int r = handleOne(buf, pos, end);
+            if (r == NEED_MORE) {
+                break;
+            }
+            if (r == STOP) {
+                pos = end;
+                break;
+            }
+            pos = r;
+        }
+        if (state == OPEN) {
+            keepLeftover(buf, pos, end);
+        } else {
+            releaseInput();
+        }
+        flush();
+    }
+
+    /** Handles the request starting at {@code pos}: returns where the next one starts, NEED_MORE or STOP. */
+    private int handleOne(ByteBuffer b, int pos, int end) {
+        if (awaitBytes > 0 && end - pos < awaitBytes) {
+            return NEED_MORE;
+        }
+        HeadParser parser = ctx.parser;
+        if (headScanned > 0 && end - pos <= parser.maxRequestLine()) {
+            // A head arriving in pieces: look only for its end until it is there (see HeadParser).
+            if (HeadParser.findHeadEnd(b, pos, pos + headScanned, end) == HeadParser.NEED_MORE) {
+                headScanned = end - pos;
+                return NEED_MORE;
+            }
+        }
+        RequestView req = ctx.request;
+        int headEnd = parser.parse(b, pos, end, req);
+        if (headEnd == HeadParser.NEED_MORE) {
+            headScanned = end - pos;
+            return NEED_MORE;
+        }
+        if (headEnd < 0) {
+            return reject(-headEnd);
+        }
+        headScanned = 0;
+        int bodyStart;
+        int bodyLength;
+        int messageEnd;
+        if (req.isChunked()) {
+            if (chunked == null) {
+                chunked = new ChunkedDecoder();
+            }
+            if (!chunked.active()) {
+                chunked.start(headEnd - pos);
+            }
+            int r = chunked.decode(b, pos, end, ctx.config.maxBodySize(), ctx.config.maxHeadSize());
+            if (r == ChunkedDecoder.NEED_MORE) {
+                sendContinue(req);
+                return NEED_MORE;
+            }
+            if (r < 0) {
+                return reject(-r);
+            }
+            bodyStart = pos + chunked.bodyStartRel();
+            bodyLength = chunked.decodedLength();
+            messageEnd = pos + r;
+        } else if (req.contentLength() > 0) {
+            long length = req.contentLength();
+            if (length > ctx.config.maxBodySize()) {
+                return reject(413); // answered from the head, before the body is read
+            }
+            int need = headEnd - pos + (int) length;
+            if (end - pos < need) {
+                awaitBytes = need;
+                sendContinue(req);
+                return NEED_MORE;
+            }
+            bodyStart = headEnd;
+            bodyLength = (int) length;
+            messageEnd = headEnd + bodyLength;
+        } else {
+            bodyStart = headEnd;
+            bodyLength = 0;
+            messageEnd = headEnd;
+        }
+        awaitBytes = 0;
+        continueSent = false;
+        req.setBody(b, bodyStart, bodyLength);
+        dispatch(req);
+        return messageEnd;
+    }
+
+    /** Runs the handler and encodes its response. */
+    private void dispatch(RequestView req) {
+        req.setRemoteAddress(io.remoteAddress());
+        ResponseView res = ctx.response;
+        res.reset();
+        Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
+        try {
+            h.handle(req, res);
+        } catch (Throwable t) {
+            ctx.handlerFailed(req, t);
+            res.reset();
+            res.status(500);
+        }
+        boolean keepAlive = req.keepAlive();
+        ctx.metrics.requests++;
+        ctx.encoder.encode(res, req.methodId() == Methods.HEAD, keepAlive, req.versionNumber() == 10, this);
+        if (!keepAlive) {
+            state = CLOSING; // nothing sent after this request is acted on
+        }
+    }
+
+    /** Answers {@code 100 Continue} once, for an HTTP/1.1 request that asked and whose body is still to come. */
+    private void sendContinue(RequestView req) {
+        if (!continueSent && req.expectsContinue() && req.versionNumber() == 11) {
+            continueSent = true;
+            ctx.encoder.encodeContinue(this);
+        }
+    }
+
+    /** Answers {@code status} with {@code Connection: close}; nothing after the bad request is acted on. */
+    private int reject(int status) {
+        ctx.metrics.rejected++;
+        ctx.encoder.encodeError(status, this);
+        state = CLOSING;
+        return STOP;
+    }
+
+    /** Keeps the unparsed bytes {@code [pos, end)} of {@code buf} in {@code input}, or frees it if none. */
+    private void keepLeftover(ByteBuffer buf, int pos, int end) {
+        if (pos == end) {
+            releaseInput();
+            awaitBytes = 0;
+            headScanned = 0;
+            return;
+        }
+        boolean decoding = chunked != null && chunked.active();
+        int keep = decoding ? chunked.compactedLength(pos, end) : end - pos;
+        int want = Math.max(awaitBytes, keep + 1);
+        if (buf == input && input.capacity() >= want) {
+            if (decoding) {
+                inputEnd = chunked.compactInto(input, pos, end, input);
+            } else if (pos > 0) {
+                input.put(0, input, pos, keep);
+                inputEnd = keep;
+            }
+            return;
+        }
+        ByteBuffer dst = pool.acquire(want);
+        if (decoding) {
+            inputEnd = chunked.compactInto(buf, pos, end, dst);
+        } else {
+            dst.put(0, buf, pos, keep);
+            inputEnd = keep;
+        }
+        if (buf == input) {
+            pool.release(input);
+        }
+        input = dst;
+    }
+
+    private void releaseInput() {
+        if (input != null) {
+            pool.release(input);
+            input = null;
+            inputEnd = 0;
+        }
+    }
+
+    @Override
+    public ByteBuffer out() {
+        return ctx.writeBuffer;
+    }
+
+    @Override
+    public void drain() {
+        flushBuffer();
+    }
+
+    /** Writes the batch; then, if closing and nothing is pending, starts draining. */
+    private void flush() {
+        flushBuffer();
+        if (state == CLOSING && output == null) {
+            startDraining();
+        }
+    }
+
+    private void flushBuffer() {
+        ByteBuffer out = ctx.writeBuffer;
+        if (out.position() == 0) {
+            return;
+        }
+        if (state == CLOSED || state == DRAINING) {
+            out.clear();
+            return;
+        }
+        out.flip();
+        try {
+            if (output == null) {
+                int n = io.write(out);
+                ctx.metrics.bytesOut += n;
+                if (out.hasRemaining()) {
+                    stash(out);
+                    io.writeInterest(true);
+                }
+            } else {
+                stash(out);
+                writePending();
+            }
+        } catch (IOException e) {
+            out.clear();
+            close();
+            return;
+        }
+        out.clear();
+        if (output != null && outputEnd - outputStart > ctx.config.maxPendingOutput() && !readPaused) {
+            readPaused = true; // backpressure: stop reading until the peer takes its responses
+            io.readInterest(false);
+        }
+    }
+
+    /** Appends the remaining bytes of {@code src} to the pending output. */
+    private void stash(ByteBuffer src) {
+        int n = src.remaining();
+        if (output == null) {
+            output = pool.acquire(n);
+            outputStart = 0;
+            outputEnd = 0;
+        } else if (output.capacity() - outputEnd < n) {
+            int pending = outputEnd - outputStart;
+            if (pending + n <= output.capacity()) {
+                output.put(0, output, outputStart, pending);
+            } else {
+                output = pool.grow(output, outputStart, pending, pending + n);
+            }
+            outputStart = 0;
+            outputEnd = pending;
+        }
+        output.put(outputEnd, src, src.position(), n);
+        outputEnd += n;
+        src.position(src.limit());
+    }
+
+    private void writePending() {
+        if (output == null) {
+            return;
+        }
+        try {
+            output.limit(outputEnd).position(outputStart);
+            int n = io.write(output);
+            ctx.metrics.bytesOut += n;
+            outputStart += n;
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        if (outputStart == outputEnd) {
+            pool.release(output);
+            output = null;
+            io.writeInterest(false);
+            if (state == CLOSING) {
+                startDraining();
+            }
+        } else {
+            io.writeInterest(true);
+        }
+    }
+
+    private void startDraining() {
+        releaseInput();
+        state = DRAINING;
+        drained = 0;
+        io.shutdownOutput();
+        io.readInterest(true);
+    }
+
+    private void discardInput() {
+        ByteBuffer buf = ctx.readBuffer;
+        try {
+            while (true) {
+                buf.clear();
+                int n = io.read(buf);
+                if (n < 0) {
+                    close();
+                    return;
+                }
+                if (n == 0) {
+                    return;
+                }
+                drained += n;
+                if (drained > DRAIN_BUDGET) {
+                    close();
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            close();
+        }
+    }
+
+    /**
+     * Starts a graceful close from the loop (server shutdown): an idle connection closes now, one
+     * with a response still being written closes once it is written.
+     */
+    public void shutdown() {
+        if (state == OPEN) {
+            if (output == null) {
+                close();
+            } else {
+                state = CLOSING;
+                releaseInput();
+            }
+        }
+    }
+
+    /** Whether the connection is closed. */
+    public boolean isClosed() {
+        return state == CLOSED;
+    }
+
+    /** Closes at once and returns every lent buffer. Idempotent. */
+    public void close() {
+        if (state == CLOSED) {
+            return;
+        }
+        state = CLOSED;
+        releaseInput();
+        if (output != null) {
+            pool.release(output);
+            output = null;
+        }
+        if (chunked != null) {
+            chunked.reset();
+        }
+        ctx.metrics.closed++;
+        io.close();
+    }
+}

@@ -1,0 +1,83 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.ServerConfig;
+import dev.peregrine.buffer.BufferPool;
+import dev.peregrine.http1.HeadParser;
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseEncoder;
+import dev.peregrine.http1.ResponseView;
+import dev.peregrine.route.Router;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Everything one loop owns and reuses for every request it serves: the read buffer every socket of
+ * the loop reads into, the write buffer every response is encoded into, the buffer pool, and one each
+ * of parser, request view, response view and encoder. Nothing here is shared between loops.
+ *
+ * <p>Thread: the loop thread (built on the starting thread before the loop runs).
+ */
+public final class LoopContext {
+    final ServerConfig config;
+    final Router router;
+    final BufferPool pool;
+    /** Shared by all connections of the loop: holds one read's bytes until they are parsed. */
+    final ByteBuffer readBuffer;
+    /** Shared by all connections of the loop: holds one batch of responses until it is written. */
+    final ByteBuffer writeBuffer;
+    final HeadParser parser;
+    final RequestView request;
+    final ResponseView response = new ResponseView();
+    final ResponseEncoder encoder = new ResponseEncoder();
+    final int[] paramStarts = new int[16];
+    final int[] paramEnds = new int[16];
+    final LoopMetrics metrics = new LoopMetrics();
+    private final System.Logger log = System.getLogger("dev.peregrine");
+    private long lastMillis;
+
+    public LoopContext(ServerConfig config, Router router) {
+        this.config = config;
+        this.router = router;
+        int poolMax = config.maxHeadSize() + (int) Math.min(config.maxBodySize(), Integer.MAX_VALUE / 2) + config.readBufferSize();
+        this.pool = new BufferPool(poolMax, 64);
+        this.readBuffer = ByteBuffer.allocateDirect(config.readBufferSize()).order(ByteOrder.LITTLE_ENDIAN);
+        this.writeBuffer = ByteBuffer.allocateDirect(config.writeBufferSize()).order(ByteOrder.LITTLE_ENDIAN);
+        this.parser = new HeadParser(config.maxRequestLineLength(), config.maxHeadSize(), config.maxHeaderCount());
+        this.request = new RequestView(config.maxHeaderCount());
+    }
+
+    /** Reads the clock and refreshes what depends on it (the Date header). Once per batch. */
+    void tick() {
+        long now = System.currentTimeMillis();
+        if (now != lastMillis) {
+            lastMillis = now;
+            encoder.tick(now);
+        }
+    }
+
+    void handlerFailed(Object request, Throwable t) {
+        metrics.handlerErrors++;
+        log.log(System.Logger.Level.WARNING, "handler failed for " + request + "; answered 500", t);
+    }
+
+    /** The loop's buffer pool. */
+    public BufferPool pool() {
+        return pool;
+    }
+
+    /** The loop's counters. */
+    public LoopMetrics metrics() {
+        return metrics;
+    }
+
+    /** The server's settings. */
+    public ServerConfig config() {
+        return config;
+    }
+
+    /** Drops pooled memory once the loop has stopped. */
+    public void free() {
+        pool.clear();
+    }
+}

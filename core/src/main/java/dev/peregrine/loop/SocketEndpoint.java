@@ -1,0 +1,35 @@
+package dev.peregrine.loop;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * One non-blocking connected socket as a transport offers it to {@link HttpConnection}. Buffers
+ * passed in are direct; reads fill from {@code position()} to {@code limit()}, writes send from
+ * {@code position()} to {@code limit()}, and both advance the position by the bytes moved.
+ *
+ * <p>Thread: the owning loop thread only.
+ */
+public interface SocketEndpoint {
+    /** Reads what is available; returns the bytes read, 0 when none, -1 at end of stream. */
+    int read(ByteBuffer dst) throws IOException;
+
+    /** Writes what the socket takes now; returns the bytes written (possibly 0). */
+    int write(ByteBuffer src) throws IOException;
+
+    /** Whether the loop should report readability. */
+    void readInterest(boolean on);
+
+    /** Whether the loop should report writability (only while output is pending). */
+    void writeInterest(boolean on);
+
+    /** Sends FIN after the bytes already written; reading stays possible. */
+    void shutdownOutput();
+
+    /** Closes the socket and forgets its registration. Idempotent. */
+    void close();
+
+    /** The peer's address (cached). */
+    InetSocketAddress remoteAddress();
+}

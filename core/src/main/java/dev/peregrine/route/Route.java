@@ -1,0 +1,59 @@
+package dev.peregrine.route;
+
+import dev.peregrine.Handler;
+import dev.peregrine.http1.Methods;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One path with its handlers by method, and the answers the router gives for it on its own:
+ * {@code 405} with {@code Allow} for a method it lacks, {@code 204} with {@code Allow} for OPTIONS.
+ * Immutable once the router is built.
+ */
+final class Route {
+    final String pattern;
+    final Handler[] byMethod = new Handler[Methods.COUNT];
+    /** Names of the {@code {param}} segments, in order; empty for a static path. */
+    final String[] paramNames;
+    /** Per segment: the literal bytes, or {@code null} for a parameter. Only for patterns. */
+    final byte[][] segments;
+    String allow;
+    Handler methodNotAllowed;
+    Handler options;
+
+    Route(String pattern, String[] paramNames, byte[][] segments) {
+        this.pattern = pattern;
+        this.paramNames = paramNames;
+        this.segments = segments;
+    }
+
+    /** Computes {@code Allow} and the built-in handlers once all methods are registered. */
+    void seal() {
+        List<String> methods = new ArrayList<>();
+        for (int m = 0; m < Methods.COUNT; m++) {
+            if (byMethod[m] != null || (m == Methods.HEAD && byMethod[Methods.GET] != null) || m == Methods.OPTIONS) {
+                methods.add(Methods.name(m));
+            }
+        }
+        allow = String.join(", ", methods);
+        String allowValue = allow;
+        methodNotAllowed = (req, res) -> res.status(405).header("Allow", allowValue);
+        options = (req, res) -> res.status(204).header("Allow", allowValue);
+    }
+
+    /** The handler for method {@code m}, with HEAD served by GET (RFC 9110 §9.3.2) and OPTIONS built in. */
+    Handler handlerFor(int m) {
+        Handler h = byMethod[m];
+        if (h != null) {
+            return h;
+        }
+        if (m == Methods.HEAD && byMethod[Methods.GET] != null) {
+            return byMethod[Methods.GET];
+        }
+        if (m == Methods.OPTIONS) {
+            return options;
+        }
+        return methodNotAllowed;
+    }
+}

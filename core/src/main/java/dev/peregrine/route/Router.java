@@ -1,0 +1,234 @@
+package dev.peregrine.route;
+
+import dev.peregrine.Handler;
+import dev.peregrine.http1.Methods;
+import dev.peregrine.http1.RequestView;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Finds the handler for a request from its method and raw path (percent-encoding is not undone for
+ * matching). Static paths are found in an open-addressing hash table keyed by the path's bytes, so a
+ * lookup allocates nothing; patterns with {@code {name}} segments are tried next, in the order they
+ * were added.
+ *
+ * <table>
+ *   <caption>outcomes</caption>
+ *   <tr><th>case</th><th>answer</th></tr>
+ *   <tr><td>path and method registered</td><td>the handler</td></tr>
+ *   <tr><td>HEAD where only GET is registered</td><td>the GET handler; the body is not sent</td></tr>
+ *   <tr><td>OPTIONS not registered</td><td>204 with {@code Allow}</td></tr>
+ *   <tr><td>{@code OPTIONS *}</td><td>204 with {@code Allow}: every method of any route</td></tr>
+ *   <tr><td>another method on a known path</td><td>405 with {@code Allow} (RFC 9110 §15.5.6)</td></tr>
+ *   <tr><td>unknown path</td><td>404</td></tr>
+ *   <tr><td>a method token the server does not know</td><td>501 (RFC 9110 §9.1)</td></tr>
+ * </table>
+ *
+ * <p>Immutable and shared by all loops; {@link #resolve} writes only into the caller's arrays.
+ */
+public final class Router {
+    private static final Handler NOT_FOUND = (req, res) -> res.status(404);
+    private static final Handler NOT_IMPLEMENTED = (req, res) -> res.status(501);
+
+    private final byte[][] keys;
+    private final Route[] values;
+    private final int mask;
+    private final Route[] patterns;
+    private final Handler serverOptions;
+
+    private Router(Map<String, Route> statics, List<Route> patterns) {
+        int size = Integer.highestOneBit(Math.max(4, statics.size() * 3)) << 1;
+        keys = new byte[size][];
+        values = new Route[size];
+        mask = size - 1;
+        TreeSet<String> all = new TreeSet<>();
+        for (Map.Entry<String, Route> e : statics.entrySet()) {
+            byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8);
+            int i = hash(k) & mask;
+            while (keys[i] != null) {
+                i = (i + 1) & mask;
+            }
+            keys[i] = k;
+            values[i] = e.getValue();
+        }
+        this.patterns = patterns.toArray(new Route[0]);
+        for (Route r : statics.values()) {
+            all.add(r.allow);
+        }
+        for (Route r : patterns) {
+            all.add(r.allow);
+        }
+        List<String> methods = new ArrayList<>();
+        for (int m = 0; m < Methods.COUNT; m++) {
+            String name = Methods.name(m);
+            if (all.stream().anyMatch(a -> List.of(a.split(", ")).contains(name))) {
+                methods.add(name);
+            }
+        }
+        String allow = String.join(", ", methods.isEmpty() ? List.of("OPTIONS") : methods);
+        serverOptions = (req, res) -> res.status(204).header("Allow", allow);
+    }
+
+    /** A builder collecting routes. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    private static int hash(byte[] k) {
+        int h = 0;
+        for (byte b : k) {
+            h = 31 * h + b;
+        }
+        return h ^ (h >>> 16);
+    }
+
+    private static int hash(ByteBuffer b, int start, int end) {
+        int h = 0;
+        for (int i = start; i < end; i++) {
+            h = 31 * h + b.get(i);
+        }
+        return h ^ (h >>> 16);
+    }
+
+    /**
+     * The handler for {@code req}: a registered one, or the router's own answer (404, 405, 501,
+     * OPTIONS). Path parameters, if any, are recorded into {@code req}.
+     *
+     * @param starts scratch for parameter offsets, at least as long as the most parameters a route has
+     * @param ends scratch, likewise
+     */
+    public Handler resolve(RequestView req, int[] starts, int[] ends) {
+        int method = req.methodId();
+        if (method == Methods.OTHER) {
+            return NOT_IMPLEMENTED;
+        }
+        if (req.isAsteriskForm()) {
+            return serverOptions;
+        }
+        ByteBuffer b = req.pathBuffer();
+        int start = req.pathStartIndex();
+        int end = req.pathEndIndex();
+        int len = end - start;
+        int i = hash(b, start, end) & mask;
+        byte[] k;
+        while ((k = keys[i]) != null) {
+            if (k.length == len && equal(k, b, start)) {
+                return values[i].handlerFor(method);
+            }
+            i = (i + 1) & mask;
+        }
+        for (Route r : patterns) {
+            int n = match(r, b, start, end, starts, ends);
+            if (n >= 0) {
+                req.setPathParams(r.paramNames, starts, ends, n);
+                return r.handlerFor(method);
+            }
+        }
+        return NOT_FOUND;
+    }
+
+    private static boolean equal(byte[] k, ByteBuffer b, int start) {
+        for (int j = 0; j < k.length; j++) {
+            if (k[j] != b.get(start + j)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Matches a pattern against {@code [start, end)}; returns the parameter count or -1. */
+    private static int match(Route r, ByteBuffer b, int start, int end, int[] starts, int[] ends) {
+        int p = start;
+        int params = 0;
+        for (byte[] seg : r.segments) {
+            if (p >= end || b.get(p) != '/') {
+                return -1;
+            }
+            p++;
+            int s = p;
+            while (p < end && b.get(p) != '/') {
+                p++;
+            }
+            if (seg == null) {
+                if (p == s) {
+                    return -1;
+                }
+                starts[params] = s;
+                ends[params] = p;
+                params++;
+            } else if (seg.length != p - s || !equal(seg, b, s)) {
+                return -1;
+            }
+        }
+        return p == end ? params : -1;
+    }
+
+    /** Collects routes; {@link #build} freezes them. */
+    public static final class Builder {
+        private final Map<String, Route> statics = new LinkedHashMap<>();
+        private final Map<String, Route> patterns = new LinkedHashMap<>();
+
+        /**
+         * Registers {@code handler} for {@code method} on {@code path}. A path starts with {@code /};
+         * a segment {@code {name}} matches any one non-empty segment.
+         *
+         * @throws IllegalArgumentException for a malformed path or a duplicate registration
+         */
+        public Builder add(String method, String path, Handler handler) {
+            int m = Methods.id(method);
+            if (m == Methods.OTHER || m == Methods.CONNECT) {
+                throw new IllegalArgumentException("unsupported method: " + method);
+            }
+            if (handler == null) {
+                throw new NullPointerException("handler");
+            }
+            if (path.isEmpty() || path.charAt(0) != '/') {
+                throw new IllegalArgumentException("path must start with '/': " + path);
+            }
+            Route route = path.contains("{") ? patterns.computeIfAbsent(path, Builder::pattern)
+                    : statics.computeIfAbsent(path, p -> new Route(p, new String[0], null));
+            if (route.byMethod[m] != null) {
+                throw new IllegalArgumentException("duplicate route: " + method + " " + path);
+            }
+            route.byMethod[m] = handler;
+            return this;
+        }
+
+        private static Route pattern(String path) {
+            String[] parts = path.substring(1).split("/", -1);
+            byte[][] segments = new byte[parts.length][];
+            List<String> names = new ArrayList<>();
+            for (int i = 0; i < parts.length; i++) {
+                String part = parts[i];
+                if (part.startsWith("{") && part.endsWith("}") && part.length() > 2) {
+                    String name = part.substring(1, part.length() - 1);
+                    if (names.contains(name)) {
+                        throw new IllegalArgumentException("parameter {" + name + "} twice in " + path);
+                    }
+                    names.add(name);
+                } else if (part.contains("{") || part.contains("}")) {
+                    throw new IllegalArgumentException("a parameter must be a whole segment: " + path);
+                } else {
+                    segments[i] = part.getBytes(StandardCharsets.UTF_8);
+                }
+            }
+            if (names.size() > 16) {
+                throw new IllegalArgumentException("more than 16 parameters in " + path);
+            }
+            return new Route(path, names.toArray(new String[0]), segments);
+        }
+
+        /** The router, immutable. */
+        public Router build() {
+            statics.values().forEach(Route::seal);
+            patterns.values().forEach(Route::seal);
+            return new Router(statics, new ArrayList<>(patterns.values()));
+        }
+    }
+}

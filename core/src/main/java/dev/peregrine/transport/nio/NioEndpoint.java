@@ -1,0 +1,77 @@
+package dev.peregrine.transport.nio;
+
+import dev.peregrine.loop.HttpConnection;
+import dev.peregrine.loop.SocketEndpoint;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/** A {@link SocketChannel} registered with a loop's selector. Thread: the owning loop. */
+final class NioEndpoint implements SocketEndpoint {
+    private final SocketChannel channel;
+    private final SelectionKey key;
+    private final InetSocketAddress remote;
+    HttpConnection connection;
+
+    NioEndpoint(SocketChannel channel, SelectionKey key) throws IOException {
+        this.channel = channel;
+        this.key = key;
+        this.remote = (InetSocketAddress) channel.getRemoteAddress();
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        return channel.read(dst);
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        return channel.write(src);
+    }
+
+    @Override
+    public void readInterest(boolean on) {
+        if (key.isValid()) {
+            int ops = key.interestOps();
+            key.interestOps(on ? ops | SelectionKey.OP_READ : ops & ~SelectionKey.OP_READ);
+        }
+    }
+
+    @Override
+    public void writeInterest(boolean on) {
+        if (key.isValid()) {
+            int ops = key.interestOps();
+            int next = on ? ops | SelectionKey.OP_WRITE : ops & ~SelectionKey.OP_WRITE;
+            if (next != ops) {
+                key.interestOps(next);
+            }
+        }
+    }
+
+    @Override
+    public void shutdownOutput() {
+        try {
+            channel.shutdownOutput();
+        } catch (IOException e) {
+            // the peer is gone; the close that follows cleans up
+        }
+    }
+
+    @Override
+    public void close() {
+        key.cancel();
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // nothing to do: the descriptor is released either way
+        }
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+}

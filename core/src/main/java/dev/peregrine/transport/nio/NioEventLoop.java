@@ -1,0 +1,262 @@
+package dev.peregrine.transport.nio;
+
+import dev.peregrine.loop.EventLoop;
+import dev.peregrine.loop.HttpConnection;
+import dev.peregrine.loop.LoopContext;
+import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
+
+import java.io.IOException;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * One loop thread on a Java NIO {@link Selector}: accepts on its own listening socket (or receives
+ * connections from the acceptor loop where {@code SO_REUSEPORT} is missing), reads, parses, handles
+ * and writes, all on this thread.
+ *
+ * <pre>
+ *   loop:  run tasks -&gt; sleeping=true -&gt; select(onKey, timeout) -&gt; sleeping=false -&gt; loop
+ *                                          |
+ *                                          +-- listener key: accept up to 64, register OP_READ
+ *                                          +-- connection key: onWritable, then onReadable
+ * </pre>
+ * {@link Selector#select(Consumer, long)} hands ready keys to a consumer built once, so no selected-key
+ * set is allocated or iterated.
+ *
+ * <p><b>Wake-up protocol.</b> A producer offers to the MPSC queue, then reads {@code sleeping}; the
+ * loop writes {@code sleeping}, then checks the queue. Both are volatile accesses (the queue's index is
+ * updated by CAS), so at least one side sees the other: either the loop finds the task, or the
+ * producer wakes the selector. Extra wake-ups are harmless.
+ */
+final class NioEventLoop implements EventLoop, Runnable {
+    private static final System.Logger LOG = System.getLogger("dev.peregrine");
+    private static final int ACCEPT_BATCH = 64;
+
+    private final int index;
+    private final LoopContext ctx;
+    private final Selector selector;
+    private final ServerSocketChannel listener;
+    private final MpscUnboundedAtomicArrayQueue<Runnable> tasks = new MpscUnboundedAtomicArrayQueue<>(128);
+    private final Consumer<SelectionKey> onKey = this::onKey;
+    private volatile boolean sleeping;
+    private volatile boolean stopped;
+    /** Where accepted connections go when this loop accepts for all (no SO_REUSEPORT). */
+    private NioEventLoop[] group;
+    private int nextLoop;
+    private boolean stopping;
+    private long stopDeadlineNanos;
+    private Thread thread;
+
+    NioEventLoop(int index, LoopContext ctx, ServerSocketChannel listener) throws IOException {
+        this.index = index;
+        this.ctx = ctx;
+        this.listener = listener;
+        this.selector = Selector.open();
+        if (listener != null) {
+            listener.register(selector, SelectionKey.OP_ACCEPT, listener);
+        }
+    }
+
+    /** Makes this loop accept for all of {@code loops}, round-robin. Before start. */
+    void acceptFor(NioEventLoop[] loops) {
+        this.group = loops;
+    }
+
+    LoopContext context() {
+        return ctx;
+    }
+
+    void start() {
+        thread = new Thread(this, "peregrine-nio-" + index);
+        thread.start();
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        if (stopped) {
+            return;
+        }
+        tasks.offer(task);
+        if (sleeping) {
+            selector.wakeup();
+        }
+    }
+
+    @Override
+    public boolean inEventLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (true) {
+                runTasks();
+                if (stopping && (ctx.metrics().open() == 0 || System.nanoTime() - stopDeadlineNanos > 0)) {
+                    break;
+                }
+                sleeping = true;
+                try {
+                    if (!tasks.isEmpty()) {
+                        selector.selectNow(onKey);
+                    } else {
+                        selector.select(onKey, stopping ? 20 : 1000);
+                    }
+                } finally {
+                    sleeping = false;
+                }
+            }
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.ERROR, "event loop " + index + " failed", t);
+        } finally {
+            stopped = true;
+            closeEverything();
+        }
+    }
+
+    private void runTasks() {
+        Runnable task;
+        while ((task = tasks.poll()) != null) {
+            try {
+                task.run();
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.ERROR, "task failed on event loop " + index, t);
+            }
+        }
+    }
+
+    private void onKey(SelectionKey key) {
+        Object a = key.attachment();
+        if (a instanceof NioEndpoint) {
+            HttpConnection c = ((NioEndpoint) a).connection;
+            try {
+                int ready = key.readyOps();
+                if ((ready & SelectionKey.OP_WRITE) != 0) {
+                    c.onWritable();
+                }
+                if ((ready & SelectionKey.OP_READ) != 0 && key.isValid()) {
+                    c.onReadable();
+                }
+            } catch (Throwable t) {
+                // A bug of ours must cost one connection, not the loop.
+                LOG.log(System.Logger.Level.ERROR, "connection failed on event loop " + index, t);
+                c.close();
+            }
+        } else if (!stopping) {
+            accept();
+        }
+    }
+
+    private void accept() {
+        for (int i = 0; i < ACCEPT_BATCH; i++) {
+            SocketChannel ch;
+            try {
+                ch = listener.accept();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "accept failed: " + e.getMessage());
+                return;
+            }
+            if (ch == null) {
+                return;
+            }
+            if (group == null) {
+                register(ch);
+            } else {
+                NioEventLoop target = group[nextLoop];
+                nextLoop = (nextLoop + 1) % group.length;
+                if (target == this) {
+                    register(ch);
+                } else {
+                    target.execute(() -> target.register(ch));
+                }
+            }
+        }
+    }
+
+    /** Takes over an accepted channel. Thread: this loop. */
+    void register(SocketChannel ch) {
+        try {
+            if (stopping) {
+                ch.close();
+                return;
+            }
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            SelectionKey key = ch.register(selector, SelectionKey.OP_READ);
+            NioEndpoint endpoint = new NioEndpoint(ch, key);
+            endpoint.connection = new HttpConnection(ctx, endpoint);
+            key.attach(endpoint);
+        } catch (IOException e) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // already failing
+            }
+        }
+    }
+
+    /** Stops accepting and starts closing connections gracefully. Thread: any. */
+    void beginStop(long graceMillis) {
+        execute(() -> {
+            stopping = true;
+            stopDeadlineNanos = System.nanoTime() + graceMillis * 1_000_000L;
+            closeListener();
+            for (HttpConnection c : connections()) {
+                c.shutdown();
+            }
+        });
+    }
+
+    private List<HttpConnection> connections() {
+        List<HttpConnection> list = new ArrayList<>();
+        for (SelectionKey k : selector.keys()) {
+            if (k.isValid() && k.attachment() instanceof NioEndpoint) {
+                list.add(((NioEndpoint) k.attachment()).connection);
+            }
+        }
+        return list;
+    }
+
+    private void closeListener() {
+        if (listener != null) {
+            try {
+                listener.close();
+            } catch (IOException e) {
+                // the port is released either way
+            }
+        }
+    }
+
+    private void closeEverything() {
+        stopping = true;
+        closeListener();
+        for (HttpConnection c : connections()) {
+            c.close();
+        }
+        Runnable task;
+        while ((task = tasks.poll()) != null) {
+            // Hand-offs that arrived too late: with 'stopping' set, register() closes their channels.
+            try {
+                task.run();
+            } catch (Throwable ignored) {
+                // shutting down
+            }
+        }
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // nothing more to release
+        }
+        ctx.free();
+    }
+}

@@ -1,0 +1,125 @@
+package dev.peregrine.transport.nio;
+
+import dev.peregrine.ServerConfig;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.route.Router;
+import dev.peregrine.transport.Transport;
+import dev.peregrine.transport.TransportServer;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The portable transport: Java NIO selectors, no native code. Each loop binds its own listening
+ * socket with {@code SO_REUSEPORT} so the kernel spreads connections; where the option is missing,
+ * loop 0 accepts for all and hands connections round-robin to the others through their task queues.
+ */
+public final class NioTransport implements Transport {
+    @Override
+    public String name() {
+        return "nio";
+    }
+
+    /** Whether this platform's NIO sockets offer {@code SO_REUSEPORT}. */
+    public static boolean reusePortSupported() {
+        try (ServerSocketChannel probe = ServerSocketChannel.open()) {
+            return probe.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public TransportServer start(ServerConfig config, Router router) throws IOException {
+        int n = config.threads();
+        boolean reusePort = n > 1 && config.reusePort() && reusePortSupported();
+        NioEventLoop[] loops = new NioEventLoop[n];
+        List<ServerSocketChannel> opened = new ArrayList<>();
+        try {
+            InetSocketAddress requested = new InetSocketAddress(config.host(), config.port());
+            int port = -1;
+            for (int i = 0; i < n; i++) {
+                ServerSocketChannel listener = null;
+                if (i == 0 || reusePort) {
+                    listener = ServerSocketChannel.open();
+                    opened.add(listener);
+                    listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                    if (reusePort) {
+                        listener.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+                    }
+                    listener.bind(i == 0 ? requested : new InetSocketAddress(requested.getAddress(), port), config.backlog());
+                    listener.configureBlocking(false);
+                    if (i == 0) {
+                        port = ((InetSocketAddress) listener.getLocalAddress()).getPort();
+                    }
+                }
+                loops[i] = new NioEventLoop(i, new LoopContext(config, router), listener);
+            }
+            if (!reusePort && n > 1) {
+                loops[0].acceptFor(loops);
+            }
+            for (NioEventLoop loop : loops) {
+                loop.start();
+            }
+            return new Running(loops, port);
+        } catch (IOException | RuntimeException e) {
+            for (ServerSocketChannel c : opened) {
+                try {
+                    c.close();
+                } catch (IOException ignored) {
+                    // reporting the first failure
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static final class Running implements TransportServer {
+        private final NioEventLoop[] loops;
+        private final int port;
+
+        Running(NioEventLoop[] loops, int port) {
+            this.loops = loops;
+            this.port = port;
+        }
+
+        @Override
+        public int port() {
+            return port;
+        }
+
+        @Override
+        public List<LoopContext> loops() {
+            List<LoopContext> list = new ArrayList<>();
+            for (NioEventLoop l : loops) {
+                list.add(l.context());
+            }
+            return list;
+        }
+
+        @Override
+        public void close(long graceMillis) {
+            for (NioEventLoop l : loops) {
+                l.beginStop(graceMillis);
+            }
+            for (NioEventLoop l : loops) {
+                boolean interrupted = false;
+                while (true) {
+                    try {
+                        l.thread().join();
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+# Sourced by the scripts: makes sure a JDK (17+) and Maven are there, installing them from Debian's
+# packages when missing and allowed (root with apt-get), and sets JAVA to the java binary in use.
+ensure_tools() {
+  if ! command -v mvn >/dev/null 2>&1 || { [ -z "${JAVA_HOME:-}" ] && ! command -v java >/dev/null 2>&1; }; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      echo "installing maven and a JDK from Debian's packages" >&2
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven openjdk-17-jdk-headless >/dev/null
+    else
+      echo "peregrine: needs Maven 3.8+ and JDK 17+ on PATH (or JAVA_HOME)" >&2
+      exit 1
+    fi
+  fi
+  if [ -n "${JAVA_HOME:-}" ]; then
+    JAVA="$JAVA_HOME/bin/java"
+    export PATH="$JAVA_HOME/bin:$PATH"
+  else
+    JAVA=java
+  fi
+}
+
+# The Temurin 25 JDK installed beside the default one, or nothing.
+find_jdk25() {
+  local d
+  for d in /usr/lib/jvm/temurin-25-jdk-* /usr/lib/jvm/jdk-25* /usr/lib/jvm/java-25-*; do
+    [ -x "$d/bin/java" ] && { echo "$d"; return 0; }
+  done
+  return 1
+}
