@@ -33,6 +33,8 @@ public final class LoopContext {
     final int[] paramStarts = new int[16];
     final int[] paramEnds = new int[16];
     final LoopMetrics metrics = new LoopMetrics();
+    /** Deadlines of this loop's connections (and anything else on the loop), 10 ms resolution. */
+    final TimerWheel timers = new TimerWheel(10, 1024, System.currentTimeMillis());
     private final System.Logger log = System.getLogger("dev.peregrine");
     private long lastMillis;
 
@@ -59,6 +61,22 @@ public final class LoopContext {
     void handlerFailed(Object request, Throwable t) {
         metrics.handlerErrors++;
         log.log(System.Logger.Level.WARNING, "handler failed for " + request + "; answered 500", t);
+    }
+
+    /**
+     * Fires due timers and returns how long the loop may sleep (ms) before the next could fire, or
+     * {@code maxSleepMillis}. Called by the transport once per loop cycle.
+     */
+    public long runTimers(long maxSleepMillis) {
+        long now = System.currentTimeMillis();
+        timers.advance(now);
+        long next = timers.millisToNextTick(now);
+        return next < 0 ? maxSleepMillis : Math.min(next, maxSleepMillis);
+    }
+
+    /** The loop's timer wheel. */
+    public TimerWheel timers() {
+        return timers;
     }
 
     /** The loop's buffer pool. */

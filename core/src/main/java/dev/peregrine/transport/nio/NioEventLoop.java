@@ -102,6 +102,7 @@ final class NioEventLoop implements EventLoop, Runnable {
         try {
             while (true) {
                 runTasks();
+                long sleepMillis = ctx.runTimers(stopping ? 20 : 1000);
                 if (stopping && (ctx.metrics().open() == 0 || System.nanoTime() - stopDeadlineNanos > 0)) {
                     break;
                 }
@@ -110,7 +111,7 @@ final class NioEventLoop implements EventLoop, Runnable {
                     if (!tasks.isEmpty()) {
                         selector.selectNow(onKey);
                     } else {
-                        selector.select(onKey, stopping ? 20 : 1000);
+                        selector.select(onKey, sleepMillis);
                     }
                 } finally {
                     sleeping = false;
