@@ -37,6 +37,7 @@ public final class LoopContext {
     final TimerWheel timers = new TimerWheel(10, 1024, System.currentTimeMillis());
     private final System.Logger log = System.getLogger("dev.peregrine");
     private long lastMillis;
+    private EventLoop eventLoop;
 
     public LoopContext(ServerConfig config, Router router) {
         this.config = config;
@@ -77,6 +78,19 @@ public final class LoopContext {
     /** The loop's timer wheel. */
     public TimerWheel timers() {
         return timers;
+    }
+
+    /** Called once by the transport before the loop runs: the loop this context belongs to. */
+    public void bind(EventLoop loop) {
+        if (eventLoop != null) {
+            throw new IllegalStateException("context already bound to a loop");
+        }
+        eventLoop = loop;
+    }
+
+    /** The loop owning this context: the way back onto the loop thread from any other thread. */
+    public EventLoop eventLoop() {
+        return eventLoop;
     }
 
     /** The loop's buffer pool. */

@@ -58,6 +58,7 @@ final class NioEventLoop implements EventLoop, Runnable {
         this.ctx = ctx;
         this.listener = listener;
         this.selector = Selector.open();
+        ctx.bind(this);
         if (listener != null) {
             listener.register(selector, SelectionKey.OP_ACCEPT, listener);
         }
