@@ -4,6 +4,8 @@ import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.LoopMetrics;
 import dev.peregrine.route.Router;
+import dev.peregrine.tls.TlsConfig;
+import dev.peregrine.tls.TlsContext;
 import dev.peregrine.transport.Transport;
 import dev.peregrine.transport.TransportServer;
 import dev.peregrine.transport.nio.NioTransport;
@@ -11,6 +13,8 @@ import dev.peregrine.transport.nio.NioTransport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A running HTTP/1.1 server.
@@ -25,6 +29,12 @@ import java.time.Duration;
  * }
  * }</pre>
  *
+ * <p><b>HTTPS.</b> {@link Builder#https(int, TlsConfig)} adds a second listener whose connections
+ * speak TLS ({@code dev.peregrine.tls}). It runs as a second, independent set of loops of the same
+ * transport (the same number of threads), sharing only the router: the simplest design that works on
+ * every transport unchanged, since a transport then never has to tell its listeners apart. Each
+ * loop still owns all of its connections, buffers and timers.
+ *
  * <p>{@link #close()} stops accepting, lets responses being written finish within the shutdown grace,
  * closes every connection, stops the loop threads and frees their pooled memory; the port can be bound
  * again at once. Thread: any.
@@ -34,12 +44,18 @@ public final class Server implements AutoCloseable {
 
     private final ServerConfig config;
     private final TransportServer running;
+    /** The HTTPS listener's loops, or null. */
+    private final TransportServer runningTls;
+    private final TlsContext tls;
     private final String transportName;
     private volatile boolean closed;
 
-    private Server(ServerConfig config, TransportServer running, String transportName) {
+    private Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
+                   String transportName) {
         this.config = config;
         this.running = running;
+        this.runningTls = runningTls;
+        this.tls = tls;
         this.transportName = transportName;
     }
 
@@ -51,6 +67,11 @@ public final class Server implements AutoCloseable {
     /** The bound port (the chosen one when the builder asked for port 0). */
     public int port() {
         return running.port();
+    }
+
+    /** The bound HTTPS port, or -1 when the server has no HTTPS listener. */
+    public int httpsPort() {
+        return runningTls == null ? -1 : runningTls.port();
     }
 
     /** The transport serving, e.g. {@code "nio"}. */
@@ -74,7 +95,11 @@ public final class Server implements AutoCloseable {
         long out = 0;
         long lentBuffers = 0;
         long lentBytes = 0;
-        for (LoopContext ctx : running.loops()) {
+        List<LoopContext> loops = new ArrayList<>(running.loops());
+        if (runningTls != null) {
+            loops.addAll(runningTls.loops());
+        }
+        for (LoopContext ctx : loops) {
             LoopMetrics m = ctx.metrics();
             accepted += m.accepted;
             closedCount += m.closed;
@@ -97,6 +122,10 @@ public final class Server implements AutoCloseable {
         }
         closed = true;
         running.close(config.shutdownGraceMillis());
+        if (runningTls != null) {
+            runningTls.close(config.shutdownGraceMillis());
+            tls.close();
+        }
         LOG.log(System.Logger.Level.DEBUG, "Peregrine on port {0} stopped", port());
     }
 
@@ -150,6 +179,8 @@ public final class Server implements AutoCloseable {
         int readBufferSize = 64 * 1024;
         int writeBufferSize = 64 * 1024;
         long shutdownGraceMillis = 5_000;
+        int httpsPort = -1;
+        TlsConfig tlsConfig;
         private final Router.Builder routes = Router.builder();
 
         Builder() {
@@ -161,6 +192,20 @@ public final class Server implements AutoCloseable {
                 throw new IllegalArgumentException("port out of range: " + port);
             }
             this.port = port;
+            return this;
+        }
+
+        /**
+         * Also serves the routes over TLS on {@code port} (0 picks a free one, see
+         * {@link Server#httpsPort()}), with the certificates and settings of {@code tls}. The HTTPS
+         * listener runs its own loops (as many as {@link #threads}), see {@link Server}.
+         */
+        public Builder https(int port, TlsConfig tls) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+            this.httpsPort = port;
+            this.tlsConfig = java.util.Objects.requireNonNull(tls, "tls");
             return this;
         }
 
@@ -290,14 +335,30 @@ public final class Server implements AutoCloseable {
             }
             ServerConfig config = new ServerConfig(this);
             Transport transport = Transports.select(config.transport());
+            // Built before binding, so that a bad key or a missing provider fails before any port is taken.
+            TlsContext tls = tlsConfig == null ? null : TlsContext.create(tlsConfig);
+            Router router = routes.build();
+            TransportServer running = null;
             try {
-                TransportServer running = transport.start(config, routes.build());
-                LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1} ({2} transport, {3} loop{4})",
-                        config.host(), String.valueOf(running.port()), transport.name(),
+                running = transport.start(config, router);
+                TransportServer runningTls = null;
+                if (tls != null) {
+                    runningTls = transport.start(config.forListener(httpsPort, tls), router);
+                }
+                LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1}{2} ({3} transport, {4} loop{5})",
+                        config.host(), String.valueOf(running.port()),
+                        runningTls == null ? "" : ", HTTPS on " + runningTls.port(), transport.name(),
                         String.valueOf(config.threads()), config.threads() == 1 ? "" : "s");
-                return new Server(config, running, transport.name());
+                return new Server(config, running, runningTls, tls, transport.name());
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot start on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+                if (running != null) {
+                    running.close(0);
+                }
+                if (tls != null) {
+                    tls.close();
+                }
+                throw new UncheckedIOException("cannot start on " + config.host() + ":"
+                        + (running == null ? config.port() : httpsPort) + ": " + e.getMessage(), e);
             }
         }
 

@@ -1,5 +1,7 @@
 package dev.peregrine;
 
+import dev.peregrine.loop.EndpointLayer;
+
 /**
  * The settings of one server, fixed at {@link Server.Builder#start()}. Every limit has a default and a
  * builder setting; breaching one gives the status in the table and closes the connection.
@@ -29,6 +31,7 @@ public final class ServerConfig {
     private final int readBufferSize;
     private final int writeBufferSize;
     private final long shutdownGraceMillis;
+    private final EndpointLayer endpointLayer;
 
     ServerConfig(Server.Builder b) {
         host = b.host;
@@ -45,6 +48,31 @@ public final class ServerConfig {
         readBufferSize = b.readBufferSize;
         writeBufferSize = b.writeBufferSize;
         shutdownGraceMillis = b.shutdownGraceMillis;
+        endpointLayer = null;
+    }
+
+    /** A copy for a second listener (the HTTPS port) with its own port and layer. */
+    private ServerConfig(ServerConfig c, int port, EndpointLayer layer) {
+        host = c.host;
+        this.port = port;
+        threads = c.threads;
+        transport = c.transport;
+        reusePort = c.reusePort;
+        backlog = c.backlog;
+        maxRequestLineLength = c.maxRequestLineLength;
+        maxHeadSize = c.maxHeadSize;
+        maxHeaderCount = c.maxHeaderCount;
+        maxBodySize = c.maxBodySize;
+        maxPendingOutput = c.maxPendingOutput;
+        readBufferSize = c.readBufferSize;
+        writeBufferSize = c.writeBufferSize;
+        shutdownGraceMillis = c.shutdownGraceMillis;
+        endpointLayer = layer;
+    }
+
+    /** These settings for another listener: {@code port}, with {@code layer} (TLS) over its sockets. */
+    ServerConfig forListener(int port, EndpointLayer layer) {
+        return new ServerConfig(this, port, layer);
     }
 
     /** Address to bind ({@code "0.0.0.0"} for all IPv4 interfaces). */
@@ -110,6 +138,11 @@ public final class ServerConfig {
     /** Size of each loop's write buffer, bytes. */
     public int writeBufferSize() {
         return writeBufferSize;
+    }
+
+    /** The layer (TLS) between this listener's sockets and their connections; null for plain HTTP. */
+    public EndpointLayer endpointLayer() {
+        return endpointLayer;
     }
 
     /** How long {@link Server#close()} lets responses being written finish, milliseconds. */

@@ -127,7 +127,18 @@ public final class HttpConnection implements OutputSink {
 
     /** The socket can take more of the pending output. */
     public void onWritable() {
-        if (state == CLOSED || state == DRAINING) {
+        if (state == CLOSED) {
+            return;
+        }
+        try {
+            if (!io.flushBuffered()) {
+                return; // the endpoint's own bytes (TLS records) go first, even while draining
+            }
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        if (state == DRAINING) {
             return;
         }
         writePending();

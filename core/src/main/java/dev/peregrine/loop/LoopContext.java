@@ -75,6 +75,22 @@ public final class LoopContext {
         return next < 0 ? maxSleepMillis : Math.min(next, maxSleepMillis);
     }
 
+    /**
+     * Builds the connection for a socket this loop accepted, through the listener's
+     * {@link EndpointLayer} (TLS) when {@link ServerConfig#endpointLayer()} names one. Every transport
+     * calls this instead of constructing {@link HttpConnection} itself. Thread: this loop.
+     */
+    public HttpConnection newConnection(SocketEndpoint socket, EventLoop loop) {
+        EndpointLayer layer = config.endpointLayer();
+        if (layer == null) {
+            return new HttpConnection(this, socket);
+        }
+        LayeredEndpoint endpoint = layer.wrap(socket, this, loop);
+        HttpConnection connection = new HttpConnection(this, endpoint);
+        endpoint.attach(connection);
+        return connection;
+    }
+
     /** The loop's timer wheel. */
     public TimerWheel timers() {
         return timers;

@@ -18,6 +18,15 @@ public interface SocketEndpoint {
     /** Writes what the socket takes now; returns the bytes written (possibly 0). */
     int write(ByteBuffer src) throws IOException;
 
+    /**
+     * Writes bytes the endpoint itself still holds from earlier {@link #write} calls (a TLS layer's
+     * encrypted records); returns whether none remain. A plain socket holds none. The connection calls
+     * this first whenever the socket is writable, and sends nothing of its own until it returns true.
+     */
+    default boolean flushBuffered() throws IOException {
+        return true;
+    }
+
     /** Whether the loop should report readability. */
     void readInterest(boolean on);
 

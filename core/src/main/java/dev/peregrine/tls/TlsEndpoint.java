@@ -1,0 +1,594 @@
+package dev.peregrine.tls;
+
+import dev.peregrine.buffer.BufferPool;
+import dev.peregrine.loop.EventLoop;
+import dev.peregrine.loop.HttpConnection;
+import dev.peregrine.loop.LayeredEndpoint;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.SocketEndpoint;
+import dev.peregrine.loop.Timeout;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * TLS between a transport's socket and one {@link HttpConnection}, driven by a non-blocking
+ * {@link SSLEngine}. The connection sees plaintext: {@link #read} unwraps received records into the
+ * connection's buffer (the loop's read buffer or its lent input buffer), {@link #write} wraps the
+ * connection's batch of responses into records and sends them in one socket write where they fit.
+ *
+ * <pre>
+ *              accept                 handshake done (engine FINISHED)
+ *   HANDSHAKING --------&gt; wrap/unwrap ------------------------------&gt; OPEN --- close_notify in --&gt; EOF (-1)
+ *     |   NEED_TASK: engine tasks run on the TlsContext executor,          |
+ *     |   reads paused; back on the loop through EventLoop.execute         +--- shutdownOutput/close:
+ *     |                                                                          close_notify out
+ *     +-- handshake timeout / bad record / EOF -----------------------------&gt; CLOSED
+ * </pre>
+ *
+ * <p><b>Buffers.</b> Three buffers are lent by the loop's {@link BufferPool}, each only while it holds
+ * bytes: {@code netIn} (ciphertext received, kept only while a record is incomplete), {@code netOut}
+ * (records not yet taken by the socket) and {@code appIn} (plaintext decrypted into a staging buffer
+ * because the connection's buffer had less room than a record, kept until the connection has read it).
+ * An idle TLS connection holds none of them; the engine keeps its own session state.
+ *
+ * <p><b>Reading again without a readiness event.</b> {@link HttpConnection} reads only when the
+ * transport reports the socket readable. After a read this endpoint may still hold input the socket
+ * no longer shows: decrypted bytes that did not fit, whole records behind the ones unwrapped, a
+ * close_notify to report as end of stream, or a socket read that filled {@code netIn} (more may be
+ * waiting, and an edge-triggered transport would not report it again). Then it schedules
+ * {@link HttpConnection#onReadable} once on the loop through {@link EventLoop#execute}
+ * ({@code readAgain}, a {@link Runnable} made once per connection). The same happens when the
+ * connection turns reading back on ({@link #readInterest}) after pausing for backpressure, and when a
+ * handshake step that waited for a delegated task or for the socket to take our flight can go on.
+ *
+ * <p><b>Writing.</b> What {@link #write} reports as written is encrypted; its records may still sit in
+ * {@code netOut} when the socket is full. {@link #flushBuffered} sends them on the next writability
+ * event before the connection writes anything else, and a {@link #shutdownOutput} waits for them
+ * before sending FIN. While records are pending, {@link #write} takes no new bytes, so the
+ * connection's own pending output (and its backpressure) still sees what the peer does not read.
+ *
+ * <p>Client errors (not TLS, truncated records, bad handshakes, stalls) close the connection and are
+ * logged at DEBUG only, on logger {@code dev.peregrine.tls}.
+ *
+ * <p>Thread: the owning loop thread, except that the engine's delegated tasks run on the executor while
+ * {@code taskRunning} is set; the loop does not touch the engine then, and the executor hands the
+ * engine back through {@link EventLoop#execute} (whose queue orders the two).
+ */
+final class TlsEndpoint extends Timeout implements LayeredEndpoint {
+    private static final System.Logger LOG = System.getLogger("dev.peregrine.tls");
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    /** Most plaintext one {@link #write} encrypts into one send buffer before writing, bytes. */
+    private static final int MAX_BATCH = 64 * 1024;
+
+    private final SocketEndpoint socket;
+    private final SSLEngine engine;
+    private final LoopContext ctx;
+    private final BufferPool pool;
+    private final EventLoop loop;
+    private final Executor executor;
+    private final Runnable readAgain = this::readAgain;
+    private final Runnable runTasks = this::runTasks;
+    private final Runnable tasksDone = this::tasksDone;
+    private HttpConnection connection;
+
+    /** Ciphertext received and not yet unwrapped, in read mode; null when none. */
+    private ByteBuffer netIn;
+    /** Records wrapped and not yet written, in read mode; null when none. */
+    private ByteBuffer netOut;
+    /** Plaintext unwrapped but not yet read by the connection, in read mode; null when none. */
+    private ByteBuffer appIn;
+    private int packetSize;
+    private int appSize;
+
+    private boolean handshaking = true;
+    /** The last unwrap needed more bytes than {@code netIn} holds (an incomplete record). */
+    private boolean needInput;
+    /** The last socket read filled {@code netIn}: the socket may hold more. */
+    private boolean lastFillFull;
+    private boolean taskRunning;
+    private boolean readWanted = true;
+    private boolean writeWanted;
+    /** End of input: the peer's close_notify or the socket's EOF. */
+    private boolean inputEnded;
+    private boolean outputClosed;
+    /** FIN is owed once {@code netOut} is written. */
+    private boolean finPending;
+    private boolean readAgainScheduled;
+    private boolean closed;
+
+    TlsEndpoint(SocketEndpoint socket, SSLEngine engine, LoopContext ctx, EventLoop loop, Executor executor,
+                long handshakeTimeoutMillis) {
+        this.socket = socket;
+        this.engine = engine;
+        this.ctx = ctx;
+        this.pool = ctx.pool();
+        this.loop = loop;
+        this.executor = executor;
+        this.packetSize = engine.getSession().getPacketBufferSize();
+        this.appSize = engine.getSession().getApplicationBufferSize();
+        ctx.timers().schedule(this, handshakeTimeoutMillis, System.currentTimeMillis());
+        try {
+            engine.beginHandshake(); // so that NOT_HANDSHAKING later means "done"
+        } catch (SSLException e) {
+            throw new IllegalStateException("TLS engine refused to start: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void attach(HttpConnection connection) {
+        this.connection = connection;
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        if (closed) {
+            return -1;
+        }
+        if (taskRunning) {
+            return 0;
+        }
+        try {
+            int n = readPlaintext(dst);
+            releaseEmpty();
+            return n;
+        } catch (SSLException e) {
+            fail(e);
+            throw e;
+        } catch (RuntimeException e) {
+            // A provider may throw unchecked exceptions on malformed input: still the client's fault.
+            fail(e);
+            throw new IOException(e);
+        }
+    }
+
+    /** Runs the engine until {@code dst} has plaintext, the socket has nothing more, or the engine waits. */
+    private int readPlaintext(ByteBuffer dst) throws IOException {
+        int produced = drainStaged(dst);
+        boolean more = false;
+        while (true) {
+            SSLEngineResult.HandshakeStatus hs = engine.getHandshakeStatus();
+            if (hs == SSLEngineResult.HandshakeStatus.NEED_TASK) {
+                startTasks();
+                break;
+            }
+            if (hs == SSLEngineResult.HandshakeStatus.NEED_WRAP) {
+                if (!wrapHandshake()) {
+                    break; // the socket is full: flushBuffered resumes the handshake
+                }
+                continue;
+            }
+            if (handshaking && hs == SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING) {
+                handshakeFinished();
+            }
+            if (inputEnded) {
+                break;
+            }
+            if (!dst.hasRemaining() || (appIn != null && appIn.hasRemaining())) {
+                more = true;
+                break;
+            }
+            if (netIn == null || !netIn.hasRemaining() || needInput) {
+                if (produced > 0 && !lastFillFull) {
+                    break; // the socket was drained by the last read: no read that would return 0
+                }
+                int r = fill();
+                if (r < 0) {
+                    if (handshaking || (netIn != null && netIn.hasRemaining())) {
+                        LOG.log(System.Logger.Level.DEBUG, "TLS: {0} closed mid-{1}", socket.remoteAddress(),
+                                handshaking ? "handshake" : "record");
+                    }
+                    inputEnded = true;
+                    break;
+                }
+                if (r == 0) {
+                    break;
+                }
+            }
+            produced += unwrapOnce(dst);
+        }
+        if (produced > 0) {
+            if (more || inputEnded || hasBufferedInput()) {
+                scheduleReadAgain();
+            }
+            return produced;
+        }
+        return inputEnded ? -1 : 0;
+    }
+
+    /** One unwrap of {@code netIn}, straight into {@code dst} when a record fits, else through {@code appIn}. */
+    private int unwrapOnce(ByteBuffer dst) throws SSLException {
+        boolean direct = dst.remaining() >= appSize;
+        ByteBuffer target = direct ? dst : staging();
+        SSLEngineResult r = engine.unwrap(netIn, target);
+        switch (r.getStatus()) {
+            case BUFFER_UNDERFLOW:
+                needInput = true;
+                break;
+            case BUFFER_OVERFLOW:
+                // The session's sizes changed (e.g. after the handshake): take the new ones and retry.
+                appSize = Math.max(appSize + 1, engine.getSession().getApplicationBufferSize());
+                if (!direct && appIn.capacity() < appSize) {
+                    pool.release(appIn);
+                    appIn = null;
+                }
+                break;
+            case CLOSED:
+                inputEnded = true; // close_notify (RFC 8446 section 6.1): end of stream
+                break;
+            default:
+                break;
+        }
+        if (r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.FINISHED) {
+            handshakeFinished();
+        }
+        if (direct) {
+            return r.bytesProduced();
+        }
+        if (appIn != null) {
+            appIn.flip();
+            return drainStaged(dst);
+        }
+        return 0;
+    }
+
+    /** {@code appIn} emptied and in write mode, lent if needed. */
+    private ByteBuffer staging() {
+        if (appIn == null) {
+            appIn = pool.acquire(appSize);
+        }
+        appIn.clear();
+        return appIn;
+    }
+
+    /** Copies staged plaintext into {@code dst}, as much as fits. */
+    private int drainStaged(ByteBuffer dst) {
+        if (appIn == null || !appIn.hasRemaining()) {
+            return 0;
+        }
+        int n = Math.min(appIn.remaining(), dst.remaining());
+        dst.put(dst.position(), appIn, appIn.position(), n);
+        dst.position(dst.position() + n);
+        appIn.position(appIn.position() + n);
+        return n;
+    }
+
+    /** Reads ciphertext from the socket into {@code netIn}; returns what the socket returned. */
+    private int fill() throws IOException {
+        if (netIn == null) {
+            netIn = pool.acquire(packetSize);
+            netIn.limit(0);
+        }
+        netIn.compact();
+        if (!netIn.hasRemaining()) {
+            if (netIn.capacity() >= 4 * packetSize) {
+                throw new SSLException("record larger than any TLS record");
+            }
+            ByteBuffer bigger = pool.acquire(netIn.capacity() * 2);
+            netIn.flip();
+            bigger.put(netIn);
+            pool.release(netIn);
+            netIn = bigger;
+        }
+        int room = netIn.remaining();
+        int r;
+        try {
+            r = socket.read(netIn);
+        } finally {
+            netIn.flip();
+        }
+        lastFillFull = r == room;
+        if (r > 0) {
+            needInput = false;
+        }
+        return r;
+    }
+
+    private boolean hasBufferedInput() {
+        return (appIn != null && appIn.hasRemaining()) || (netIn != null && netIn.hasRemaining() && !needInput)
+                || lastFillFull;
+    }
+
+    private void scheduleReadAgain() {
+        if (!readAgainScheduled) {
+            readAgainScheduled = true;
+            loop.execute(readAgain);
+        }
+    }
+
+    /** On the loop: another read for input this endpoint holds but the socket does not show. */
+    private void readAgain() {
+        readAgainScheduled = false;
+        if (!closed && readWanted) {
+            connection.onReadable();
+        }
+    }
+
+    // ---------------------------------------------------------------- handshake
+
+    /** Wraps a handshake message and sends it; false if the socket did not take all of it. */
+    private boolean wrapHandshake() throws IOException {
+        SSLEngineResult r = wrapInto(EMPTY);
+        if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
+            flushNet();
+            throw new SSLException("TLS engine closed during the handshake");
+        }
+        if (r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.FINISHED) {
+            handshakeFinished();
+        }
+        boolean sent = flushNet();
+        updateWriteInterest();
+        return sent;
+    }
+
+    private void handshakeFinished() {
+        if (handshaking) {
+            handshaking = false;
+            ctx.timers().cancel(this);
+            packetSize = engine.getSession().getPacketBufferSize();
+            appSize = engine.getSession().getApplicationBufferSize();
+        }
+    }
+
+    /** Hands the engine's delegated tasks to the executor; reading pauses until they are done. */
+    private void startTasks() throws SSLException {
+        taskRunning = true;
+        socket.readInterest(false);
+        try {
+            executor.execute(runTasks);
+        } catch (RejectedExecutionException e) {
+            taskRunning = false;
+            throw new SSLException("TLS task executor stopped");
+        }
+    }
+
+    /** On the executor: runs every delegated task, then gives the engine back to the loop. */
+    private void runTasks() {
+        try {
+            Runnable task;
+            while ((task = engine.getDelegatedTask()) != null) {
+                task.run(); // failures surface from the next wrap/unwrap on the loop
+            }
+        } finally {
+            loop.execute(tasksDone);
+        }
+    }
+
+    /** On the loop: the engine is ours again; continue the handshake. */
+    private void tasksDone() {
+        taskRunning = false;
+        if (closed) {
+            return;
+        }
+        socket.readInterest(readWanted);
+        connection.onReadable();
+    }
+
+    /** The handshake timer: a client that does not finish in time is closed. */
+    @Override
+    protected void onTimeout() {
+        if (handshaking && !closed) {
+            LOG.log(System.Logger.Level.DEBUG, "TLS: handshake with {0} timed out", socket.remoteAddress());
+            connection.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- writing
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        if (closed || outputClosed) {
+            throw new IOException("TLS output closed");
+        }
+        if (!flushNet()) {
+            updateWriteInterest();
+            return 0;
+        }
+        int consumed = 0;
+        try {
+            while (src.hasRemaining()) {
+                if (netOut != null && netOut.capacity() - netOut.remaining() < packetSize && !flushNet()) {
+                    break; // the socket is full; the rest stays with the connection
+                }
+                SSLEngineResult r = wrapInto(src);
+                consumed += r.bytesConsumed();
+                if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
+                    throw new IOException("TLS output closed");
+                }
+                if (r.getStatus() == SSLEngineResult.Status.OK && r.bytesConsumed() == 0 && r.bytesProduced() == 0) {
+                    break; // the engine wants something else first (a post-handshake message): next read
+                }
+            }
+            flushNet();
+        } catch (SSLException e) {
+            fail(e);
+            throw e;
+        }
+        updateWriteInterest();
+        return consumed;
+    }
+
+    /** Wraps from {@code src} into {@code netOut} (lent and grown as needed). */
+    private SSLEngineResult wrapInto(ByteBuffer src) throws SSLException {
+        while (true) {
+            if (netOut == null) {
+                int want = Math.min(src.remaining(), MAX_BATCH);
+                netOut = pool.acquire(Math.max(packetSize, want + (want / 16384 + 1) * (packetSize - 16384)));
+                netOut.limit(0);
+            }
+            netOut.compact();
+            SSLEngineResult r;
+            try {
+                r = engine.wrap(src, netOut);
+            } finally {
+                netOut.flip();
+            }
+            if (r.getStatus() != SSLEngineResult.Status.BUFFER_OVERFLOW) {
+                return r;
+            }
+            packetSize = Math.max(packetSize, engine.getSession().getPacketBufferSize());
+            ByteBuffer bigger = pool.acquire(Math.max(netOut.capacity() * 2, netOut.remaining() + packetSize));
+            bigger.put(netOut);
+            bigger.flip();
+            pool.release(netOut);
+            netOut = bigger;
+        }
+    }
+
+    /** Writes {@code netOut}; true when it is empty (and returned to the pool). */
+    private boolean flushNet() throws IOException {
+        if (netOut == null) {
+            return true;
+        }
+        if (netOut.hasRemaining()) {
+            socket.write(netOut);
+            if (netOut.hasRemaining()) {
+                return false;
+            }
+        }
+        pool.release(netOut);
+        netOut = null;
+        return true;
+    }
+
+    @Override
+    public boolean flushBuffered() throws IOException {
+        if (closed) {
+            return true;
+        }
+        boolean done = flushNet();
+        if (done) {
+            if (finPending) {
+                finPending = false;
+                socket.shutdownOutput();
+            }
+            if (handshaking && !taskRunning) {
+                scheduleReadAgain(); // the handshake waited for the socket to take our flight
+            }
+        }
+        updateWriteInterest();
+        return done;
+    }
+
+    private void updateWriteInterest() {
+        socket.writeInterest(writeWanted || (netOut != null && netOut.hasRemaining()));
+    }
+
+    @Override
+    public void readInterest(boolean on) {
+        readWanted = on;
+        socket.readInterest(on && !taskRunning);
+        if (on && !taskRunning && hasBufferedInput()) {
+            scheduleReadAgain();
+        }
+    }
+
+    @Override
+    public void writeInterest(boolean on) {
+        writeWanted = on;
+        updateWriteInterest();
+    }
+
+    // ---------------------------------------------------------------- closing
+
+    /** Sends close_notify (RFC 8446 section 6.1), then FIN once every record before it is written. */
+    @Override
+    public void shutdownOutput() {
+        if (closed) {
+            return;
+        }
+        try {
+            sendCloseNotify();
+            if (flushNet()) {
+                socket.shutdownOutput();
+            } else {
+                finPending = true;
+                updateWriteInterest();
+            }
+        } catch (IOException e) {
+            socket.shutdownOutput(); // the peer is gone; the close that follows cleans up
+        }
+    }
+
+    private void sendCloseNotify() {
+        if (outputClosed || taskRunning) {
+            return;
+        }
+        outputClosed = true;
+        engine.closeOutbound();
+        try {
+            for (int i = 0; i < 4 && !engine.isOutboundDone(); i++) {
+                if (wrapInto(EMPTY).bytesProduced() == 0) {
+                    break;
+                }
+            }
+        } catch (SSLException e) {
+            // nothing more to say to this peer
+        }
+    }
+
+    /** After a TLS error: logs it at DEBUG and tries to send the alert the engine prepared. */
+    private void fail(Exception e) {
+        LOG.log(System.Logger.Level.DEBUG, "TLS: closing {0}: {1}", socket.remoteAddress(), e.toString());
+        if (taskRunning || closed) {
+            return;
+        }
+        try {
+            outputClosed = true;
+            if (engine.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NEED_WRAP) {
+                wrapInto(EMPTY);
+            }
+            flushNet();
+        } catch (IOException | RuntimeException ignored) {
+            // best effort only
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (!handshaking) {
+            sendCloseNotify();
+            try {
+                flushNet(); // best effort: the connection is going away either way
+            } catch (IOException ignored) {
+                // the peer is gone
+            }
+        }
+        closed = true;
+        ctx.timers().cancel(this);
+        pool.release(netIn);
+        pool.release(netOut);
+        pool.release(appIn);
+        netIn = null;
+        netOut = null;
+        appIn = null;
+        socket.close();
+    }
+
+    private void releaseEmpty() {
+        if (netIn != null && !netIn.hasRemaining()) {
+            pool.release(netIn);
+            netIn = null;
+        }
+        if (appIn != null && !appIn.hasRemaining()) {
+            pool.release(appIn);
+            appIn = null;
+        }
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return socket.remoteAddress();
+    }
+}
