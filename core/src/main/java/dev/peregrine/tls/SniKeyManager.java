@@ -43,11 +43,19 @@ final class SniKeyManager extends X509ExtendedKeyManager {
     private String choose(String keyType, SSLSession handshake) {
         String name = requestedHostName(handshake);
         if (name != null) {
+            boolean named = false;
             for (int i = 0; i < identities.size(); i++) {
                 TlsConfig.Identity id = identities.get(i);
-                if (fits(id, keyType) && matches(id.serverNames(), name)) {
-                    return Integer.toString(i);
+                if (matches(id.serverNames(), name)) {
+                    named = true;
+                    if (fits(id, keyType)) {
+                        return Integer.toString(i);
+                    }
                 }
+            }
+            if (named) {
+                // The named identity has another key type: the provider asks again with its next one.
+                return null;
             }
         }
         for (int i = 0; i < identities.size(); i++) {

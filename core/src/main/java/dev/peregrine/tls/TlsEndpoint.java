@@ -66,6 +66,9 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     /** Most plaintext one {@link #write} encrypts into one send buffer before writing, bytes. */
     private static final int MAX_BATCH = 64 * 1024;
+    private static final int WRAP_SENT = 0;
+    private static final int WRAP_BLOCKED = 1;
+    private static final int WRAP_CLOSED = 2;
 
     private final SocketEndpoint socket;
     private final SSLEngine engine;
@@ -161,8 +164,15 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
                 break;
             }
             if (hs == SSLEngineResult.HandshakeStatus.NEED_WRAP) {
-                if (!wrapHandshake()) {
+                int w = wrapForEngine();
+                if (w == WRAP_BLOCKED) {
                     break; // the socket is full: flushBuffered resumes the handshake
+                }
+                if (w == WRAP_CLOSED) {
+                    if (handshaking) {
+                        throw new SSLException("TLS handshake ended by the engine");
+                    }
+                    break; // our close_notify answering theirs is on its way
                 }
                 continue;
             }
@@ -192,6 +202,10 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
                 if (r == 0) {
                     break;
                 }
+            }
+            if (produced > 0 && mayBeAlert()) {
+                more = true; // answered on the next read, after the connection has used the data
+                break;
             }
             produced += unwrapOnce(dst);
         }
@@ -238,6 +252,23 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
             return drainStaged(dst);
         }
         return 0;
+    }
+
+    /**
+     * Whether the next record in {@code netIn} may be an alert, such as close_notify: a TLS 1.2 alert
+     * record (content type 21), or a record too short to carry more than a few bytes (a TLS 1.3 alert
+     * is hidden behind content type 23, RFC 8446 section 5.2). Such a record is left for the next
+     * read once this read has produced data. Bouncy Castle answers close_notify by closing its output
+     * at once (no TLS 1.3 half-close), so unwrapping it together with a request would leave that
+     * request's response nowhere to go; deferring costs at most one more read.
+     */
+    private boolean mayBeAlert() {
+        int p = netIn.position();
+        if (netIn.limit() - p < 5) {
+            return false;
+        }
+        int length = (netIn.get(p + 3) & 0xff) << 8 | (netIn.get(p + 4) & 0xff);
+        return netIn.get(p) == 21 || length <= 64;
     }
 
     /** {@code appIn} emptied and in write mode, lent if needed. */
@@ -314,19 +345,29 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
 
     // ---------------------------------------------------------------- handshake
 
-    /** Wraps a handshake message and sends it; false if the socket did not take all of it. */
-    private boolean wrapHandshake() throws IOException {
+    /**
+     * Wraps what the engine wants to send by itself (a handshake flight, a session ticket, the
+     * close_notify answering the peer's) and sends it: {@link #WRAP_SENT}, {@link #WRAP_BLOCKED} when
+     * the socket did not take all of it, or {@link #WRAP_CLOSED} when the engine's output is done.
+     */
+    private int wrapForEngine() throws IOException {
         SSLEngineResult r = wrapInto(EMPTY);
-        if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
-            flushNet();
-            throw new SSLException("TLS engine closed during the handshake");
-        }
         if (r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.FINISHED) {
             handshakeFinished();
         }
+        boolean closedNow = r.getStatus() == SSLEngineResult.Status.CLOSED || engine.isOutboundDone();
+        if (closedNow) {
+            outputClosed = true;
+        }
         boolean sent = flushNet();
         updateWriteInterest();
-        return sent;
+        if (closedNow) {
+            return WRAP_CLOSED;
+        }
+        if (!sent) {
+            return WRAP_BLOCKED;
+        }
+        return r.bytesProduced() == 0 ? WRAP_CLOSED : WRAP_SENT;
     }
 
     private void handshakeFinished() {

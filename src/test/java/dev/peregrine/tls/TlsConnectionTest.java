@@ -1,0 +1,131 @@
+package dev.peregrine.tls;
+
+import dev.peregrine.Server;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import javax.net.ssl.SSLSocket;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.cert.X509Certificate;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** One TLS connection at a time, seen closely: ALPN, SNI, pipelining, close_notify both ways. */
+class TlsConnectionTest {
+    private static final DevCertificate RSA = DevCertificate.generate("RSA", "rsa.example");
+    private static final DevCertificate EC = DevCertificate.generate("EC", "*.ec.example");
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
+    void alpnSelectsHttp11(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = TlsTesting.start(transport, TlsTesting.tls(provider).build())) {
+            for (String version : new String[]{"TLSv1.3", "TLSv1.2"}) {
+                try (SSLSocket s = TlsTesting.connect(server.httpsPort(), version, null)) {
+                    assertEquals("http/1.1", s.getApplicationProtocol()); // the client offered h2 first
+                    assertEquals(version, s.getSession().getProtocol());
+                    s.getOutputStream().write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    assertTrue(TlsTesting.readResponse(s.getInputStream()).endsWith("\r\n\r\nHello, World!"));
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
+    void sniChoosesTheCertificate(String transport, TlsConfig.Provider provider) throws Exception {
+        TlsConfig tls = TlsTesting.tls(provider)
+                .identity(RSA.chain(), RSA.privateKey(), "rsa.example")
+                .identity(EC.chain(), EC.privateKey(), "*.ec.example")
+                .build();
+        X509Certificate[] trusted = {TlsTesting.CERT.certificate(), RSA.certificate(), EC.certificate()};
+        try (Server server = TlsTesting.start(transport, tls)) {
+            for (String version : new String[]{"TLSv1.3", "TLSv1.2"}) {
+                assertEquals(RSA.certificate(), peer(server, version, "rsa.example", trusted));
+                assertEquals(EC.certificate(), peer(server, version, "api.ec.example", trusted));
+                assertEquals(TlsTesting.CERT.certificate(), peer(server, version, "localhost", trusted));
+                assertEquals(TlsTesting.CERT.certificate(), peer(server, version, "unknown.example", trusted));
+                assertEquals(TlsTesting.CERT.certificate(), peer(server, version, "deep.api.ec.example", trusted));
+            }
+        }
+    }
+
+    private static X509Certificate peer(Server server, String version, String name, X509Certificate[] trusted) throws Exception {
+        // Host names other than localhost are not in the certificates' SANs the JDK client checks only
+        // for HTTPS endpoint identification, which a bare SSLSocket does not turn on.
+        try (SSLSocket s = TlsTesting.connect(server.httpsPort(), version, name, trusted)) {
+            return (X509Certificate) s.getSession().getPeerCertificates()[0];
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
+    void pipelinedRequestsInOneRecordAndByteByByte(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = TlsTesting.start(transport, TlsTesting.tls(provider).build());
+             SSLSocket s = TlsTesting.connect(server.httpsPort(), "TLSv1.3", null)) {
+            StringBuilder batch = new StringBuilder();
+            for (int i = 0; i < 20; i++) {
+                batch.append("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n");
+                batch.append("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nhello");
+            }
+            OutputStream out = s.getOutputStream();
+            out.write(batch.toString().getBytes(StandardCharsets.US_ASCII)); // one record
+            InputStream in = s.getInputStream();
+            for (int i = 0; i < 20; i++) {
+                assertTrue(TlsTesting.readResponse(in).endsWith("Hello, World!"));
+                assertTrue(TlsTesting.readResponse(in).endsWith("hello"));
+            }
+            byte[] one = "GET /json HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+            for (byte b : one) {
+                out.write(b); // one record per byte
+            }
+            assertTrue(TlsTesting.readResponse(in).endsWith("{\"message\":\"Hello, World!\"}"));
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
+    void serverSendsCloseNotifyAfterConnectionClose(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = TlsTesting.start(transport, TlsTesting.tls(provider).build())) {
+            for (String version : new String[]{"TLSv1.3", "TLSv1.2"}) {
+                try (EngineClient c = new EngineClient(server.httpsPort(), TlsTesting.clientContext(TlsTesting.CERT.certificate()), version)) {
+                    c.send("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+                    String all = c.readToEnd();
+                    assertEquals(2, all.split("Hello, World!", -1).length - 1, all);
+                    assertTrue(c.closeNotifyReceived(), "no close_notify before EOF");
+                }
+            }
+            awaitNoOpenConnections(server);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
+    void clientCloseNotifyEndsTheConnection(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = TlsTesting.start(transport, TlsTesting.tls(provider).build())) {
+            for (String version : new String[]{"TLSv1.3", "TLSv1.2"}) {
+                try (EngineClient c = new EngineClient(server.httpsPort(), TlsTesting.clientContext(TlsTesting.CERT.certificate()), version)) {
+                    c.send("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n");
+                    c.sendCloseNotify(); // the socket stays open: only the TLS alert says "end"
+                    String all = c.readToEnd();
+                    assertTrue(all.endsWith("Hello, World!"), all);
+                    assertTrue(c.closeNotifyReceived(), "the server did not answer with close_notify " + version);
+                }
+            }
+            awaitNoOpenConnections(server);
+            assertEquals(0, server.metrics().lentBuffers);
+        }
+    }
+
+    static void awaitNoOpenConnections(Server server) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (server.metrics().open != 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        assertEquals(0, server.metrics().open, "connections left open");
+    }
+}
