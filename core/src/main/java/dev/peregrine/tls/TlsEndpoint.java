@@ -79,6 +79,11 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     private final Runnable readAgain = this::readAgain;
     private final Runnable runTasks = this::runTasks;
     private final Runnable tasksDone = this::tasksDone;
+    /**
+     * The one buffer of a wrap or unwrap: the array forms of those calls, because the single-buffer
+     * forms allocate a {@code ByteBuffer[]} per call. Holds a reference only during the call.
+     */
+    private final ByteBuffer[] one = new ByteBuffer[1];
     private HttpConnection connection;
 
     /** Ciphertext received and not yet unwrapped, in read mode; null when none. */
@@ -222,7 +227,13 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     private int unwrapOnce(ByteBuffer dst) throws SSLException {
         boolean direct = dst.remaining() >= appSize;
         ByteBuffer target = direct ? dst : staging();
-        SSLEngineResult r = engine.unwrap(netIn, target);
+        one[0] = target;
+        SSLEngineResult r;
+        try {
+            r = engine.unwrap(netIn, one, 0, 1);
+        } finally {
+            one[0] = null;
+        }
         switch (r.getStatus()) {
             case BUFFER_UNDERFLOW:
                 needInput = true;
@@ -467,9 +478,11 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
             }
             netOut.compact();
             SSLEngineResult r;
+            one[0] = src;
             try {
-                r = engine.wrap(src, netOut);
+                r = engine.wrap(one, 0, 1, netOut);
             } finally {
+                one[0] = null;
                 netOut.flip();
             }
             if (r.getStatus() != SSLEngineResult.Status.BUFFER_OVERFLOW) {
