@@ -2,8 +2,14 @@ package dev.peregrine.examples;
 
 import dev.peregrine.Handler;
 import dev.peregrine.Server;
+import dev.peregrine.tls.DevCertificate;
+import dev.peregrine.tls.TlsConfig;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * The TechEmpower-style app: {@code GET /plaintext}, {@code GET /json} and {@code POST /echo}. These
@@ -11,8 +17,13 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  *   java -jar examples/target/peregrine-examples.jar [--port N] [--threads N]
- *   (or the PORT and THREADS environment variables; flags win)
+ *        [--https-port N [--tls-cert chain.pem --tls-key key.pem] [--tls-provider jdk|bc]]
+ *   (or the PORT, THREADS and HTTPS_PORT environment variables; flags win)
  * </pre>
+ * With {@code --https-port} the same routes are also served over TLS on that port: with the PEM
+ * certificate chain and PKCS#8 key given, or else with a self-signed development certificate for
+ * localhost made at start, whose PEM is written to a temporary file named in the log (for
+ * {@code curl --cacert}).
  * SIGTERM or Ctrl-C closes the server gracefully.
  */
 public final class PlaintextApp {
@@ -51,8 +62,64 @@ public final class PlaintextApp {
         }
         int port = intSetting(args, "--port", "PORT", 8080);
         int threads = intSetting(args, "--threads", "THREADS", Runtime.getRuntime().availableProcessors());
-        Server server = routes(Server.builder().port(port).threads(threads)).start();
+        int httpsPort = intSetting(args, "--https-port", "HTTPS_PORT", -1);
+        Server.Builder builder = routes(Server.builder().port(port).threads(threads));
+        if (httpsPort >= 0) {
+            builder.https(httpsPort, tlsConfig(args));
+        }
+        Server server = builder.start();
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "peregrine-shutdown"));
+    }
+
+    /** The TLS settings from {@code --tls-cert}, {@code --tls-key} and {@code --tls-provider}. */
+    public static TlsConfig tlsConfig(String[] args) {
+        String cert = stringSetting(args, "--tls-cert");
+        String key = stringSetting(args, "--tls-key");
+        String provider = stringSetting(args, "--tls-provider");
+        TlsConfig.Builder tls = TlsConfig.builder();
+        if (provider != null) {
+            switch (provider) {
+                case "jdk":
+                    tls.provider(TlsConfig.Provider.JDK);
+                    break;
+                case "bc":
+                    tls.provider(TlsConfig.Provider.BOUNCY_CASTLE);
+                    break;
+                default:
+                    System.err.println("peregrine: --tls-provider must be jdk or bc, got '" + provider + "'");
+                    System.exit(2);
+            }
+        }
+        if (cert != null && key != null) {
+            return tls.pem(Path.of(cert), Path.of(key)).build();
+        }
+        if (cert != null || key != null) {
+            System.err.println("peregrine: --tls-cert and --tls-key go together");
+            System.exit(2);
+        }
+        DevCertificate dev = DevCertificate.generate();
+        try {
+            Path pem = Files.createTempFile("peregrine-dev-cert", ".pem");
+            dev.writeCertificate(pem);
+            pem.toFile().deleteOnExit();
+            System.getLogger("dev.peregrine").log(System.Logger.Level.INFO,
+                    "HTTPS uses a self-signed development certificate for localhost: " + pem);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return tls.identity(dev.chain(), dev.privateKey()).build();
+    }
+
+    static String stringSetting(String[] args, String flag) {
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals(flag) && i + 1 < args.length) {
+                return args[i + 1];
+            }
+            if (args[i].startsWith(flag + "=")) {
+                return args[i].substring(flag.length() + 1);
+            }
+        }
+        return null;
     }
 
     static int intSetting(String[] args, String flag, String env, int fallback) {
