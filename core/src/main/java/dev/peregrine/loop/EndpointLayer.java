@@ -14,10 +14,10 @@ public interface EndpointLayer {
      * constructor and then told its connection through {@link LayeredEndpoint#attach}.
      *
      * @param socket the transport's endpoint for the accepted socket
-     * @param ctx the owning loop's context (buffer pool, timers)
-     * @param loop the owning loop, for work that must come back to it from other threads
+     * @param ctx the owning loop's context (buffer pool, timers, and {@link LoopContext#eventLoop()}
+     *            for work that must come back to the loop from other threads)
      */
-    LayeredEndpoint wrap(SocketEndpoint socket, LoopContext ctx, EventLoop loop);
+    LayeredEndpoint wrap(SocketEndpoint socket, LoopContext ctx);
 
     /** Releases what the layer holds (threads, keys) once every loop using it has stopped. Thread: any. */
     void close();

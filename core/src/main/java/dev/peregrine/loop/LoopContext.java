@@ -80,12 +80,12 @@ public final class LoopContext {
      * {@link EndpointLayer} (TLS) when {@link ServerConfig#endpointLayer()} names one. Every transport
      * calls this instead of constructing {@link HttpConnection} itself. Thread: this loop.
      */
-    public HttpConnection newConnection(SocketEndpoint socket, EventLoop loop) {
+    public HttpConnection newConnection(SocketEndpoint socket) {
         EndpointLayer layer = config.endpointLayer();
         if (layer == null) {
             return new HttpConnection(this, socket);
         }
-        LayeredEndpoint endpoint = layer.wrap(socket, this, loop);
+        LayeredEndpoint endpoint = layer.wrap(socket, this);
         HttpConnection connection = new HttpConnection(this, endpoint);
         endpoint.attach(connection);
         return connection;

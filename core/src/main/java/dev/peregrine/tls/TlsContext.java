@@ -1,7 +1,6 @@
 package dev.peregrine.tls;
 
 import dev.peregrine.loop.EndpointLayer;
-import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.LayeredEndpoint;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.SocketEndpoint;
@@ -86,8 +85,8 @@ public final class TlsContext implements EndpointLayer {
     }
 
     @Override
-    public LayeredEndpoint wrap(SocketEndpoint socket, LoopContext ctx, EventLoop loop) {
-        return new TlsEndpoint(socket, newEngine(), ctx, loop, tasks, config.handshakeTimeoutMillis());
+    public LayeredEndpoint wrap(SocketEndpoint socket, LoopContext ctx) {
+        return new TlsEndpoint(socket, newEngine(), ctx, tasks, config.handshakeTimeoutMillis());
     }
 
     public TlsConfig config() {

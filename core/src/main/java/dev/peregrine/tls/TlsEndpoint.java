@@ -111,13 +111,12 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     private boolean readAgainScheduled;
     private boolean closed;
 
-    TlsEndpoint(SocketEndpoint socket, SSLEngine engine, LoopContext ctx, EventLoop loop, Executor executor,
-                long handshakeTimeoutMillis) {
+    TlsEndpoint(SocketEndpoint socket, SSLEngine engine, LoopContext ctx, Executor executor, long handshakeTimeoutMillis) {
         this.socket = socket;
         this.engine = engine;
         this.ctx = ctx;
         this.pool = ctx.pool();
-        this.loop = loop;
+        this.loop = ctx.eventLoop();
         this.executor = executor;
         this.packetSize = engine.getSession().getPacketBufferSize();
         this.appSize = engine.getSession().getApplicationBufferSize();

@@ -196,7 +196,7 @@ final class NioEventLoop implements EventLoop, Runnable {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             SelectionKey key = ch.register(selector, SelectionKey.OP_READ);
             NioEndpoint endpoint = new NioEndpoint(ch, key);
-            endpoint.connection = ctx.newConnection(endpoint, this);
+            endpoint.connection = ctx.newConnection(endpoint);
             key.attach(endpoint);
         } catch (IOException e) {
             try {
