@@ -120,6 +120,59 @@ class TlsConnectionTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
+    void badRequestOverTlsGets400ThenCloseNotify(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = TlsTesting.start(transport, TlsTesting.tls(provider).build());
+             EngineClient c = new EngineClient(server.httpsPort(), TlsTesting.clientContext(TlsTesting.CERT.certificate()), "TLSv1.3")) {
+            c.send("GET /plaintext HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n");
+            String all = c.readToEnd();
+            assertTrue(all.startsWith("HTTP/1.1 400 "), all);
+            assertTrue(c.closeNotifyReceived(), "no close_notify after the error response");
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
+    void manyConnectionsAtOnceOnTwoLoops(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = dev.peregrine.examples.PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0)
+                .threads(2).transport(transport).https(0, TlsTesting.tls(provider).build()).start()) {
+            int clients = 24;
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(clients);
+            try {
+                java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+                byte[] body = new byte[100_000];
+                java.util.Arrays.fill(body, (byte) 'x');
+                for (int i = 0; i < clients; i++) {
+                    String version = i % 2 == 0 ? "TLSv1.3" : "TLSv1.2";
+                    done.add(pool.submit(() -> {
+                        try (SSLSocket s = TlsTesting.connect(server.httpsPort(), version, null)) {
+                            OutputStream out = s.getOutputStream();
+                            InputStream in = s.getInputStream();
+                            for (int r = 0; r < 10; r++) {
+                                out.write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                                assertTrue(TlsTesting.readResponse(in).endsWith("Hello, World!"));
+                                out.write(("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n")
+                                        .getBytes(StandardCharsets.US_ASCII));
+                                out.write(body);
+                                String echo = TlsTesting.readResponse(in);
+                                assertEquals(body.length, echo.length() - echo.indexOf("\r\n\r\n") - 4);
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (java.util.concurrent.Future<?> f : done) {
+                    f.get(120, TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            awaitNoOpenConnections(server);
+            assertEquals(0, server.metrics().lentBuffers);
+        }
+    }
+
     static void awaitNoOpenConnections(Server server) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (server.metrics().open != 0 && System.nanoTime() < deadline) {

@@ -33,9 +33,21 @@ final class TlsTesting {
     private TlsTesting() {
     }
 
-    /** Transports the TLS tests run on. Add "epoll" here once that transport is in. */
+    private static final List<String> TRANSPORTS = availableTransports();
+
+    /** Transports the TLS tests run on: NIO, and epoll wherever that transport exists and runs. */
     static List<String> transports() {
-        return List.of("nio");
+        return TRANSPORTS;
+    }
+
+    private static List<String> availableTransports() {
+        List<String> list = new ArrayList<>(List.of("nio"));
+        try (Server probe = Server.builder().transport("epoll").host("127.0.0.1").port(0).threads(1).start()) {
+            list.add("epoll");
+        } catch (IllegalStateException | java.io.UncheckedIOException e) {
+            // no epoll transport in this build or on this machine
+        }
+        return List.copyOf(list);
     }
 
     /** transport × provider. */
