@@ -120,12 +120,12 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         this.executor = executor;
         this.packetSize = engine.getSession().getPacketBufferSize();
         this.appSize = engine.getSession().getApplicationBufferSize();
-        ctx.timers().schedule(this, handshakeTimeoutMillis, System.currentTimeMillis());
         try {
             engine.beginHandshake(); // so that NOT_HANDSHAKING later means "done"
         } catch (SSLException e) {
             throw new IllegalStateException("TLS engine refused to start: " + e.getMessage(), e);
         }
+        ctx.timers().schedule(this, handshakeTimeoutMillis, System.currentTimeMillis());
     }
 
     @Override
