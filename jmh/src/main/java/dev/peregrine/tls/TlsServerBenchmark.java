@@ -63,8 +63,9 @@ import java.util.concurrent.TimeUnit;
  * client (a blocking JDK {@link SSLSocket} on the benchmark thread), keep-alive ({@code depth=1}) and
  * pipelined ({@code depth=16}).
  *
- * <p>Besides the time per round trip, the trial prints the <b>server loop thread's CPU time per
- * request</b> (ThreadMXBean), which is the figure to compare: the client's cost is the same for both.
+ * <p>Besides the time per round trip, the trial prints the <b>server loop thread's CPU time and heap
+ * allocation per request</b> (ThreadMXBean), the figures to compare: the client's cost is the same for
+ * both, and {@code -prof gc} would count the client's allocation too.
  * Run on a quiet machine, e.g.
  * {@code java -jar jmh/target/benchmarks.jar TlsServerBenchmark -prof gc}.
  */
@@ -98,6 +99,7 @@ public class TlsServerBenchmark {
     private final byte[] buf = new byte[64 * 1024];
     private long requests;
     private long serverCpuStart;
+    private long serverAllocStart;
 
     @Setup(Level.Trial)
     public void start() throws Exception {
@@ -133,6 +135,7 @@ public class TlsServerBenchmark {
         roundTrip(); // the loop thread now exists and has served once
         requests = 0;
         serverCpuStart = serverCpuNanos();
+        serverAllocStart = serverAllocatedBytes();
     }
 
     private int startNetty() throws Exception {
@@ -206,9 +209,10 @@ public class TlsServerBenchmark {
     @TearDown(Level.Trial)
     public void stop() throws Exception {
         long cpu = serverCpuNanos() - serverCpuStart;
+        long allocated = serverAllocatedBytes() - serverAllocStart;
         if (requests > 0) {
-            System.out.printf("%n%s %s depth=%d: server loop CPU %.0f ns/request over %d requests%n",
-                    server, protocol, depth, cpu / (double) requests, requests);
+            System.out.printf("%n%s %s depth=%d: server loop CPU %.0f ns/request, heap %.0f B/request, over %d requests%n",
+                    server, protocol, depth, cpu / (double) requests, allocated / (double) requests, requests);
         }
         socket.close();
         if (peregrine != null) {
@@ -220,19 +224,34 @@ public class TlsServerBenchmark {
         }
     }
 
-    /** CPU time of the serving loop thread (Peregrine's HTTPS loop or Netty's loop). */
+    /** CPU time of the serving loop threads (Peregrine's loops or Netty's loop), nanoseconds. */
     private long serverCpuNanos() {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        String prefix = peregrine != null ? "peregrine-" : "netty-loop";
         long sum = 0;
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith(prefix) && !t.getName().startsWith("peregrine-tls-task")) {
-                long ns = mx.getThreadCpuTime(t.getId());
-                if (ns > 0) {
-                    sum += ns;
-                }
-            }
+        for (Thread t : serverThreads()) {
+            sum += Math.max(0, mx.getThreadCpuTime(t.getId()));
         }
         return sum;
+    }
+
+    /** Heap allocated by the serving loop threads, bytes ({@code -prof gc} would add the client's). */
+    private long serverAllocatedBytes() {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (Thread t : serverThreads()) {
+            sum += Math.max(0, mx.getThreadAllocatedBytes(t.getId()));
+        }
+        return sum;
+    }
+
+    private java.util.List<Thread> serverThreads() {
+        String prefix = peregrine != null ? "peregrine-" : "netty-loop";
+        java.util.List<Thread> list = new java.util.ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(prefix) && !t.getName().startsWith("peregrine-tls-task")) {
+                list.add(t);
+            }
+        }
+        return list;
     }
 }
