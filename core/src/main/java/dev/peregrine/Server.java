@@ -69,9 +69,15 @@ public final class Server implements AutoCloseable {
         return running.port();
     }
 
-    /** The bound HTTPS port, or -1 when the server has no HTTPS listener. */
+    /**
+     * The bound HTTPS port: the {@link Builder#https} listener's, or {@link #port()} when the main port
+     * speaks TLS ({@link Builder#tls}); -1 when the server serves no HTTPS.
+     */
     public int httpsPort() {
-        return runningTls == null ? -1 : runningTls.port();
+        if (runningTls != null) {
+            return runningTls.port();
+        }
+        return tls != null ? running.port() : -1;
     }
 
     /** The transport serving, e.g. {@code "nio"}. */
@@ -124,6 +130,8 @@ public final class Server implements AutoCloseable {
         running.close(config.shutdownGraceMillis());
         if (runningTls != null) {
             runningTls.close(config.shutdownGraceMillis());
+        }
+        if (tls != null) {
             tls.close();
         }
         LOG.log(System.Logger.Level.DEBUG, "Peregrine on port {0} stopped", port());
@@ -181,6 +189,8 @@ public final class Server implements AutoCloseable {
         long shutdownGraceMillis = 5_000;
         int httpsPort = -1;
         TlsConfig tlsConfig;
+        /** Whether {@link #tls} made the main port speak TLS (then there is no second listener). */
+        boolean tlsOnMainPort;
         private final Router.Builder routes = Router.builder();
 
         Builder() {
@@ -206,6 +216,18 @@ public final class Server implements AutoCloseable {
             }
             this.httpsPort = port;
             this.tlsConfig = java.util.Objects.requireNonNull(tls, "tls");
+            this.tlsOnMainPort = false;
+            return this;
+        }
+
+        /**
+         * Makes the main {@link #port} speak TLS instead of plain HTTP: an HTTPS-only server with one
+         * set of loops. Replaces an earlier {@link #https} setting.
+         */
+        public Builder tls(TlsConfig tls) {
+            this.tlsConfig = java.util.Objects.requireNonNull(tls, "tls");
+            this.tlsOnMainPort = true;
+            this.httpsPort = -1;
             return this;
         }
 
@@ -340,14 +362,15 @@ public final class Server implements AutoCloseable {
             Router router = routes.build();
             TransportServer running = null;
             try {
-                running = transport.start(config, router);
+                running = transport.start(tlsOnMainPort ? config.forListener(config.port(), tls) : config, router);
                 TransportServer runningTls = null;
-                if (tls != null) {
+                if (tls != null && !tlsOnMainPort) {
                     runningTls = transport.start(config.forListener(httpsPort, tls), router);
                 }
                 LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1}{2} ({3} transport, {4} loop{5})",
                         config.host(), String.valueOf(running.port()),
-                        runningTls == null ? "" : ", HTTPS on " + runningTls.port(), transport.name(),
+                        runningTls != null ? ", HTTPS on " + runningTls.port() : tlsOnMainPort ? " (HTTPS)" : "",
+                        transport.name(),
                         String.valueOf(config.threads()), config.threads() == 1 ? "" : "s");
                 return new Server(config, running, runningTls, tls, transport.name());
             } catch (IOException e) {

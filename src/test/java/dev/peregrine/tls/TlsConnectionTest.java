@@ -173,6 +173,23 @@ class TlsConnectionTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
+    void httpsOnlyServerSpeaksTlsOnItsMainPort(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = dev.peregrine.examples.PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0)
+                .threads(1).transport(transport).tls(TlsTesting.tls(provider).build()).start()) {
+            assertEquals(server.port(), server.httpsPort());
+            try (SSLSocket s = TlsTesting.connect(server.port(), "TLSv1.3", null)) {
+                s.getOutputStream().write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertTrue(TlsTesting.readResponse(s.getInputStream()).endsWith("Hello, World!"));
+            }
+            try (java.net.Socket plain = TlsTesting.plain(server.port())) {
+                plain.getOutputStream().write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertTrue(TlsTesting.closedByServer(plain), "plain HTTP on the TLS port was not closed");
+            }
+        }
+    }
+
     static void awaitNoOpenConnections(Server server) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (server.metrics().open != 0 && System.nanoTime() < deadline) {
