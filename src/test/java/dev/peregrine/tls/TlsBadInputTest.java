@@ -28,7 +28,8 @@ class TlsBadInputTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
     void badClientsAreClosedAndOthersUnaffected(String transport, TlsConfig.Provider provider) throws Exception {
-        TlsConfig tls = TlsTesting.tls(provider).handshakeTimeout(Duration.ofSeconds(2)) // short for the stalls, long for a loaded machine.build();
+        // short enough for the stalls below, long enough for healthy handshakes on a loaded machine
+        TlsConfig tls = TlsTesting.tls(provider).handshakeTimeout(Duration.ofSeconds(2)).build();
         try (Server server = TlsTesting.start(transport, tls);
              SSLSocket healthy = TlsTesting.connect(server.httpsPort(), "TLSv1.3", null)) {
             int port = server.httpsPort();
