@@ -49,6 +49,7 @@ public final class HeadParser {
     private static final long HTTP_1_0 = Ascii.packLong("HTTP/1.0");
     private static final long DEL = Swar.broadcast(0x7F);
     private static final long QUESTION = Swar.broadcast('?');
+    private static final long HASH = Swar.broadcast('#');
     private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
 
     private static final byte[] HOST = Ascii.bytes("host");
@@ -134,7 +135,8 @@ public final class HeadParser {
         while (true) {
             if (p + 8 <= end) {
                 long w = b.getLong(p);
-                long special = Swar.lessMask(w, 0x21) | (w & HIGH_BITS) | Swar.equalMask(w, DEL) | Swar.equalMask(w, QUESTION);
+                long special = Swar.lessMask(w, 0x21) | (w & HIGH_BITS) | Swar.equalMask(w, DEL) | Swar.equalMask(w, QUESTION)
+                        | Swar.equalMask(w, HASH);
                 if (special == 0) {
                     p += 8;
                     continue;
