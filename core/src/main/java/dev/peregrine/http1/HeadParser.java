@@ -204,11 +204,14 @@ public final class HeadParser {
 
         // ---- header fields ----
         while (true) {
-            if (end - p < 2) {
+            if (p >= end) {
                 return needMoreInHeaders(start, end);
             }
             int c = b.get(p) & 0xFF;
             if (c == '\r') {
+                if (p + 1 >= end) {
+                    return needMoreInHeaders(start, end);
+                }
                 if (b.get(p + 1) != '\n') {
                     return -400;
                 }
