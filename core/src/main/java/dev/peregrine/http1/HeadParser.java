@@ -173,11 +173,11 @@ public final class HeadParser {
         p++;
 
         // ---- HTTP-version CRLF ----
-        if (end - p < 10) {
-            return needMoreInRequestLine(start, end);
-        }
         if (p - start + 8 > maxRequestLine) {
             return -414;
+        }
+        if (end - p < 10) {
+            return NEED_MORE; // the line's length is known to fit: only its version and CRLF are missing
         }
         long v = b.getLong(p);
         if (v == HTTP_1_1) {
