@@ -29,8 +29,8 @@ import java.nio.ByteBuffer;
  *   <tr><td>whitespace between field name and colon, empty name</td><td>400</td><td>RFC 9112 §5.1</td></tr>
  *   <tr><td>obs-fold (a line starting with SP or HTAB)</td><td>400</td><td>RFC 9112 §5.2</td></tr>
  *   <tr><td>Content-Length not digits, or conflicting values</td><td>400</td><td>RFC 9112 §6.3</td></tr>
- *   <tr><td>Transfer-Encoding with Content-Length, in HTTP/1.0, or not ending in chunked</td><td>400</td><td>RFC 9112 §6.1, §6.3</td></tr>
- *   <tr><td>a transfer coding other than chunked</td><td>501</td><td>RFC 9112 §6.1</td></tr>
+ *   <tr><td>Transfer-Encoding with Content-Length, in HTTP/1.0, empty, with chunked twice or chunked not last</td><td>400</td><td>RFC 9112 §6.1, §6.3</td></tr>
+ *   <tr><td>otherwise, a transfer coding other than chunked ({@code gzip}, {@code gzip, chunked})</td><td>501</td><td>RFC 9112 §6.1</td></tr>
  *   <tr><td>HTTP/1.1 without Host, or more than one Host</td><td>400</td><td>RFC 9112 §3.2</td></tr>
  *   <tr><td>Expect other than 100-continue</td><td>417</td><td>RFC 9110 §10.1.1</td></tr>
  *   <tr><td>CONNECT (no tunnelling here)</td><td>501</td><td>RFC 9110 §9.3.6</td></tr>
@@ -317,11 +317,14 @@ public final class HeadParser {
             if (r.version == 10 || r.contentLength >= 0) {
                 return -400; // RFC 9112 §6.1 (1.0 framing in doubt), §6.3 item 3 (both present: smuggling)
             }
-            if (teUnknown) {
-                return -501;
+            if (teChunkedSeen && !teChunkedLast || teChunkedTwice) {
+                return -400; // RFC 9112 §6.3 item 4: chunked must be the final coding (a MUST), applied once
             }
-            if (!teChunkedLast || teChunkedTwice) {
-                return -400; // RFC 9112 §6.3 item 4: chunked must be the final coding, applied once
+            if (teUnknown) {
+                return -501; // RFC 9112 §6.1: a coding we do not implement
+            }
+            if (!teChunkedLast) {
+                return -400; // an empty Transfer-Encoding
             }
             r.chunked = true;
         }
