@@ -163,6 +163,9 @@ public final class HeadParser {
         if (targetEnd == targetStart) {
             return -400;
         }
+        if (r.method == Methods.CONNECT) {
+            return -501; // before the target's form: CONNECT's authority-form is no form we accept
+        }
         int pathEndIndex = r.queryStart < 0 ? targetEnd : r.queryStart - 1;
         int status = classifyTarget(b, targetStart, pathEndIndex, r);
         if (status != 0) {
@@ -195,9 +198,6 @@ public final class HeadParser {
             return -400;
         }
         p += 10;
-        if (r.method == Methods.CONNECT) {
-            return -501;
-        }
         if (r.asteriskForm && r.method != Methods.OPTIONS) {
             return -400;
         }
