@@ -373,7 +373,10 @@ public final class HttpConnection implements OutputSink {
             output = pool.acquire(n);
             outputStart = 0;
             outputEnd = 0;
-        } else if (output.capacity() - outputEnd < n) {
+        }
+        // writePending left the limit at the old end; absolute puts are bounded by the limit.
+        output.limit(output.capacity());
+        if (output.capacity() - outputEnd < n) {
             int pending = outputEnd - outputStart;
             if (pending + n <= output.capacity()) {
                 output.put(0, output, outputStart, pending);
