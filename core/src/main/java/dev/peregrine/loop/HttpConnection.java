@@ -112,7 +112,7 @@ public final class HttpConnection implements OutputSink {
                 n = io.read(buf);
             }
             if (n < 0) {
-                close();
+                endOfInput();
                 return;
             }
             if (n == 0) {
@@ -123,6 +123,21 @@ public final class HttpConnection implements OutputSink {
         } catch (IOException e) {
             close();
         }
+    }
+
+    /**
+     * The peer sent FIN. A half-closed peer may still be reading (RFC 9112 §9.6 lets a client close
+     * its sending side after its last request), so responses already queued are written first; the
+     * connection closes once they are out. An incomplete request is dropped.
+     */
+    private void endOfInput() {
+        if (output == null) {
+            close();
+            return;
+        }
+        state = CLOSING;
+        releaseInput();
+        io.readInterest(false);
     }
 
     /** The socket can take more of the pending output. */
