@@ -226,4 +226,24 @@ class ExchangeTest extends ServerTestBase {
             assertEquals("host=example x=yes count=2 keepAlive=true version=HTTP/1.1", Wire.read(s.getInputStream()).text());
         }
     }
+
+    @Test
+    void aClientThatHalfClosesAfterItsRequestsStillGetsEveryResponse() throws Exception {
+        // Pending output stays below the read-pause limit, so the server does read the client's FIN
+        // while 16 MiB of responses are still queued for it.
+        try (dev.peregrine.Server roomy = factory.start(b -> b.maxPendingOutput(64 << 20));
+             Socket s = new Socket()) {
+            s.setReceiveBufferSize(4096);
+            s.setSoTimeout(Wire.READ_TIMEOUT_MS);
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", roomy.port()));
+            s.getOutputStream().write(Wire.bytes(("GET /big HTTP/1.1\r\n" + HOST + "\r\n").repeat(8)));
+            s.shutdownOutput();
+            Await.until(() -> roomy.metrics().requests == 8, () -> "requests not all handled: " + roomy.metrics());
+            InputStream in = s.getInputStream();
+            for (int i = 0; i < 8; i++) {
+                assertArrayEquals(TestRoutes.BIG, Wire.read(in).body, "response " + i);
+            }
+            assertEquals(-1, in.read());
+        }
+    }
 }
