@@ -53,4 +53,27 @@ class SwarTest {
         assertEquals(Ascii.packLong("abc\rdefg"), b.getLong(0));
         assertEquals(0x4141_4141_4141_4141L, Swar.broadcast('A'));
     }
+
+    private static boolean alnumDash(int c) {
+        return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-';
+    }
+
+    @Test
+    void notAlnumDashMaskIsExactInEveryLane() {
+        SplittableRandom rnd = new SplittableRandom(9);
+        for (int n = 0; n < 100_000; n++) {
+            long w = rnd.nextLong();
+            if (n < 256 * 8) {
+                // every byte value in every lane, among letters
+                w = Ascii.packLong("abcdefgh") & ~(0xFFL << (8 * (n / 256))) | (long) (n % 256) << (8 * (n / 256));
+            }
+            long mask = Swar.notAlnumDashMask(w);
+            for (int i = 0; i < 8; i++) {
+                int c = (int) (w >>> (8 * i)) & 0xFF;
+                boolean marked = (mask >>> (8 * i + 7) & 1) != 0;
+                assertEquals(!alnumDash(c), marked, "byte " + c + " in lane " + i + " of " + Long.toHexString(w));
+            }
+            assertEquals(0, mask & ~0x8080_8080_8080_8080L);
+        }
+    }
 }
