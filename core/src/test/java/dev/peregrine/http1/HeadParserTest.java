@@ -104,6 +104,62 @@ class HeadParserTest {
         }
     }
 
+    /**
+     * Property over mutated corpus requests (fixed seed): whatever the bytes, a prefix gives either
+     * NEED_MORE or the very result of the whole input, and continuing after NEED_MORE gives that result.
+     */
+    @Test
+    void anySplitOfAnyInputGivesTheUnsplitResult() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(2026);
+        List<Corpus.Entry> seeds = new java.util.ArrayList<>(Corpus.valid());
+        seeds.addAll(Corpus.invalid());
+        byte[] specials = {'\r', '\n', ' ', '\t', ':', ';', '0', 'a', 'F', 0, 0x7F, (byte) 0x80, '/', '?', '#', ',', '-'};
+        for (int n = 0; n < 3000; n++) {
+            byte[] in = seeds.get(rnd.nextInt(seeds.size())).bytes.clone();
+            int edits = 1 + rnd.nextInt(3);
+            for (int e = 0; e < edits; e++) {
+                int at = rnd.nextInt(in.length);
+                byte v = specials[rnd.nextInt(specials.length)];
+                switch (rnd.nextInt(3)) {
+                    case 0:
+                        in[at] = v;
+                        break;
+                    case 1:
+                        in = java.util.Arrays.copyOf(in, in.length + 1);
+                        System.arraycopy(in, at, in, at + 1, in.length - at - 1);
+                        in[at] = v;
+                        break;
+                    default:
+                        if (in.length > 1) {
+                            System.arraycopy(in, at + 1, in, at, in.length - at - 1);
+                            in = java.util.Arrays.copyOf(in, in.length - 1);
+                        }
+                        break;
+                }
+            }
+            int len = in.length;
+            Framer whole = new Framer(MAX_BODY);
+            int expected = whole.frame(Framer.bufferOf(in, len), len);
+            String snapshot = expected > 0 ? whole.snapshot() : null;
+            String input = new String(in, java.nio.charset.StandardCharsets.ISO_8859_1);
+            for (int k = 0; k < len; k++) {
+                Framer f = new Framer(MAX_BODY);
+                ByteBuffer b = Framer.buffer(len);
+                b.put(0, in, 0, k);
+                int first = f.frame(b, k);
+                if (first == HeadParser.NEED_MORE) {
+                    b.put(k, in, k, len - k);
+                    first = f.frame(b, len);
+                }
+                int at = k;
+                assertEquals(expected, first, () -> "split at " + at + " of " + input);
+                if (expected > 0) {
+                    assertEquals(snapshot, f.snapshot(), () -> "split at " + at + " of " + input);
+                }
+            }
+        }
+    }
+
     // ---- what the view records ----
 
     @Test
