@@ -193,6 +193,10 @@ class ExchangeTest extends ServerTestBase {
         assertEquals(200, r.statusCode());
         assertEquals("application/octet-stream", r.headers().firstValue("Content-Type").orElseThrow());
         assertArrayEquals(body, r.body());
+        // chunked (the JDK client's framing for a body of unknown length)
+        HttpResponse<String> digest = CLIENT.send(HttpRequest.newBuilder(URI.create(url("/digest")))
+                .PUT(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(Integer.toString(Arrays.hashCode(body)), digest.body());
         // and on a raw socket, followed by a pipelined request that must still be answered
         try (Socket s = connect()) {
             ByteArrayOutputStream req = new ByteArrayOutputStream();
@@ -244,6 +248,25 @@ class ExchangeTest extends ServerTestBase {
                 assertArrayEquals(TestRoutes.BIG, Wire.read(in).body, "response " + i);
             }
             assertEquals(-1, in.read());
+        }
+    }
+
+    @Test
+    void aPipelineCutAtRandomPlacesAcrossWrites() throws Exception {
+        byte[] wire = Wire.bytes(MIXED);
+        SplittableRandom rnd = new SplittableRandom(11);
+        for (int round = 0; round < 30; round++) {
+            try (Socket s = connect()) {
+                OutputStream out = s.getOutputStream();
+                int at = 0;
+                while (at < wire.length) {
+                    int n = Math.min(wire.length - at, 1 + rnd.nextInt(round % 2 == 0 ? 8 : 120));
+                    out.write(wire, at, n);
+                    out.flush();
+                    at += n;
+                }
+                assertMixedAnswers(s.getInputStream());
+            }
         }
     }
 }

@@ -59,4 +59,27 @@ class ServerLifecycleTest {
             }
         }
     }
+
+    @Test
+    void withoutReusePortOneLoopAcceptsForAll() throws Exception {
+        try (Server server = factory.start(b -> b.reusePort(false))) {
+            java.util.List<Socket> sockets = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 64; i++) {
+                    Socket s = Wire.connect(server.port());
+                    sockets.add(s);
+                    s.getOutputStream().write(Wire.bytes("GET /users/" + i + "/posts/r HTTP/1.1\r\nHost: x\r\n\r\n"));
+                }
+                for (int i = 0; i < 64; i++) {
+                    assertEquals("id=" + i + " slug=r", Wire.read(sockets.get(i).getInputStream()).text());
+                }
+            } finally {
+                for (Socket s : sockets) {
+                    s.close();
+                }
+            }
+            Await.until(() -> server.metrics().open == 0, () -> "still open: " + server.metrics());
+            assertEquals(64, server.metrics().accepted);
+        }
+    }
 }
