@@ -27,7 +27,8 @@ class ServerLifecycleTest {
 
     @Test
     void closeFinishesResponsesBeingWrittenAndClosesIdleConnections() throws Exception {
-        Server server = factory.start(b -> b.maxPendingOutput(64 << 20));
+        // A long grace: a loaded machine may take a while to push 8 MiB through a 4 KiB receive window.
+        Server server = factory.start(b -> b.maxPendingOutput(64 << 20).shutdownGrace(java.time.Duration.ofSeconds(60)));
         try (Socket busy = new Socket(); Socket idle = Wire.connect(server.port())) {
             busy.setReceiveBufferSize(4096);
             busy.setSoTimeout(Wire.READ_TIMEOUT_MS);
