@@ -298,7 +298,9 @@ public final class HttpConnection implements OutputSink {
         }
         boolean decoding = chunked != null && chunked.active();
         int keep = decoding ? chunked.compactedLength(pos, end) : end - pos;
-        int want = Math.max(awaitBytes, keep + 1);
+        // Memory follows the bytes that arrived, not the Content-Length a client announced (a head
+        // alone must not reserve megabytes); onReadable grows the buffer as the body comes in.
+        int want = Math.max(Math.min(awaitBytes, ctx.config.readBufferSize()), keep + 1);
         if (buf == input && input.capacity() >= want) {
             if (decoding) {
                 inputEnd = chunked.compactInto(input, pos, end, input);
