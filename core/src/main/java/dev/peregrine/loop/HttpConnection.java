@@ -145,13 +145,10 @@ public final class HttpConnection implements OutputSink {
         if (state == CLOSED || state == DRAINING) {
             return;
         }
+        boolean wasPaused = readPaused;
         writePending();
-        if (output == null && readPaused && state == OPEN) {
-            readPaused = false;
-            io.readInterest(true);
-            if (input != null) {
-                process(input, 0, inputEnd);
-            }
+        if (wasPaused && !readPaused && state == OPEN && input != null) {
+            process(input, 0, inputEnd); // requests that arrived while reading was paused
         }
     }
 
@@ -427,6 +424,10 @@ public final class HttpConnection implements OutputSink {
             io.writeInterest(false);
             if (state == CLOSING) {
                 startDraining();
+            } else if (readPaused && state == OPEN) {
+                // Resumed here, wherever the output drained: also mid-batch, when no OP_WRITE follows.
+                readPaused = false;
+                io.readInterest(true);
             }
         } else {
             io.writeInterest(true);
