@@ -269,4 +269,20 @@ class ExchangeTest extends ServerTestBase {
             }
         }
     }
+
+    @Test
+    void readingResumesWhereverThePendingOutputDrains() throws Exception {
+        // A tiny pending-output limit pauses reading during every large response; the output often
+        // drains while the same batch is still being encoded, and reading must resume then too.
+        try (dev.peregrine.Server tight = factory.start(b -> b.maxPendingOutput(16 * 1024)); Socket s = Wire.connect(tight.port())) {
+            InputStream in = s.getInputStream();
+            for (int round = 0; round < 6; round++) {
+                s.getOutputStream().write(Wire.bytes(("GET /big HTTP/1.1\r\n" + HOST + "\r\n").repeat(2)));
+                assertArrayEquals(TestRoutes.BIG, Wire.read(in).body);
+                assertArrayEquals(TestRoutes.BIG, Wire.read(in).body);
+                s.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
+                assertEquals("Hello, World!", Wire.read(in).text(), "round " + round);
+            }
+        }
+    }
 }

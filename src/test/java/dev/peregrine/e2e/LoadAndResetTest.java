@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Many connections at once and clients that vanish mid-request: afterwards the server still answers,
@@ -83,5 +84,34 @@ class LoadAndResetTest extends ServerTestBase {
         }
         Await.until(() -> server.metrics().open == 0, () -> "connections left open: " + server.metrics());
         awaitNoLentBuffers(server);
+    }
+
+    @Test
+    void aDeclaredBodyReservesNoMemoryBeforeItArrives() throws IOException {
+        // Heads announcing 8 MiB bodies that never come must not make the server reserve 8 MiB each.
+        int clients = 32;
+        List<Socket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < clients; i++) {
+                Socket s = connect();
+                sockets.add(s);
+                s.getOutputStream().write(Wire.bytes("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 8000000\r\n\r\nfirst bytes"));
+            }
+            Await.until(() -> server.metrics().lentBuffers == clients, () -> "not all buffered: " + server.metrics());
+            long lent = server.metrics().lentBytes;
+            assertTrue(lent <= clients * 64L * 1024, "lent " + lent + " bytes for " + clients + " bodies of 11 bytes so far");
+            // and the bodies still complete
+            Socket first = sockets.get(0);
+            byte[] rest = new byte[8_000_000 - 11];
+            java.util.Arrays.fill(rest, (byte) 'r');
+            first.getOutputStream().write(rest);
+            Wire.Response r = Wire.read(first.getInputStream());
+            assertEquals(8_000_000, r.body.length);
+        } finally {
+            for (Socket s : sockets) {
+                s.close();
+            }
+        }
+        assertServerHealthyAndIdle();
     }
 }
