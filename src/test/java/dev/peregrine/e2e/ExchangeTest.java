@@ -285,4 +285,30 @@ class ExchangeTest extends ServerTestBase {
             }
         }
     }
+
+    @Test
+    void aPipelineLargerThanTheReadAndWriteBuffers() throws Exception {
+        // 3000 requests (~190 KiB) span several 64 KiB reads; their answers (~400 KiB) several write buffers.
+        StringBuilder batch = new StringBuilder();
+        for (int i = 0; i < 3000; i++) {
+            batch.append(i % 3 == 0 ? "GET /users/" + i + "/posts/big HTTP/1.1\r\n" + HOST + "\r\n"
+                    : i % 3 == 1 ? "POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: " + Integer.toString(i).length() + "\r\n\r\n" + i
+                    : "POST /echo HTTP/1.1\r\n" + HOST + "Transfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(Integer.toString(i).length()) + "\r\n" + i + "\r\n0\r\n\r\n");
+        }
+        try (Socket s = connect()) {
+            Thread writer = new Thread(() -> {
+                try {
+                    s.getOutputStream().write(Wire.bytes(batch.toString()));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            writer.start();
+            InputStream in = new java.io.BufferedInputStream(s.getInputStream());
+            for (int i = 0; i < 3000; i++) {
+                assertEquals(i % 3 == 0 ? "id=" + i + " slug=big" : Integer.toString(i), Wire.read(in).text(), "response " + i);
+            }
+            writer.join();
+        }
+    }
 }
