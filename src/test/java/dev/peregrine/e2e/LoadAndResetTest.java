@@ -38,6 +38,8 @@ class LoadAndResetTest extends ServerTestBase {
                 assertEquals("id=" + i + " slug=c", Wire.read(sockets.get(i).getInputStream()).text());
             }
             Await.until(() -> server.metrics().open == CONNECTIONS, () -> "all open at once: " + server.metrics());
+            // 2000 idle keep-alive connections own no buffer at all
+            Await.until(() -> server.metrics().lentBuffers == 0, () -> "idle connections hold buffers: " + server.metrics());
         } finally {
             for (Socket s : sockets) {
                 s.close();

@@ -106,4 +106,20 @@ class RejectionTest extends ServerTestBase {
             }
         }
     }
+
+    @Test
+    void limitsFollowTheirSettings() throws IOException {
+        try (Server small = factory.start(b -> b.maxRequestLineLength(100).maxHeadSize(512).maxHeaderCount(5))) {
+            String line100 = "GET /" + "a".repeat(100 - 14) + " HTTP/1.1";
+            assertEquals(100, line100.length());
+            try (Socket s = Wire.connect(small.port())) {
+                s.getOutputStream().write(Wire.bytes(line100 + "\r\nHost: x\r\n" + "X: y\r\n".repeat(4) + "\r\n"));
+                assertEquals(404, Wire.read(s.getInputStream()).status, "at every limit exactly: accepted");
+            }
+            assertRejected(small, Wire.bytes("GET /a" + line100.substring(5) + "\r\nHost: x\r\n\r\n"), 414, "101-byte request line");
+            assertRejected(small, Wire.bytes("GET / HTTP/1.1\r\nHost: x\r\nX: " + "v".repeat(500) + "\r\n\r\n"), 431, "head over 512 bytes");
+            assertRejected(small, Wire.bytes("GET / HTTP/1.1\r\nHost: x\r\n" + "X: y\r\n".repeat(5) + "\r\n"), 431, "6 fields");
+            awaitNoLentBuffers(small);
+        }
+    }
 }

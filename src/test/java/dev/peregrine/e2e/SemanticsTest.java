@@ -130,6 +130,11 @@ class SemanticsTest extends ServerTestBase {
     }
 
     @Test
+    void remoteAddressIsThePeers() throws Exception {
+        assertEquals("127.0.0.1", once("GET /remote HTTP/1.1\r\nHost: x\r\n\r\n", false).text());
+    }
+
+    @Test
     void theDefaultJdkClientsH2cUpgradeOfferIsIgnored() throws Exception {
         HttpClient h2 = HttpClient.newHttpClient();
         HttpResponse<String> r = h2.send(HttpRequest.newBuilder(URI.create(url("/plaintext"))).build(), HttpResponse.BodyHandlers.ofString());

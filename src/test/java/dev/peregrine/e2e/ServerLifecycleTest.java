@@ -52,6 +52,8 @@ class ServerLifecycleTest {
         }
         assertEquals(0, server.metrics().lentBuffers);
         assertEquals(0, server.metrics().open);
+        org.junit.jupiter.api.Assertions.assertThrows(java.net.ConnectException.class, () -> Wire.connect(server.port()).close(),
+                "a closed server accepts nothing");
         try (Server again = factory.start(b -> b.port(server.port()))) {
             assertEquals(server.port(), again.port(), "the port is free again at once");
             try (Socket s = Wire.connect(again.port())) {

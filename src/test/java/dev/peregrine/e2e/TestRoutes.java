@@ -29,6 +29,7 @@ final class TestRoutes {
                 })
                 .get("/headers", (req, res) -> res.text("host=" + req.header("HOST") + " x=" + req.headerView("x-test")
                         + " count=" + req.headerCount() + " keepAlive=" + req.keepAlive() + " version=" + req.version()))
+                .get("/remote", (req, res) -> res.text(req.remoteAddress().getAddress().getHostAddress()))
                 .post("/length", (req, res) -> res.text(Integer.toString(req.bodyLength())))
                 .put("/digest", (req, res) -> res.text(Integer.toString(Arrays.hashCode(req.bodyBytes()))))
                 .get("/big", (req, res) -> res.contentType("application/octet-stream").body(BIG))
