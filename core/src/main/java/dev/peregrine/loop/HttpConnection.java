@@ -98,7 +98,9 @@ public final class HttpConnection implements OutputSink {
                         flush();
                         return;
                     }
-                    input = pool.grow(input, 0, inputEnd, input.capacity() * 2);
+                    // Doubling, but never past what the largest request needs (and never int overflow).
+                    int next = (int) Math.min(2L * input.capacity(), Math.max(awaitBytes, pool.maxBufferSize()));
+                    input = pool.grow(input, 0, inputEnd, next);
                 }
                 input.limit(input.capacity()).position(inputEnd);
                 n = io.read(input);
