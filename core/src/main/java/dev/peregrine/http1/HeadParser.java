@@ -29,8 +29,8 @@ import java.nio.ByteBuffer;
  *   <tr><td>whitespace between field name and colon, empty name</td><td>400</td><td>RFC 9112 §5.1</td></tr>
  *   <tr><td>obs-fold (a line starting with SP or HTAB)</td><td>400</td><td>RFC 9112 §5.2</td></tr>
  *   <tr><td>Content-Length not digits, or conflicting values</td><td>400</td><td>RFC 9112 §6.3</td></tr>
- *   <tr><td>Transfer-Encoding with Content-Length, in HTTP/1.0, or not ending in chunked</td><td>400</td><td>RFC 9112 §6.1, §6.3</td></tr>
- *   <tr><td>a transfer coding other than chunked</td><td>501</td><td>RFC 9112 §6.1</td></tr>
+ *   <tr><td>Transfer-Encoding with Content-Length, in HTTP/1.0, empty, with chunked twice or chunked not last</td><td>400</td><td>RFC 9112 §6.1, §6.3</td></tr>
+ *   <tr><td>otherwise, a transfer coding other than chunked ({@code gzip}, {@code gzip, chunked})</td><td>501</td><td>RFC 9112 §6.1</td></tr>
  *   <tr><td>HTTP/1.1 without Host, or more than one Host</td><td>400</td><td>RFC 9112 §3.2</td></tr>
  *   <tr><td>Expect other than 100-continue</td><td>417</td><td>RFC 9110 §10.1.1</td></tr>
  *   <tr><td>CONNECT (no tunnelling here)</td><td>501</td><td>RFC 9110 §9.3.6</td></tr>
@@ -49,6 +49,7 @@ public final class HeadParser {
     private static final long HTTP_1_0 = Ascii.packLong("HTTP/1.0");
     private static final long DEL = Swar.broadcast(0x7F);
     private static final long QUESTION = Swar.broadcast('?');
+    private static final long HASH = Swar.broadcast('#');
     private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
 
     private static final byte[] HOST = Ascii.bytes("host");
@@ -134,7 +135,8 @@ public final class HeadParser {
         while (true) {
             if (p + 8 <= end) {
                 long w = b.getLong(p);
-                long special = Swar.lessMask(w, 0x21) | (w & HIGH_BITS) | Swar.equalMask(w, DEL) | Swar.equalMask(w, QUESTION);
+                long special = Swar.lessMask(w, 0x21) | (w & HIGH_BITS) | Swar.equalMask(w, DEL) | Swar.equalMask(w, QUESTION)
+                        | Swar.equalMask(w, HASH);
                 if (special == 0) {
                     p += 8;
                     continue;
@@ -161,6 +163,9 @@ public final class HeadParser {
         if (targetEnd == targetStart) {
             return -400;
         }
+        if (r.method == Methods.CONNECT) {
+            return -501; // before the target's form: CONNECT's authority-form is no form we accept
+        }
         int pathEndIndex = r.queryStart < 0 ? targetEnd : r.queryStart - 1;
         int status = classifyTarget(b, targetStart, pathEndIndex, r);
         if (status != 0) {
@@ -171,11 +176,11 @@ public final class HeadParser {
         p++;
 
         // ---- HTTP-version CRLF ----
-        if (end - p < 10) {
-            return needMoreInRequestLine(start, end);
-        }
         if (p - start + 8 > maxRequestLine) {
             return -414;
+        }
+        if (end - p < 10) {
+            return NEED_MORE; // the line's length is known to fit: only its version and CRLF are missing
         }
         long v = b.getLong(p);
         if (v == HTTP_1_1) {
@@ -193,20 +198,20 @@ public final class HeadParser {
             return -400;
         }
         p += 10;
-        if (r.method == Methods.CONNECT) {
-            return -501;
-        }
         if (r.asteriskForm && r.method != Methods.OPTIONS) {
             return -400;
         }
 
         // ---- header fields ----
         while (true) {
-            if (end - p < 2) {
+            if (p >= end) {
                 return needMoreInHeaders(start, end);
             }
             int c = b.get(p) & 0xFF;
             if (c == '\r') {
+                if (p + 1 >= end) {
+                    return needMoreInHeaders(start, end);
+                }
                 if (b.get(p + 1) != '\n') {
                     return -400;
                 }
@@ -312,11 +317,14 @@ public final class HeadParser {
             if (r.version == 10 || r.contentLength >= 0) {
                 return -400; // RFC 9112 §6.1 (1.0 framing in doubt), §6.3 item 3 (both present: smuggling)
             }
-            if (teUnknown) {
-                return -501;
+            if (teChunkedSeen && !teChunkedLast || teChunkedTwice) {
+                return -400; // RFC 9112 §6.3 item 4: chunked must be the final coding (a MUST), applied once
             }
-            if (!teChunkedLast || teChunkedTwice) {
-                return -400; // RFC 9112 §6.3 item 4: chunked must be the final coding, applied once
+            if (teUnknown) {
+                return -501; // RFC 9112 §6.1: a coding we do not implement
+            }
+            if (!teChunkedLast) {
+                return -400; // an empty Transfer-Encoding
             }
             r.chunked = true;
         }

@@ -98,7 +98,9 @@ public final class HttpConnection implements OutputSink {
                         flush();
                         return;
                     }
-                    input = pool.grow(input, 0, inputEnd, input.capacity() * 2);
+                    // Doubling, but never past what the largest request needs (and never int overflow).
+                    int next = (int) Math.min(2L * input.capacity(), Math.max(awaitBytes, pool.maxBufferSize()));
+                    input = pool.grow(input, 0, inputEnd, next);
                 }
                 input.limit(input.capacity()).position(inputEnd);
                 n = io.read(input);
@@ -112,7 +114,7 @@ public final class HttpConnection implements OutputSink {
                 n = io.read(buf);
             }
             if (n < 0) {
-                close();
+                endOfInput();
                 return;
             }
             if (n == 0) {
@@ -123,6 +125,21 @@ public final class HttpConnection implements OutputSink {
         } catch (IOException e) {
             close();
         }
+    }
+
+    /**
+     * The peer sent FIN. A half-closed peer may still be reading (RFC 9112 §9.6 lets a client close
+     * its sending side after its last request), so responses already queued are written first; the
+     * connection closes once they are out. An incomplete request is dropped.
+     */
+    private void endOfInput() {
+        if (output == null) {
+            close();
+            return;
+        }
+        state = CLOSING;
+        releaseInput();
+        io.readInterest(false);
     }
 
     /** The socket can take more of the pending output. */
@@ -141,13 +158,10 @@ public final class HttpConnection implements OutputSink {
         if (state == DRAINING) {
             return;
         }
+        boolean wasPaused = readPaused;
         writePending();
-        if (output == null && readPaused && state == OPEN) {
-            readPaused = false;
-            io.readInterest(true);
-            if (input != null) {
-                process(input, 0, inputEnd);
-            }
+        if (wasPaused && !readPaused && state == OPEN && input != null) {
+            process(input, 0, inputEnd); // requests that arrived while reading was paused
         }
     }
 
@@ -294,7 +308,9 @@ public final class HttpConnection implements OutputSink {
         }
         boolean decoding = chunked != null && chunked.active();
         int keep = decoding ? chunked.compactedLength(pos, end) : end - pos;
-        int want = Math.max(awaitBytes, keep + 1);
+        // Memory follows the bytes that arrived, not the Content-Length a client announced (a head
+        // alone must not reserve megabytes); onReadable grows the buffer as the body comes in.
+        int want = Math.max(Math.min(awaitBytes, ctx.config.readBufferSize()), keep + 1);
         if (buf == input && input.capacity() >= want) {
             if (decoding) {
                 inputEnd = chunked.compactInto(input, pos, end, input);
@@ -387,7 +403,10 @@ public final class HttpConnection implements OutputSink {
             output = pool.acquire(n);
             outputStart = 0;
             outputEnd = 0;
-        } else if (output.capacity() - outputEnd < n) {
+        }
+        // writePending left the limit at the old end; absolute puts are bounded by the limit.
+        output.limit(output.capacity());
+        if (output.capacity() - outputEnd < n) {
             int pending = outputEnd - outputStart;
             if (pending + n <= output.capacity()) {
                 output.put(0, output, outputStart, pending);
@@ -421,6 +440,10 @@ public final class HttpConnection implements OutputSink {
             io.writeInterest(false);
             if (state == CLOSING) {
                 startDraining();
+            } else if (readPaused && state == OPEN) {
+                // Resumed here, wherever the output drained: also mid-batch, when no OP_WRITE follows.
+                readPaused = false;
+                io.readInterest(true);
             }
         } else {
             io.writeInterest(true);

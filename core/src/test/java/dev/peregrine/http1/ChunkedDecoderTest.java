@@ -1,0 +1,138 @@
+package dev.peregrine.http1;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link ChunkedDecoder}: in-place decoding, resumption, compaction, and each rejection. */
+class ChunkedDecoderTest {
+    private static final long MAX_BODY = 1 << 20;
+    private static final int MAX_TRAILERS = 1024;
+
+    @Test
+    void decodesInPlaceRightAfterTheHead() {
+        String head = "HEAD";
+        String msg = head + "5\r\nHello\r\n8\r\n, World!\r\n0\r\n\r\nNEXT";
+        ByteBuffer b = buf(msg);
+        ChunkedDecoder d = new ChunkedDecoder();
+        d.start(head.length());
+        int end = d.decode(b, 0, msg.length(), MAX_BODY, MAX_TRAILERS);
+        assertEquals(msg.length() - 4, end, "message end: the next request starts after it");
+        assertFalse(d.active());
+        assertEquals("Hello, World!", text(b, d.bodyStartRel(), d.decodedLength()));
+        assertEquals("HEAD", text(b, 0, 4), "head untouched");
+        assertEquals("NEXT", text(b, end, 4), "next request untouched");
+    }
+
+    @Test
+    void extensionsAndTrailersAreAcceptedAndDropped() {
+        String msg = "3;a=b;c=\"d;e\"\r\nabc\r\n2 \t;x\r\nde\r\n0;z\r\nTrailer-One: 1\r\nT2:\r\n\r\n";
+        ChunkedDecoder d = new ChunkedDecoder();
+        d.start(0);
+        ByteBuffer b = buf(msg);
+        assertEquals(msg.length(), d.decode(b, 0, msg.length(), MAX_BODY, MAX_TRAILERS));
+        assertEquals("abcde", text(b, 0, d.decodedLength()));
+    }
+
+    @Test
+    void resumesOneByteAtATimeWithACompactionAfterEachArrival() {
+        String msg = "HD" + "4;ext=1\r\nWiki\r\n5\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX: y\r\n\r\n";
+        byte[] bytes = msg.getBytes(StandardCharsets.ISO_8859_1);
+        ChunkedDecoder d = new ChunkedDecoder();
+        d.start(2);
+        ByteBuffer b = Framer.buffer(bytes.length);
+        b.put(0, bytes, 0, 2); // the head is there before decoding starts
+        int have = 2;
+        int r = HeadParser.NEED_MORE;
+        for (int i = 2; i < bytes.length; i++) {
+            b.put(have++, bytes[i]);
+            r = d.decode(b, 0, have, MAX_BODY, MAX_TRAILERS);
+            if (r != ChunkedDecoder.NEED_MORE) {
+                break;
+            }
+            ByteBuffer next = Framer.buffer(bytes.length);
+            have = d.compactInto(b, 0, have, next);
+            assertEquals(have, d.compactedLength(0, have));
+            b = next;
+        }
+        assertEquals(have, r);
+        assertEquals("Wikipedia in\r\n\r\nchunks.", text(b, 2, d.decodedLength()));
+        assertEquals("HD", text(b, 0, 2));
+    }
+
+    @Test
+    void compactsInPlaceFromAnOffset() {
+        String msg = "xxxxHD3\r\nabc\r\n2\r\nd";
+        ByteBuffer b = buf(msg);
+        ChunkedDecoder d = new ChunkedDecoder();
+        d.start(2);
+        assertEquals(ChunkedDecoder.NEED_MORE, d.decode(b, 4, msg.length(), MAX_BODY, MAX_TRAILERS));
+        int n = d.compactInto(b, 4, msg.length(), b);
+        assertEquals("HDabcd", text(b, 0, n));
+        b.put(n, "e\r\n0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        assertEquals(n + 8, d.decode(b, 0, n + 8, MAX_BODY, MAX_TRAILERS));
+        assertEquals("abcde", text(b, 2, d.decodedLength()));
+    }
+
+    @Test
+    void bodyOverTheLimitIs413FromTheSizeLine() {
+        ChunkedDecoder d = new ChunkedDecoder();
+        d.start(0);
+        assertEquals(-413, d.decode(buf("100001"), 0, 6, MAX_BODY, MAX_TRAILERS), "size alone, no data yet");
+        d.start(0);
+        String two = "80000\r\n" + "a".repeat(0x80000) + "\r\n80001\r\n";
+        assertEquals(-413, d.decode(buf(two), 0, two.length(), MAX_BODY, MAX_TRAILERS), "sum of chunks");
+        d.start(0);
+        String exact = "100000\r\n" + "a".repeat(0x100000) + "\r\n0\r\n\r\n";
+        assertEquals(exact.length(), d.decode(buf(exact), 0, exact.length(), MAX_BODY, MAX_TRAILERS), "exactly the limit");
+    }
+
+    @Test
+    void malformedFramingIs400() {
+        String[] bad = {"\r\n", "x\r\n", "5x\r\nhello\r\n", " 5\r\n", "5\nhello", "5\r\nhelloX", "5\r\nhello\rX",
+            "5;\u0001\r\n", "5 x\r\n", "0\r\n X: y\r\n\r\n", "0\r\nX : y\r\n\r\n", "0\r\n: y\r\n\r\n", "0\r\nX: \u0000\r\n\r\n",
+            "0\r\nX: y\n\r\n", "0\r\n\n"};
+        for (String s : bad) {
+            ChunkedDecoder d = new ChunkedDecoder();
+            d.start(0);
+            assertEquals(-400, d.decode(buf(s), 0, s.length(), MAX_BODY, MAX_TRAILERS), s);
+        }
+    }
+
+    @Test
+    void overlongSizeLineIs400AndOverlongTrailersAre431() {
+        String ext = "5;" + "e".repeat(ChunkedDecoder.MAX_LINE) + "\r\n";
+        ChunkedDecoder d = new ChunkedDecoder();
+        d.start(0);
+        assertEquals(-400, d.decode(buf(ext), 0, ext.length(), MAX_BODY, MAX_TRAILERS));
+        String trailers = "0\r\nX: " + "t".repeat(MAX_TRAILERS) + "\r\n\r\n";
+        d.start(0);
+        assertEquals(-431, d.decode(buf(trailers), 0, trailers.length(), MAX_BODY, MAX_TRAILERS));
+    }
+
+    @Test
+    void resetForgetsTheBodyInProgress() {
+        ChunkedDecoder d = new ChunkedDecoder();
+        d.start(0);
+        assertEquals(ChunkedDecoder.NEED_MORE, d.decode(buf("5\r\nhe"), 0, 5, MAX_BODY, MAX_TRAILERS));
+        assertTrue(d.active());
+        d.reset();
+        assertFalse(d.active());
+    }
+
+    private static ByteBuffer buf(String s) {
+        byte[] bytes = s.getBytes(StandardCharsets.ISO_8859_1);
+        return Framer.bufferOf(bytes, bytes.length + 16);
+    }
+
+    private static String text(ByteBuffer b, int start, int length) {
+        byte[] out = new byte[length];
+        b.get(start, out);
+        return new String(out, StandardCharsets.ISO_8859_1);
+    }
+}

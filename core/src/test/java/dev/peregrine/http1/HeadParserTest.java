@@ -1,0 +1,385 @@
+package dev.peregrine.http1;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link HeadParser} over the shared corpus at every split point, then rule by rule (the javadoc's
+ * table of rejections), then the limits at and just past their boundaries.
+ */
+class HeadParserTest {
+    private static final long MAX_BODY = 1L << 30;
+
+    static List<Corpus.Entry> valid() {
+        return Corpus.valid();
+    }
+
+    static List<Corpus.Entry> invalid() {
+        return Corpus.invalid();
+    }
+
+    // ---- corpus ----
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valid")
+    void validRequestIsAcceptedWhole(Corpus.Entry e) {
+        Framer f = new Framer(MAX_BODY);
+        int n = e.bytes.length;
+        assertEquals(n, f.frame(Framer.bufferOf(e.bytes, n), n), "message end");
+        assertEquals(e.method, f.request.method());
+        assertEquals(e.path, f.request.path());
+        assertEquals(e.bodyLength, f.request.bodyLength());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valid")
+    void validRequestGivesTheSameResultAtEverySplitPoint(Corpus.Entry e) {
+        int n = e.bytes.length;
+        Framer whole = new Framer(MAX_BODY);
+        whole.frame(Framer.bufferOf(e.bytes, n), n);
+        String expected = whole.snapshot();
+        for (int k = 0; k < n; k++) {
+            Framer f = new Framer(MAX_BODY);
+            ByteBuffer b = Framer.buffer(n);
+            b.put(0, e.bytes, 0, k);
+            assertEquals(HeadParser.NEED_MORE, f.frame(b, k), "first " + k + " bytes");
+            if (f.decoder.active()) {
+                // As the connection does: move the unfinished request to another buffer, framing dropped.
+                ByteBuffer moved = Framer.buffer(n);
+                int kept = f.decoder.compactInto(b, 0, k, moved);
+                moved.put(kept, e.bytes, k, n - k);
+                assertEquals(kept + n - k, f.frame(moved, kept + n - k), "split at " + k + ", compacted");
+            } else {
+                b.put(k, e.bytes, k, n - k);
+                assertEquals(n, f.frame(b, n), "split at " + k);
+            }
+            assertEquals(expected, f.snapshot(), "split at " + k);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valid")
+    void validRequestArrivingOneByteAtATimeIsTheSame(Corpus.Entry e) {
+        int n = e.bytes.length;
+        Framer whole = new Framer(MAX_BODY);
+        whole.frame(Framer.bufferOf(e.bytes, n), n);
+        Framer f = new Framer(MAX_BODY);
+        ByteBuffer b = Framer.buffer(n);
+        for (int k = 1; k < n; k++) {
+            b.put(k - 1, e.bytes[k - 1]);
+            assertEquals(HeadParser.NEED_MORE, f.frame(b, k), "after " + k + " bytes");
+        }
+        b.put(n - 1, e.bytes[n - 1]);
+        assertEquals(n, f.frame(b, n));
+        assertEquals(whole.snapshot(), f.snapshot());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalid")
+    void invalidRequestGivesItsStatusAtEverySplitPoint(Corpus.Entry e) {
+        int n = e.bytes.length;
+        assertEquals(-e.status, new Framer(MAX_BODY).frame(Framer.bufferOf(e.bytes, n), n), "whole");
+        for (int k = 0; k < n; k++) {
+            Framer f = new Framer(MAX_BODY);
+            ByteBuffer b = Framer.buffer(n);
+            b.put(0, e.bytes, 0, k);
+            int first = f.frame(b, k);
+            if (first != HeadParser.NEED_MORE) {
+                assertEquals(-e.status, first, "rejected early with another status, first " + k + " bytes");
+                continue;
+            }
+            b.put(k, e.bytes, k, n - k);
+            assertEquals(-e.status, f.frame(b, n), "split at " + k);
+        }
+    }
+
+    /**
+     * Property over mutated corpus requests (fixed seed): whatever the bytes, a prefix gives either
+     * NEED_MORE or the very result of the whole input, and continuing after NEED_MORE gives that result.
+     */
+    @Test
+    void anySplitOfAnyInputGivesTheUnsplitResult() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(2026);
+        List<Corpus.Entry> seeds = new java.util.ArrayList<>(Corpus.valid());
+        seeds.addAll(Corpus.invalid());
+        byte[] specials = {'\r', '\n', ' ', '\t', ':', ';', '0', 'a', 'F', 0, 0x7F, (byte) 0x80, '/', '?', '#', ',', '-'};
+        for (int n = 0; n < 3000; n++) {
+            byte[] in = seeds.get(rnd.nextInt(seeds.size())).bytes.clone();
+            int edits = 1 + rnd.nextInt(3);
+            for (int e = 0; e < edits; e++) {
+                int at = rnd.nextInt(in.length);
+                byte v = specials[rnd.nextInt(specials.length)];
+                switch (rnd.nextInt(3)) {
+                    case 0:
+                        in[at] = v;
+                        break;
+                    case 1:
+                        in = java.util.Arrays.copyOf(in, in.length + 1);
+                        System.arraycopy(in, at, in, at + 1, in.length - at - 1);
+                        in[at] = v;
+                        break;
+                    default:
+                        if (in.length > 1) {
+                            System.arraycopy(in, at + 1, in, at, in.length - at - 1);
+                            in = java.util.Arrays.copyOf(in, in.length - 1);
+                        }
+                        break;
+                }
+            }
+            int len = in.length;
+            Framer whole = new Framer(MAX_BODY);
+            int expected = whole.frame(Framer.bufferOf(in, len), len);
+            String snapshot = expected > 0 ? whole.snapshot() : null;
+            String input = new String(in, java.nio.charset.StandardCharsets.ISO_8859_1);
+            for (int k = 0; k < len; k++) {
+                Framer f = new Framer(MAX_BODY);
+                ByteBuffer b = Framer.buffer(len);
+                b.put(0, in, 0, k);
+                int first = f.frame(b, k);
+                if (first == HeadParser.NEED_MORE) {
+                    b.put(k, in, k, len - k);
+                    first = f.frame(b, len);
+                }
+                int at = k;
+                assertEquals(expected, first, () -> "split at " + at + " of " + input);
+                if (expected > 0) {
+                    assertEquals(snapshot, f.snapshot(), () -> "split at " + at + " of " + input);
+                }
+            }
+        }
+    }
+
+    // ---- what the view records ----
+
+    @Test
+    void recordsRequestLineAndFields() {
+        Framer f = parseOk("GET /users/42?x=1&y=%20 HTTP/1.1\r\nHost: example.com\r\nX-Padded: \t v a l \t\r\nEmpty:\r\n\r\n");
+        RequestView r = f.request;
+        assertEquals(Methods.GET, r.methodId());
+        assertEquals("GET", r.method());
+        assertEquals("/users/42", r.path());
+        assertEquals("x=1&y=%20", r.query());
+        assertEquals(11, r.versionNumber());
+        assertEquals(3, r.headerCount());
+        assertEquals("v a l", r.header("x-padded"));
+        assertEquals("", r.header("Empty"));
+        assertEquals(-1, r.contentLength());
+        assertFalse(r.isChunked());
+        assertTrue(r.keepAlive());
+    }
+
+    @Test
+    void methodNotInTheListIsKeptAsAToken() {
+        Framer f = parseOk("M-SEARCH * HTTP/1.1\r\nHost: x\r\n\r\n".replace("*", "/x"));
+        assertEquals(Methods.OTHER, f.request.methodId());
+        assertEquals("M-SEARCH", f.request.method());
+    }
+
+    @Test
+    void absoluteFormGivesThePathAndIgnoresTheAuthority() {
+        assertEquals("/a/b", parseOk("GET https://example.com:8443/a/b?c HTTP/1.1\r\nHost: x\r\n\r\n").request.path());
+        Framer empty = parseOk("GET http://example.com?c=d HTTP/1.1\r\nHost: x\r\n\r\n");
+        assertEquals("/", empty.request.path());
+        assertEquals("c=d", empty.request.query());
+    }
+
+    @Test
+    void asteriskFormOnlyForOptions() {
+        Framer f = parseOk("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n");
+        assertTrue(f.request.isAsteriskForm());
+        assertEquals(-400, parse("GET * HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assertEquals(-400, parse("OPTIONS *x HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assertEquals(-400, parse("OPTIONS *?a HTTP/1.1\r\nHost: x\r\n\r\n"));
+    }
+
+    @Test
+    void keepAliveRules() {
+        assertTrue(parseOk("GET / HTTP/1.1\r\nHost: x\r\n\r\n").request.keepAlive());
+        assertFalse(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").request.keepAlive());
+        assertFalse(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: Keep-Alive, CLOSE\r\n\r\n").request.keepAlive());
+        assertFalse(parseOk("GET / HTTP/1.0\r\n\r\n").request.keepAlive());
+        assertTrue(parseOk("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").request.keepAlive());
+        assertTrue(parseOk("GET / HTTP/1.0\r\nconnection: Upgrade,Keep-Alive\r\n\r\n").request.keepAlive());
+    }
+
+    @Test
+    void expectContinueIsRecordedAndAnythingElseIs417() {
+        assertTrue(parseOk("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n").request.expectsContinue());
+        assertEquals(-417, parse("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue, foo\r\n\r\n"));
+        assertEquals(-417, parse("POST / HTTP/1.1\r\nHost: x\r\nExpect:\r\n\r\n"));
+    }
+
+    @Test
+    void contentLengthAndTransferEncoding() {
+        assertEquals(5, parseOk("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n").request.contentLength());
+        assertEquals(5, parseOk("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 005\r\nContent-Length: 5\r\n\r\n").request.contentLength());
+        assertEquals(0, parseOk("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").request.contentLength());
+        assertTrue(parseOk("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: CHUNKED \r\n\r\n").request.isChunked());
+        assertEquals(-400, parse("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n"));
+        assertEquals(-400, parse("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1234567890123456789\r\n\r\n"));
+        assertEquals(-501, parse("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"));
+        assertEquals(-400, parse("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"));
+        assertEquals(-400, parse("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"));
+        assertEquals(-400, parse("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 0\r\n\r\n"));
+        assertEquals(-400, parse("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n"));
+    }
+
+    @Test
+    void versions() {
+        assertEquals(10, parseOk("GET / HTTP/1.0\r\n\r\n").request.versionNumber());
+        assertEquals(11, parseOk("GET / HTTP/1.9\r\nHost: x\r\n\r\n").request.versionNumber());
+        assertEquals(-505, parse("GET / HTTP/2.0\r\nHost: x\r\n\r\n"));
+        assertEquals(-505, parse("GET / HTTP/3.0\r\nHost: x\r\n\r\n"));
+        assertEquals(-400, parse("GET / HTTP/1.1x\r\nHost: x\r\n\r\n"));
+        assertEquals(-400, parse("GET / HTTP/1\r\nHost: x\r\n\r\n"));
+    }
+
+    @Test
+    void connectIsNotImplementedWhateverItsTarget() {
+        assertEquals(-501, parse("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"));
+        assertEquals(-501, parse("CONNECT /x HTTP/1.1\r\nHost: x\r\n\r\n"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0x00, 0x01, 0x08, 0x0A, 0x0B, 0x0C, 0x0D, 0x1F, 0x7F})
+    void controlsInAFieldValueAre400(int control) {
+        String head = "GET / HTTP/1.1\r\nHost: x\r\nX: ab" + (char) control + "cdefghijklmn\r\n\r\n";
+        assertEquals(-400, parse(head));
+    }
+
+    @Test
+    void tabsAndObsTextInAFieldValueAreAllowed() {
+        assertEquals("a\tb\u00e9", parseOk("GET / HTTP/1.1\r\nHost: x\r\nX: a\tb\u00e9\r\n\r\n").request.header("X"));
+    }
+
+    @Test
+    void everyNonTokenByteInAFieldNameIs400() {
+        for (int c = 0; c < 256; c++) {
+            if (HttpTokens.TCHAR[c] || c == ':') {
+                continue;
+            }
+            String head = "GET / HTTP/1.1\r\nHost: x\r\nX" + (char) c + "Y: z\r\n\r\n";
+            assertEquals(-400, parse(head), "byte " + c);
+        }
+    }
+
+    @Test
+    void everyNonTokenByteInTheMethodIs400() {
+        for (int c = 0; c < 256; c++) {
+            if (HttpTokens.TCHAR[c] || c == ' ') {
+                continue;
+            }
+            assertEquals(-400, parse("P" + (char) c + "T / HTTP/1.1\r\nHost: x\r\n\r\n"), "byte " + c);
+        }
+    }
+
+    // ---- limits ----
+
+    @Test
+    void requestLineAtTheLimitIsAcceptedAtEverySplitAndOneByteMoreIs414() {
+        int limit = 64;
+        String line = "GET /" + "a".repeat(limit - 14) + " HTTP/1.1";
+        assertEquals(limit, line.length());
+        byte[] ok = ascii(line + "\r\nHost: x\r\n\r\n");
+        byte[] tooLong = ascii("GET /a" + line.substring(5) + "\r\nHost: x\r\n\r\n");
+        for (int k = 0; k <= ok.length; k++) {
+            Framer f = new Framer(limit, 1024, 10, MAX_BODY);
+            ByteBuffer b = Framer.bufferOf(ok, ok.length);
+            int expected = k == ok.length ? ok.length : HeadParser.NEED_MORE;
+            assertEquals(expected, f.frame(b, k), "first " + k + " bytes");
+        }
+        Framer f = new Framer(limit, 1024, 10, MAX_BODY);
+        assertEquals(-414, f.frame(Framer.bufferOf(tooLong, tooLong.length), tooLong.length));
+        // An endless request line is refused once it passes the limit, without waiting for its end.
+        byte[] endless = ascii("GET /" + "b".repeat(100));
+        assertEquals(-414, f.frame(Framer.bufferOf(endless, endless.length), endless.length));
+        assertEquals(HeadParser.NEED_MORE, f.frame(Framer.bufferOf(endless, endless.length), limit));
+    }
+
+    @Test
+    void headAtTheLimitIsAcceptedAndOneByteMoreIs431() {
+        int limit = 256;
+        String start = "GET / HTTP/1.1\r\nHost: x\r\nX: ";
+        String ok = start + "v".repeat(limit - start.length() - 4) + "\r\n\r\n";
+        assertEquals(limit, ok.length());
+        Framer f = new Framer(128, limit, 10, MAX_BODY);
+        assertEquals(limit, f.frame(Framer.bufferOf(ascii(ok), limit), limit));
+        String tooBig = start + "v".repeat(limit - start.length() - 3) + "\r\n\r\n";
+        assertEquals(-431, f.frame(Framer.bufferOf(ascii(tooBig), tooBig.length()), tooBig.length()));
+        String endless = start + "v".repeat(1000);
+        assertEquals(-431, f.frame(Framer.bufferOf(ascii(endless), endless.length()), endless.length()));
+        assertEquals(HeadParser.NEED_MORE, f.frame(Framer.bufferOf(ascii(endless), endless.length()), limit));
+    }
+
+    @Test
+    void theDefaultLimitsAnswer414And431() {
+        assertEquals(-414, parse("GET /" + "a".repeat(9000) + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assertEquals(-431, parse("GET / HTTP/1.1\r\nHost: x\r\n" + "X-Big: 0123456789012345678901234567890123456789\r\n".repeat(400) + "\r\n"));
+    }
+
+    @Test
+    void tooManyFieldsIs431() {
+        String fields = "GET / HTTP/1.1\r\nHost: x\r\n" + "X: y\r\n".repeat(Framer.MAX_HEADERS - 1);
+        assertEquals(Framer.MAX_HEADERS, parseOk(fields + "\r\n").request.headerCount());
+        assertEquals(-431, parse(fields + "X: y\r\n\r\n"));
+    }
+
+    // ---- findHeadEnd ----
+
+    @Test
+    void findHeadEndFindsCrLfCrLfAcrossArrivals() {
+        byte[] head = ascii("GET / HTTP/1.1\r\nHost: x\r\n\r\nBODY");
+        ByteBuffer b = Framer.bufferOf(head, head.length);
+        int end = head.length - 4;
+        assertEquals(end, HeadParser.findHeadEnd(b, 0, 0, head.length));
+        for (int from = 0; from <= end; from++) {
+            for (int stop = from; stop < end; stop++) {
+                assertEquals(HeadParser.NEED_MORE, HeadParser.findHeadEnd(b, 0, from, stop));
+            }
+            assertEquals(end, HeadParser.findHeadEnd(b, 0, from, end), "from " + from);
+        }
+    }
+
+    @Test
+    void findHeadEndReportsABareLf() {
+        ByteBuffer b = Framer.bufferOf(ascii("GET / HTTP/1.1\nHost: x\r\n"), 64);
+        assertEquals(0, HeadParser.findHeadEnd(b, 0, 0, 24));
+    }
+
+    // ---- helpers ----
+
+    private static int parse(String head) {
+        byte[] bytes = head.getBytes(StandardCharsets.ISO_8859_1);
+        return new Framer(MAX_BODY).parser.parse(Framer.bufferOf(bytes, bytes.length), 0, bytes.length, new RequestView(Framer.MAX_HEADERS));
+    }
+
+    private static Framer parseOk(String head) {
+        byte[] bytes = head.getBytes(StandardCharsets.ISO_8859_1);
+        Framer f = new Framer(MAX_BODY);
+        int r = f.parser.parse(Framer.bufferOf(bytes, bytes.length), 0, bytes.length, f.request);
+        assertEquals(bytes.length, r, head);
+        return f;
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void absentThingsAreNull() {
+        Framer f = parseOk("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        assertNull(f.request.query());
+        assertNull(f.request.header("Content-Type"));
+    }
+}

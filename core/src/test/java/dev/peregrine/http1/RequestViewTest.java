@@ -1,0 +1,134 @@
+package dev.peregrine.http1;
+
+import dev.peregrine.route.Router;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ReadOnlyBufferException;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link RequestView}: query and path parameters, header lookup, body views. */
+class RequestViewTest {
+
+    @Test
+    void queryParametersAreDecodedAndTheFirstWins() {
+        RequestView r = parse("GET /q?name=J%C3%BCrgen&x=a+b&empty&eq=&x=second&sp%20ace=1&bad=%zz%4 HTTP/1.1\r\nHost: h\r\n\r\n");
+        assertEquals("J\u00fcrgen", r.queryParam("name"));
+        assertEquals("a b", r.queryParam("x"));
+        assertEquals("", r.queryParam("empty"));
+        assertEquals("", r.queryParam("eq"));
+        assertEquals("1", r.queryParam("sp ace"));
+        assertEquals("%zz%4", r.queryParam("bad"), "malformed escapes are kept as they are");
+        assertNull(r.queryParam("missing"));
+        assertNull(r.queryParam("nam"));
+        assertEquals("name=J%C3%BCrgen&x=a+b&empty&eq=&x=second&sp%20ace=1&bad=%zz%4", r.query());
+    }
+
+    @Test
+    void noQueryAndEmptyQuery() {
+        assertNull(parse("GET /q HTTP/1.1\r\nHost: h\r\n\r\n").queryParam("a"));
+        RequestView empty = parse("GET /q? HTTP/1.1\r\nHost: h\r\n\r\n");
+        assertEquals("", empty.query());
+        assertNull(empty.queryParam("a"));
+        assertEquals("/q", empty.path());
+    }
+
+    @Test
+    void pathParametersComeFromTheRouteAndAreDecoded() {
+        Router router = Router.builder().add("GET", "/users/{id}/posts/{slug}", (q, s) -> { }).build();
+        RequestView r = parse("GET /users/42/posts/hello%20world?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
+        router.resolve(r, new int[16], new int[16]);
+        assertEquals("42", r.pathParam("id"));
+        assertEquals("hello world", r.pathParam("slug"));
+        assertNull(r.pathParam("other"));
+        assertEquals("/users/42/posts/hello%20world", r.path());
+    }
+
+    @Test
+    void headerLookupIgnoresCaseAndReturnsTheFirst() {
+        RequestView r = parse("GET / HTTP/1.1\r\nHost: h\r\nX-Multi: one\r\nx-multi: two\r\nContent-TYPE: text/plain\r\n\r\n");
+        assertEquals("one", r.header("x-MULTI"));
+        assertEquals("text/plain", r.header("content-type"));
+        assertTrue(r.hasHeader("HOST"));
+        assertFalse(r.hasHeader("Hos"));
+        assertNull(r.header("Accept"));
+        assertNull(r.headerView("Accept"));
+        CharSequence v = r.headerView("CONTENT-type");
+        assertEquals("text/plain", v.toString());
+        assertEquals(4, r.headerCount());
+        assertEquals("x-multi", r.headerName(2).toString());
+        assertEquals("two", r.headerValue(2).toString());
+        assertThrows(IndexOutOfBoundsException.class, () -> r.headerName(4));
+        assertThrows(IndexOutOfBoundsException.class, () -> r.headerValue(-1));
+    }
+
+    @Test
+    void headerLookupAllocatesNothing() {
+        RequestView r = parse("GET / HTTP/1.1\r\nHost: h\r\nAccept: */*\r\nContent-Type: text/plain\r\n\r\n");
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long id = Thread.currentThread().getId();
+        int found = 0;
+        for (int i = 0; i < 10_000; i++) {
+            found += r.headerView("content-type").length() + (r.hasHeader("accept") ? 1 : 0) + r.pathView().length();
+        }
+        long before = mx.getThreadAllocatedBytes(id);
+        for (int i = 0; i < 10_000; i++) {
+            found += r.headerView("content-type").length() + (r.hasHeader("accept") ? 1 : 0) + r.pathView().length();
+        }
+        long allocated = mx.getThreadAllocatedBytes(id) - before;
+        assertEquals(20_000 * 12, found);
+        assertTrue(allocated < 1024, "allocated " + allocated + " bytes for 10,000 lookups");
+    }
+
+    @Test
+    void bodyViewsCopiesAndEmptiness() {
+        byte[] wire = "POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 7\r\n\r\ncaf\u00c3\u00a9!!".getBytes(StandardCharsets.ISO_8859_1);
+        Framer f = new Framer(1 << 20);
+        assertEquals(wire.length, f.frame(Framer.bufferOf(wire, wire.length), wire.length));
+        RequestView r = f.request;
+        ByteBuffer body = r.body();
+        assertTrue(body.isReadOnly());
+        assertEquals(7, body.remaining());
+        assertEquals((byte) 'c', body.get(body.position()));
+        assertThrows(ReadOnlyBufferException.class, () -> body.put(body.position(), (byte) 0));
+        assertSame(body, r.body(), "the view is reused");
+        assertEquals(7, r.bodyLength());
+        assertEquals("caf\u00e9!!", r.bodyString());
+        byte[] copy = r.bodyBytes();
+        assertEquals(7, copy.length);
+        assertEquals('!', copy[6]);
+
+        RequestView none = parse("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+        none.setBody(Framer.buffer(1), 0, 0);
+        assertEquals(0, none.body().remaining());
+        assertEquals(0, none.bodyBytes().length);
+        assertEquals("", none.bodyString());
+    }
+
+    @Test
+    void versionMethodRemoteAndToString() {
+        RequestView r = parse("DELETE /a?b=c HTTP/1.0\r\n\r\n");
+        assertEquals("DELETE", r.method());
+        assertEquals("HTTP/1.0", r.version());
+        InetSocketAddress a = new InetSocketAddress("127.0.0.1", 1234);
+        r.setRemoteAddress(a);
+        assertSame(a, r.remoteAddress());
+        assertEquals("DELETE /a?b=c HTTP/1.0", r.toString());
+    }
+
+    private static RequestView parse(String head) {
+        byte[] bytes = head.getBytes(StandardCharsets.ISO_8859_1);
+        RequestView r = new RequestView(16);
+        int end = new HeadParser(8192, 16384, 16).parse(Framer.bufferOf(bytes, bytes.length), 0, bytes.length, r);
+        assertEquals(bytes.length, end, head);
+        return r;
+    }
+}

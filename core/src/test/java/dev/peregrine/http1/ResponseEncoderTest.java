@@ -1,0 +1,186 @@
+package dev.peregrine.http1;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link ResponseEncoder} and {@link ResponseView}: the bytes written for each kind of response. */
+class ResponseEncoderTest {
+    private static final long NOW = 1_795_328_926_000L; // Sun, 22 Nov 2026 06:28:46 GMT
+    private static final String DATE = "Date: Sun, 22 Nov 2026 06:28:46 GMT\r\n";
+
+    /** A sink collecting everything drained, with a small buffer to force drains mid-response. */
+    static final class Sink implements OutputSink {
+        final ByteBuffer buf;
+        final StringBuilder wire = new StringBuilder();
+        int drains;
+
+        Sink(int capacity) {
+            buf = ByteBuffer.allocateDirect(capacity);
+        }
+
+        @Override
+        public ByteBuffer out() {
+            return buf;
+        }
+
+        @Override
+        public void drain() {
+            drains++;
+            buf.flip();
+            byte[] b = new byte[buf.remaining()];
+            buf.get(b);
+            wire.append(new String(b, StandardCharsets.ISO_8859_1));
+            buf.clear();
+        }
+
+        String all() {
+            drain();
+            return wire.toString();
+        }
+    }
+
+    private static String encode(ResponseView res, boolean head, boolean keepAlive, boolean http10) {
+        ResponseEncoder e = new ResponseEncoder();
+        e.tick(NOW);
+        Sink sink = new Sink(4096);
+        e.encode(res, head, keepAlive, http10, sink);
+        return sink.all();
+    }
+
+    private static ResponseView res() {
+        ResponseView r = new ResponseView();
+        r.reset();
+        return r;
+    }
+
+    @Test
+    void plaintextResponse() {
+        ResponseView r = res();
+        r.contentType("text/plain").body("Hello, World!".getBytes(StandardCharsets.US_ASCII));
+        assertEquals("HTTP/1.1 200 OK\r\nServer: Peregrine\r\n" + DATE + "Content-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!",
+                encode(r, false, true, false));
+    }
+
+    @Test
+    void headSendsTheLengthButNoBody() {
+        ResponseView r = res();
+        r.text("Hello");
+        assertEquals("HTTP/1.1 200 OK\r\nServer: Peregrine\r\n" + DATE + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 5\r\n\r\n",
+                encode(r, true, true, false));
+    }
+
+    @Test
+    void noContentAndNotModifiedHaveNeitherLengthNorBody() {
+        ResponseView r = res();
+        r.status(204).header("Allow", "GET").body("ignored");
+        assertEquals("HTTP/1.1 204 No Content\r\nServer: Peregrine\r\n" + DATE + "Allow: GET\r\n\r\n", encode(r, false, true, false));
+        r.reset();
+        r.status(304);
+        assertEquals("HTTP/1.1 304 Not Modified\r\nServer: Peregrine\r\n" + DATE + "\r\n", encode(r, false, true, false));
+    }
+
+    @Test
+    void connectionHeaderFollowsKeepAliveAndVersion() {
+        ResponseView r = res();
+        r.status(404);
+        String close = encode(r, false, false, false);
+        assertTrue(close.endsWith("Content-Length: 0\r\nConnection: close\r\n\r\n"), close);
+        String http10 = encode(r, false, true, true);
+        assertTrue(http10.endsWith("Content-Length: 0\r\nConnection: keep-alive\r\n\r\n"), http10);
+        String http11 = encode(r, false, true, false);
+        assertTrue(http11.endsWith("Content-Length: 0\r\n\r\n"), http11);
+    }
+
+    @Test
+    void bodiesFromBytesBufferAndCharsAreTheSame() {
+        String text = "caf\u00e9 \u20ac \ud83d\ude00 \ud800x";
+        byte[] utf8 = "caf\u00e9 \u20ac \ud83d\ude00 \ufffdx".getBytes(StandardCharsets.UTF_8);
+        ResponseView r = res();
+        r.body(utf8);
+        String fromBytes = encode(r, false, true, false);
+        r.body(ByteBuffer.wrap(utf8));
+        String fromBuffer = encode(r, false, true, false);
+        r.body(new StringBuilder(text));
+        String fromChars = encode(r, false, true, false);
+        assertEquals(fromBytes, fromBuffer);
+        assertEquals(fromBytes, fromChars);
+        assertTrue(fromBytes.contains("Content-Length: " + utf8.length + "\r\n"));
+    }
+
+    @Test
+    void aBodyLargerThanTheBufferIsWrittenThroughDrains() {
+        byte[] big = new byte[100_000];
+        for (int i = 0; i < big.length; i++) {
+            big[i] = (byte) ('a' + i % 26);
+        }
+        ResponseView r = res();
+        ByteBuffer body = ByteBuffer.allocateDirect(big.length).put(big).flip();
+        for (Object b : new Object[] {big, body, new String(big, StandardCharsets.ISO_8859_1)}) {
+            if (b instanceof byte[]) {
+                r.body((byte[]) b);
+            } else if (b instanceof ByteBuffer) {
+                r.body((ByteBuffer) b);
+            } else {
+                r.body((String) b);
+            }
+            r.header("X-Long", "v".repeat(3000));
+            ResponseEncoder e = new ResponseEncoder();
+            e.tick(NOW);
+            Sink sink = new Sink(1024);
+            e.encode(r, false, true, false, sink);
+            String wire = sink.all();
+            assertTrue(sink.drains > 90);
+            assertTrue(wire.endsWith(new String(big, StandardCharsets.ISO_8859_1)));
+            assertTrue(wire.contains("Content-Length: 100000\r\n"));
+            assertEquals(0, body.position(), "the handler's buffer is not consumed");
+            r.reset();
+        }
+    }
+
+    @Test
+    void errorsContinueAndTheDateTick() {
+        ResponseEncoder e = new ResponseEncoder();
+        e.tick(NOW);
+        Sink sink = new Sink(4096);
+        e.encodeError(431, sink);
+        String body = "431 Request Header Fields Too Large\n";
+        assertEquals("HTTP/1.1 431 Request Header Fields Too Large\r\nServer: Peregrine\r\n" + DATE
+                + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body, sink.all());
+        Sink c = new Sink(64);
+        e.encodeContinue(c);
+        assertEquals("HTTP/1.1 100 Continue\r\n\r\n", c.all());
+        e.tick(NOW + 1000);
+        Sink later = new Sink(4096);
+        e.encodeError(400, later);
+        assertTrue(later.all().contains("Date: Sun, 22 Nov 2026 06:28:47 GMT\r\n"));
+        assertEquals("Date: Thu, 01 Jan 1970 00:00:00 GMT\r\n", DateHeader.format(0));
+    }
+
+    @Test
+    void responseViewRefusesHeadersThatCouldSplitOrReframeTheResponse() {
+        ResponseView r = res();
+        assertThrows(IllegalArgumentException.class, () -> r.header("X", "a\r\nInjected: 1"));
+        assertThrows(IllegalArgumentException.class, () -> r.header("X", "a\nb"));
+        assertThrows(IllegalArgumentException.class, () -> r.header("X", "a\u0000"));
+        assertThrows(IllegalArgumentException.class, () -> r.header("Bad Name", "v"));
+        assertThrows(IllegalArgumentException.class, () -> r.header("", "v"));
+        assertThrows(IllegalArgumentException.class, () -> r.header("content-length", "5"));
+        assertThrows(IllegalArgumentException.class, () -> r.header("Transfer-Encoding", "chunked"));
+        assertThrows(IllegalArgumentException.class, () -> r.header("Connection", "close"));
+        assertThrows(IllegalArgumentException.class, () -> r.header("DATE", "x"));
+        assertThrows(IllegalArgumentException.class, () -> r.contentType("text/plain\r\n"));
+        assertThrows(IllegalArgumentException.class, () -> r.status(99));
+        assertThrows(IllegalArgumentException.class, () -> r.status(1000));
+        for (int i = 0; i < 40; i++) {
+            r.header("X-" + i, "v");
+        }
+        String wire = encode(r, false, true, false);
+        assertTrue(wire.contains("X-0: v\r\n") && wire.contains("X-39: v\r\n"));
+    }
+}

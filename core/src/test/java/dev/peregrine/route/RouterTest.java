@@ -1,0 +1,169 @@
+package dev.peregrine.route;
+
+import dev.peregrine.Handler;
+import dev.peregrine.http1.HeadParser;
+import dev.peregrine.http1.OutputSink;
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseEncoder;
+import dev.peregrine.http1.ResponseView;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link Router}: static and pattern routes and the router's own answers. */
+class RouterTest {
+    private final Handler getUsers = (q, s) -> s.status(200);
+    private final Handler postUsers = (q, s) -> s.status(201);
+    private final Handler getUser = (q, s) -> s.status(200);
+    private final Handler putUser = (q, s) -> s.status(200);
+    private final Handler files = (q, s) -> s.status(200);
+    private final Router router = Router.builder()
+            .add("GET", "/users", getUsers)
+            .add("POST", "/users", postUsers)
+            .add("GET", "/users/{id}", getUser)
+            .add("PUT", "/users/{id}", putUser)
+            .add("DELETE", "/a/{x}/b/{y}", files)
+            .build();
+
+    private RequestView req(String method, String target) {
+        byte[] bytes = (method + " " + target + " HTTP/1.1\r\nHost: h\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        ByteBuffer b = ByteBuffer.allocateDirect(bytes.length).order(ByteOrder.LITTLE_ENDIAN).put(0, bytes);
+        RequestView r = new RequestView(8);
+        assertEquals(bytes.length, new HeadParser(1024, 4096, 8).parse(b, 0, bytes.length, r));
+        return r;
+    }
+
+    private Handler resolve(RequestView r) {
+        return router.resolve(r, new int[16], new int[16]);
+    }
+
+    /** Runs the router's own handler and returns the response head as text. */
+    private String answer(String method, String target) throws Exception {
+        RequestView r = req(method, target);
+        ResponseView res = new ResponseView();
+        res.reset();
+        resolve(r).handle(r, res);
+        ByteBuffer out = ByteBuffer.allocate(4096);
+        ResponseEncoder e = new ResponseEncoder();
+        e.encode(res, false, true, false, new OutputSink() {
+            @Override
+            public ByteBuffer out() {
+                return out;
+            }
+
+            @Override
+            public void drain() {
+                throw new AssertionError("fits");
+            }
+        });
+        return new String(out.array(), 0, out.position(), StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void staticAndPatternRoutes() {
+        assertSame(getUsers, resolve(req("GET", "/users")));
+        assertSame(postUsers, resolve(req("POST", "/users?x=1")));
+        assertSame(getUsers, resolve(req("GET", "http://example.com/users")));
+        RequestView r = req("GET", "/users/42");
+        assertSame(getUser, resolve(r));
+        assertEquals("42", r.pathParam("id"));
+        RequestView two = req("DELETE", "/a/1/b/%7E2");
+        assertSame(files, resolve(two));
+        assertEquals("1", two.pathParam("x"));
+        assertEquals("~2", two.pathParam("y"));
+    }
+
+    @Test
+    void headIsServedByGet() {
+        assertSame(getUsers, resolve(req("HEAD", "/users")));
+        assertSame(getUser, resolve(req("HEAD", "/users/7")));
+    }
+
+    @Test
+    void unknownPathsAre404() throws Exception {
+        assertTrue(answer("GET", "/nowhere").startsWith("HTTP/1.1 404 "));
+        assertTrue(answer("GET", "/users/").startsWith("HTTP/1.1 404 "), "an empty parameter does not match");
+        assertTrue(answer("GET", "/users/1/2").startsWith("HTTP/1.1 404 "));
+        assertTrue(answer("GET", "/Users").startsWith("HTTP/1.1 404 "), "paths are case-sensitive");
+        assertTrue(answer("GET", "/users/").startsWith("HTTP/1.1 404 "));
+        assertTrue(answer("GET", "http://example.com").startsWith("HTTP/1.1 404 "), "empty absolute path is /");
+    }
+
+    @Test
+    void otherMethodsOnAKnownPathAre405WithAllow() throws Exception {
+        String a = answer("DELETE", "/users");
+        assertTrue(a.startsWith("HTTP/1.1 405 Method Not Allowed\r\n"), a);
+        assertTrue(a.contains("Allow: GET, HEAD, POST, OPTIONS\r\n"), a);
+        String b = answer("POST", "/users/1");
+        assertTrue(b.startsWith("HTTP/1.1 405 "), b);
+        assertTrue(b.contains("Allow: GET, HEAD, PUT, OPTIONS\r\n"), b);
+    }
+
+    @Test
+    void optionsIsBuiltIn() throws Exception {
+        String path = answer("OPTIONS", "/users");
+        assertTrue(path.startsWith("HTTP/1.1 204 No Content\r\n"), path);
+        assertTrue(path.contains("Allow: GET, HEAD, POST, OPTIONS\r\n"), path);
+        String star = answer("OPTIONS", "*");
+        assertTrue(star.startsWith("HTTP/1.1 204 "), star);
+        assertTrue(star.contains("Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS\r\n"), star);
+    }
+
+    @Test
+    void unknownMethodsAre501() throws Exception {
+        assertTrue(answer("PURGE", "/users").startsWith("HTTP/1.1 501 Not Implemented\r\n"));
+    }
+
+    @Test
+    void staticPathLookupAllocatesNothing() {
+        RequestView r = req("GET", "/users");
+        RequestView p = req("GET", "/users/42");
+        int[] s = new int[16];
+        int[] e = new int[16];
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long id = Thread.currentThread().getId();
+        for (int i = 0; i < 10_000; i++) {
+            router.resolve(r, s, e);
+            router.resolve(p, s, e);
+        }
+        long before = mx.getThreadAllocatedBytes(id);
+        for (int i = 0; i < 10_000; i++) {
+            router.resolve(r, s, e);
+            router.resolve(p, s, e);
+        }
+        long allocated = mx.getThreadAllocatedBytes(id) - before;
+        assertTrue(allocated < 1024, "allocated " + allocated + " bytes for 20,000 lookups");
+    }
+
+    @Test
+    void badRegistrationsAreRefused() {
+        Router.Builder b = Router.builder().add("GET", "/x", getUsers);
+        assertThrows(IllegalArgumentException.class, () -> b.add("GET", "/x", getUsers));
+        assertThrows(IllegalArgumentException.class, () -> b.add("GET", "x", getUsers));
+        assertThrows(IllegalArgumentException.class, () -> b.add("GET", "", getUsers));
+        assertThrows(IllegalArgumentException.class, () -> b.add("CONNECT", "/y", getUsers));
+        assertThrows(IllegalArgumentException.class, () -> b.add("PURGE", "/y", getUsers));
+        assertThrows(IllegalArgumentException.class, () -> b.add("GET", "/a{b}", getUsers));
+        assertThrows(IllegalArgumentException.class, () -> b.add("GET", "/{a}/{a}", getUsers));
+        assertThrows(NullPointerException.class, () -> b.add("GET", "/z", null));
+    }
+
+    @Test
+    void aRouterWithoutRoutesAnswersOptionsStar() throws Exception {
+        Router empty = Router.builder().build();
+        RequestView r = req("OPTIONS", "*");
+        ResponseView res = new ResponseView();
+        res.reset();
+        empty.resolve(r, new int[16], new int[16]).handle(r, res);
+        assertEquals(204, res.statusCode());
+        assertNull(r.pathParam("x"));
+    }
+}
