@@ -396,9 +396,6 @@ public final class HttpConnection implements OutputSink {
     /** Appends the remaining bytes of {@code src} to the pending output. */
     private void stash(ByteBuffer src) {
         int n = src.remaining();
-        if (output != null) {
-            output.limit(output.capacity()); // writePending left the limit at outputEnd; absolute puts check it
-        }
         if (output == null) {
             output = pool.acquire(n);
             outputStart = 0;
