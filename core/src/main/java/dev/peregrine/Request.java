@@ -1,5 +1,6 @@
 package dev.peregrine;
 
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 
@@ -80,4 +81,27 @@ public interface Request {
 
     /** The peer's address. */
     InetSocketAddress remoteAddress();
+
+    /**
+     * A copy of this request — head, body and path parameters — in its own heap memory, valid forever
+     * and usable from any thread. Allocates; meant for handlers that keep a request after returning.
+     * A streamed body ({@link #bodyStreamed()}) is not copied: the copy's body is empty.
+     */
+    Request copy();
+
+    /**
+     * Whether the body is streamed: it was larger than {@link ServerConfig#streamBodyThreshold()} and
+     * the handler is blocking ({@link Handlers#blocking}). Then {@link #bodyStream()} delivers it as it
+     * arrives and {@link #body()} is empty.
+     */
+    boolean bodyStreamed();
+
+    /**
+     * The body as a stream: for a streamed body, bytes as they arrive (a read blocks until the client
+     * sends more; reading only from a blocking handler's thread); otherwise a stream over
+     * {@link #body()}. End of stream is the end of the body. If the connection closes early, reads
+     * throw {@link java.io.IOException}. The server reads no further from the socket while the handler
+     * leaves a few chunks unread (backpressure), so memory stays bounded whatever the body's size.
+     */
+    InputStream bodyStream();
 }

@@ -1,6 +1,9 @@
 package dev.peregrine;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 
 /**
  * The response being built for one request. Nothing is written until the handler returns; then the
@@ -41,4 +44,37 @@ public interface Response {
 
     /** An {@code application/json} body; {@code json} must already be JSON. */
     Response json(CharSequence json);
+
+    /**
+     * Finishes this response later, from any thread: the returned {@link Completion} carries a copy of
+     * the request and its own response, and the loop writes that response once
+     * {@link Completion#complete()} is called (or answers 503 after
+     * {@link ServerConfig#asyncTimeoutMillis()}). After this call the handler must not use this
+     * {@code Response} any more. Requests pipelined behind this one wait, so responses keep their order.
+     */
+    Completion async();
+
+    /**
+     * Sends the body as it is written, with chunked transfer encoding (RFC 9112 §7.1; to an HTTP/1.0
+     * client: unframed, then the connection closes). Status and headers are sent with the first bytes
+     * that leave; set them before writing. {@code flush()} pushes what is buffered; {@code close()} ends
+     * the body (a blocking handler's stream is closed for it when it returns). Writes block while the
+     * connection's unsent output is over {@link ServerConfig#maxPendingOutput()}.
+     *
+     * <p>Only for blocking handlers ({@link Handlers#blocking}) and {@link Completion#response()};
+     * an inline handler gets {@link IllegalStateException}: it must not block its loop.
+     * If the handler fails after bytes have left, the connection is closed: the client sees a
+     * truncated body, never a second status line.
+     */
+    OutputStream outputStream();
+
+    /**
+     * Sends the file at {@code file} as the body, with {@code Content-Length}, straight from the file
+     * system to the socket ({@code FileChannel.transferTo}) where the transport allows, otherwise
+     * through the loop's buffers. The file is opened now (so a missing file fails the handler) and
+     * read as the socket takes it; it should not change meanwhile.
+     *
+     * @throws IOException if the file cannot be opened
+     */
+    Response sendFile(Path file) throws IOException;
 }

@@ -134,6 +134,7 @@ public final class Server implements AutoCloseable {
         if (tls != null) {
             tls.close();
         }
+        config.blockingExecutor().shutdown();
         LOG.log(System.Logger.Level.DEBUG, "Peregrine on port {0} stopped", port());
     }
 
@@ -191,6 +192,11 @@ public final class Server implements AutoCloseable {
         TlsConfig tlsConfig;
         /** Whether {@link #tls} made the main port speak TLS (then there is no second listener). */
         boolean tlsOnMainPort;
+        // Off-loop execution (Handlers.blocking, Response.async, streamed bodies).
+        int blockingPoolSize = 256;
+        long asyncTimeoutMillis = 30_000;
+        long streamBodyThreshold = 1024 * 1024;
+        long maxStreamedBodySize = 1L << 30;
         private final Router.Builder routes = Router.builder();
 
         Builder() {
@@ -308,6 +314,54 @@ public final class Server implements AutoCloseable {
         /** How long {@link Server#close()} lets responses being written finish. Default 5 s. */
         public Builder shutdownGrace(Duration grace) {
             this.shutdownGraceMillis = grace.toMillis();
+            return this;
+        }
+
+        /**
+         * Threads of the platform pool that runs blocking handlers on JDK 17–20 (on 21+ each runs on
+         * its own virtual thread and this is not used). Requests beyond it wait in the pool's queue.
+         * Default 256.
+         */
+        public Builder blockingPoolSize(int threads) {
+            this.blockingPoolSize = positive(threads, "blockingPoolSize");
+            return this;
+        }
+
+        /**
+         * How long the loop waits for an off-loop handler (blocking or {@link Response#async()}) to
+         * complete, or, once it streams, for its next piece of body; then it answers {@code 503} (or,
+         * if a streamed response has begun, closes the connection). Default 30 s.
+         */
+        public Builder asyncTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("asyncTimeout must be positive: " + timeout);
+            }
+            this.asyncTimeoutMillis = timeout.toMillis();
+            return this;
+        }
+
+        /**
+         * Request bodies with a Content-Length above this many bytes are streamed to blocking handlers
+         * as they arrive ({@link Request#bodyStream()}) instead of being held in memory. Inline
+         * handlers are not affected. Default 1 MiB.
+         */
+        public Builder streamBodyThreshold(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("streamBodyThreshold must not be negative: " + bytes);
+            }
+            this.streamBodyThreshold = bytes;
+            return this;
+        }
+
+        /**
+         * Largest request body streamed to a blocking handler (413 above it, answered from the head).
+         * It is separate from {@link #maxBodySize}, which bounds bodies held in memory. Default 1 GiB.
+         */
+        public Builder maxStreamedBodySize(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("maxStreamedBodySize must not be negative: " + bytes);
+            }
+            this.maxStreamedBodySize = bytes;
             return this;
         }
 

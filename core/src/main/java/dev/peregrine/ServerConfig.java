@@ -1,6 +1,7 @@
 package dev.peregrine;
 
 import dev.peregrine.loop.EndpointLayer;
+import dev.peregrine.loop.OffLoopExecutor;
 
 /**
  * The settings of one server, fixed at {@link Server.Builder#start()}. Every limit has a default and a
@@ -13,7 +14,9 @@ import dev.peregrine.loop.EndpointLayer;
  *   <tr><td>{@code maxHeadSize} (request line + fields; also the trailer limit)</td><td>16 KiB</td><td>431</td></tr>
  *   <tr><td>{@code maxHeaderCount}</td><td>100</td><td>431</td></tr>
  *   <tr><td>{@code maxBodySize} (after chunked decoding)</td><td>8 MiB</td><td>413, from the head when Content-Length says so</td></tr>
- *   <tr><td>{@code maxPendingOutput} (unsent bytes per connection)</td><td>1 MiB</td><td>reading pauses until it drains</td></tr>
+ *   <tr><td>{@code maxPendingOutput} (unsent bytes per connection)</td><td>1 MiB</td><td>reading pauses until it drains; a streaming writer blocks</td></tr>
+ *   <tr><td>{@code maxStreamedBodySize} (body streamed to a blocking handler)</td><td>1 GiB</td><td>413, from the head</td></tr>
+ *   <tr><td>{@code asyncTimeout} (off-loop handler, or its stream, silent)</td><td>30 s</td><td>503, or close once a streamed response began</td></tr>
  * </table>
  */
 public final class ServerConfig {
@@ -32,6 +35,10 @@ public final class ServerConfig {
     private final int writeBufferSize;
     private final long shutdownGraceMillis;
     private final EndpointLayer endpointLayer;
+    private final long asyncTimeoutMillis;
+    private final long streamBodyThreshold;
+    private final long maxStreamedBodySize;
+    private final OffLoopExecutor blockingExecutor;
 
     ServerConfig(Server.Builder b) {
         host = b.host;
@@ -48,6 +55,10 @@ public final class ServerConfig {
         readBufferSize = b.readBufferSize;
         writeBufferSize = b.writeBufferSize;
         shutdownGraceMillis = b.shutdownGraceMillis;
+        asyncTimeoutMillis = b.asyncTimeoutMillis;
+        streamBodyThreshold = b.streamBodyThreshold;
+        maxStreamedBodySize = b.maxStreamedBodySize;
+        blockingExecutor = new OffLoopExecutor(b.blockingPoolSize);
         endpointLayer = null;
     }
 
@@ -67,6 +78,10 @@ public final class ServerConfig {
         readBufferSize = c.readBufferSize;
         writeBufferSize = c.writeBufferSize;
         shutdownGraceMillis = c.shutdownGraceMillis;
+        asyncTimeoutMillis = c.asyncTimeoutMillis;
+        streamBodyThreshold = c.streamBodyThreshold;
+        maxStreamedBodySize = c.maxStreamedBodySize;
+        blockingExecutor = c.blockingExecutor;
         endpointLayer = layer;
     }
 
@@ -148,5 +163,25 @@ public final class ServerConfig {
     /** How long {@link Server#close()} lets responses being written finish, milliseconds. */
     public long shutdownGraceMillis() {
         return shutdownGraceMillis;
+    }
+
+    /** How long the loop waits for an off-loop handler, or its stream's next piece, milliseconds. */
+    public long asyncTimeoutMillis() {
+        return asyncTimeoutMillis;
+    }
+
+    /** Content-Length above which a blocking handler's request body is streamed, bytes. */
+    public long streamBodyThreshold() {
+        return streamBodyThreshold;
+    }
+
+    /** Largest body streamed to a blocking handler, bytes. */
+    public long maxStreamedBodySize() {
+        return maxStreamedBodySize;
+    }
+
+    /** Runs blocking handlers: virtual threads on JDK 21+, else a platform pool of {@code blockingPoolSize}. */
+    public OffLoopExecutor blockingExecutor() {
+        return blockingExecutor;
     }
 }

@@ -5,6 +5,7 @@ import dev.peregrine.buffer.Ascii;
 import dev.peregrine.buffer.AsciiView;
 
 import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -72,6 +73,8 @@ public final class RequestView implements Request {
     private ByteBuffer readOnlyView;
     private final ByteBuffer emptyBody = ByteBuffer.allocate(0).asReadOnlyBuffer();
     private InetSocketAddress remoteAddress;
+    /** The body as it arrives, when it is streamed to an off-loop handler; null otherwise. */
+    private InputStream streamedBody;
 
     /** @param maxHeaders the most header fields a request may carry */
     public RequestView(int maxHeaders) {
@@ -333,6 +336,117 @@ public final class RequestView implements Request {
     @Override
     public InetSocketAddress remoteAddress() {
         return remoteAddress;
+    }
+
+    /** The index of the first body byte, which is also where the head ends. */
+    public int bodyStartIndex() {
+        return bodyStart;
+    }
+
+    /** Makes the body a stream that delivers it as it arrives (see {@link Request#bodyStream()}). */
+    public void setStreamedBody(InputStream body) {
+        streamedBody = body;
+    }
+
+    @Override
+    public boolean bodyStreamed() {
+        return streamedBody != null;
+    }
+
+    @Override
+    public InputStream bodyStream() {
+        return streamedBody != null ? streamedBody : new BodyInputStream(body());
+    }
+
+    @Override
+    public Request copy() {
+        return detach(ByteBuffer.allocate(copyLength()).order(ByteOrder.LITTLE_ENDIAN), 0);
+    }
+
+    /** Bytes {@link #detach} copies: from the method's first byte to the body's last. */
+    public int copyLength() {
+        return bodyStart + bodyLength - methodStart;
+    }
+
+    /**
+     * Copies this request's bytes — from its method's first byte to its body's last, which
+     * {@link #setBody} must have set (empty for a streamed body) — into {@code dst} at {@code at}, and
+     * returns a new view over the copy with every offset moved accordingly. The new view is
+     * independent of this one and of the loop: it is valid as long as {@code dst} is.
+     */
+    public RequestView detach(ByteBuffer dst, int at) {
+        int from = methodStart;
+        int length = bodyStart + bodyLength - from;
+        dst.put(at, buf, from, length);
+        int shift = at - from;
+        RequestView c = new RequestView(Math.max(1, headerCount));
+        c.buf = dst;
+        c.method = method;
+        c.methodStart = methodStart + shift;
+        c.methodEnd = methodEnd + shift;
+        c.pathStart = pathStart + shift;
+        c.pathEnd = pathEnd + shift;
+        c.queryStart = queryStart < 0 ? -1 : queryStart + shift;
+        c.targetEnd = targetEnd + shift;
+        c.version = version;
+        c.asteriskForm = asteriskForm;
+        c.absolutePathEmpty = absolutePathEmpty;
+        for (int i = 0; i < headerCount; i++) {
+            c.nameStart[i] = nameStart[i] + shift;
+            c.nameEnd[i] = nameEnd[i] + shift;
+            c.valueStart[i] = valueStart[i] + shift;
+            c.valueEnd[i] = valueEnd[i] + shift;
+        }
+        c.headerCount = headerCount;
+        c.contentLength = contentLength;
+        c.chunked = chunked;
+        c.expectContinue = expectContinue;
+        c.connectionClose = connectionClose;
+        c.connectionKeepAlive = connectionKeepAlive;
+        c.bodyBuf = dst;
+        c.bodyStart = bodyStart + shift;
+        c.bodyLength = bodyLength;
+        c.paramNames = paramNames;
+        int paramShift = absolutePathEmpty ? 0 : shift; // the root path lives in a constant buffer
+        for (int i = 0; i < paramCount; i++) {
+            c.paramStart[i] = paramStart[i] + paramShift;
+            c.paramEnd[i] = paramEnd[i] + paramShift;
+        }
+        c.paramCount = paramCount;
+        c.remoteAddress = remoteAddress;
+        return c;
+    }
+
+    /** Reads a body held in memory. */
+    private static final class BodyInputStream extends InputStream {
+        private final ByteBuffer body;
+
+        BodyInputStream(ByteBuffer view) {
+            body = view.duplicate();
+        }
+
+        @Override
+        public int read() {
+            return body.hasRemaining() ? body.get() & 0xFF : -1;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            if (len == 0) {
+                return 0;
+            }
+            if (!body.hasRemaining()) {
+                return -1;
+            }
+            int n = Math.min(len, body.remaining());
+            body.get(b, off, n);
+            return n;
+        }
+
+        @Override
+        public int available() {
+            return body.remaining();
+        }
     }
 
     @Override

@@ -29,6 +29,7 @@ public final class ResponseEncoder {
     private static final byte[] COLON_SPACE = Ascii.bytes(": ");
     private static final byte[] CRLF = Ascii.bytes("\r\n");
     private static final byte[] CONTINUE = Ascii.bytes("HTTP/1.1 100 Continue\r\n\r\n");
+    private static final byte[] TRANSFER_CHUNKED = Ascii.bytes("Transfer-Encoding: chunked\r\n");
     private static final byte[] ERROR_TYPE = Ascii.bytes("Content-Type: text/plain; charset=utf-8\r\n");
 
     private final DateHeader date = new DateHeader();
@@ -120,6 +121,57 @@ public final class ResponseEncoder {
             out.put((byte) reason.charAt(i));
         }
         out.put((byte) '\n');
+    }
+
+    /**
+     * Writes the head of a response whose body follows separately: a file of {@code length} bytes
+     * (framed by {@code Content-Length}), or, with {@code length < 0}, a body of unknown length framed
+     * by {@code Transfer-Encoding: chunked} (RFC 9112 §7.1) — unless {@code http10}, which knows no
+     * chunked coding: then the body is unframed and ends when the connection closes (RFC 9112 §6.3),
+     * so {@code keepAlive} must be false. The caller writes the body; for HEAD, 1xx, 204 and 304 it
+     * writes none.
+     */
+    public void encodeStreamHead(ResponseView res, long length, boolean keepAlive, boolean http10, OutputSink sink) {
+        int status = res.status;
+        ByteBuffer out = sink.out();
+        if (out.remaining() < 256) {
+            sink.drain();
+            out = sink.out();
+        }
+        out.put(Status.statusLine(status)).put(SERVER).put(dateLine);
+        if (res.contentType != null) {
+            out = put(sink, out, contentTypeLine(res.contentType));
+        }
+        for (int i = 0; i < res.headerCount; i++) {
+            out = putLatin1(sink, out, res.headerNames[i]);
+            out = put(sink, out, COLON_SPACE);
+            out = putLatin1(sink, out, res.headerValues[i]);
+            out = put(sink, out, CRLF);
+        }
+        if (out.remaining() < 64) {
+            sink.drain();
+            out = sink.out();
+        }
+        if (status >= 200 && status != 204 && status != 304) {
+            if (length >= 0) {
+                out.put(CONTENT_LENGTH);
+                putDecimal(out, length);
+                out.put(CRLF);
+            } else if (!http10) {
+                out.put(TRANSFER_CHUNKED);
+            }
+        }
+        if (!keepAlive) {
+            out.put(CONNECTION_CLOSE);
+        } else if (http10) {
+            out.put(CONNECTION_KEEP_ALIVE);
+        }
+        out.put(CRLF);
+    }
+
+    /** Whether a response with {@code status} to a {@code head} request carries a body (RFC 9110 §6.4.1). */
+    public static boolean hasBody(int status, boolean head) {
+        return !head && status >= 200 && status != 204 && status != 304;
     }
 
     /** Writes {@code 100 Continue} (RFC 9110 §10.1.1). */

@@ -1,8 +1,14 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.Completion;
 import dev.peregrine.Response;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
 /**
@@ -29,6 +35,27 @@ public final class ResponseView implements Response {
     byte[] bodyBytes;
     ByteBuffer bodyBuffer;
     CharSequence bodyChars;
+    /**
+     * 0 for a response the encoder writes whole once the handler returns (the inline fast path);
+     * otherwise why the connection must treat it specially ({@link #ASYNC}, {@link #FILE},
+     * {@link #STREAM}). One field, so the inline path tests one int.
+     */
+    int special;
+    /** {@link #special} bit: {@link #async()} was called. */
+    public static final int ASYNC = 1;
+    /** {@link #special} bit: the body is {@link #file()}. */
+    public static final int FILE = 2;
+    /** {@link #special} bit: the body is being written through {@link #outputStream()}. */
+    public static final int STREAM = 4;
+    private FileChannel file;
+    private long fileLength;
+    private final ResponseOwner owner;
+
+    /** @param owner what {@link #async()} and {@link #outputStream()} turn to */
+    public ResponseView(ResponseOwner owner) {
+        this.owner = owner;
+        this.status = 200;
+    }
 
     /** Clears the response for the next request. */
     public void reset() {
@@ -42,6 +69,49 @@ public final class ResponseView implements Response {
         bodyBytes = null;
         bodyBuffer = null;
         bodyChars = null;
+        if (special != 0) {
+            special = 0;
+            closeFile();
+        }
+    }
+
+    /** Non-zero when the response is not a plain one: a bit set of {@link #ASYNC}, {@link #FILE}, {@link #STREAM}. */
+    public int special() {
+        return special;
+    }
+
+    /** The file set by {@link #sendFile}, or null. */
+    public FileChannel file() {
+        return file;
+    }
+
+    /** The length of {@link #file()} when it was opened. */
+    public long fileLength() {
+        return fileLength;
+    }
+
+    /** Forgets the file without closing it: its new owner (the connection sending it) closes it. */
+    public FileChannel takeFile() {
+        FileChannel f = file;
+        file = null;
+        special &= ~FILE;
+        return f;
+    }
+
+    /** Marks the body as streamed (set by the stream's owner when it is opened). */
+    public void markStreaming() {
+        special |= STREAM;
+    }
+
+    private void closeFile() {
+        if (file != null) {
+            try {
+                file.close();
+            } catch (IOException e) {
+                // read-only; nothing was lost
+            }
+            file = null;
+        }
     }
 
     /** The status code set so far. */
@@ -112,6 +182,29 @@ public final class ResponseView implements Response {
     public Response json(CharSequence json) {
         contentType = APPLICATION_JSON;
         return body(json);
+    }
+
+    @Override
+    public Completion async() {
+        Completion c = owner.startAsync(this);
+        special |= ASYNC;
+        return c;
+    }
+
+    @Override
+    public OutputStream outputStream() {
+        return owner.openStream(this);
+    }
+
+    @Override
+    public Response sendFile(Path path) throws IOException {
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+        closeFile();
+        file = ch;
+        fileLength = ch.size();
+        special |= FILE;
+        bodyKind = BODY_NONE;
+        return this;
     }
 
     private static void checkName(String name) {

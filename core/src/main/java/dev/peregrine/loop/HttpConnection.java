@@ -1,5 +1,6 @@
 package dev.peregrine.loop;
 
+import dev.peregrine.BlockingHandler;
 import dev.peregrine.Handler;
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.http1.ChunkedDecoder;
@@ -7,10 +8,12 @@ import dev.peregrine.http1.HeadParser;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.OutputSink;
 import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.http1.ResponseView;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 
 /**
  * The HTTP/1.1 engine of one connection, the same on every transport. It is driven by its loop
@@ -38,6 +41,14 @@ import java.nio.ByteBuffer;
  * Draining instead of closing at once keeps the kernel from answering the client's unread bytes
  * with RST, which could destroy the error response before the client reads it.
  *
+ * <p><b>Off the loop.</b> A request for a blocking handler, or whose handler called
+ * {@code res.async()}, becomes an {@link Exchange}; a response body sent in pieces (a file, a
+ * handler's stream) is a {@link BodySource}; a large request body streamed to a blocking handler is a
+ * {@link StreamingBody}. While an exchange or a body source is in progress the connection handles no
+ * further request: what arrives meanwhile waits in {@code input} (reading pauses once it holds more
+ * than {@link #HOLD_LIMIT} bytes), so responses leave in request order. The hooks for this are marked
+ * "off-loop hook" below; the logic lives in those classes.
+ *
  * <p>Thread: the owning loop thread only.
  */
 public final class HttpConnection implements OutputSink {
@@ -50,6 +61,10 @@ public final class HttpConnection implements OutputSink {
     private static final int STOP = -2;
     /** Bytes discarded after our FIN before the connection is closed regardless. */
     private static final int DRAIN_BUDGET = 256 * 1024;
+    /** {@link #streamBody} leaves the request to the ordinary path. */
+    private static final int NOT_STREAMED = -3;
+    /** Bytes of pipelined input held while a request is off the loop before reading pauses. */
+    static final int HOLD_LIMIT = 64 * 1024;
 
     private final LoopContext ctx;
     private final SocketEndpoint io;
@@ -71,6 +86,14 @@ public final class HttpConnection implements OutputSink {
     private boolean readPaused;
     private ChunkedDecoder chunked;
     private int drained;
+    /** The request being handled off the loop; while set, no further request is handled. */
+    private Exchange exchange;
+    /** A response body being sent in pieces; while set, no further request is handled. */
+    private BodySource bodyOut;
+    /** Whether the connection closes once {@link #bodyOut} is sent. */
+    private boolean closeAfterBody;
+    /** A request body being streamed to an off-loop handler; while set, reads go to it. */
+    private StreamingBody bodyIn;
 
     public HttpConnection(LoopContext ctx, SocketEndpoint io) {
         this.ctx = ctx;
@@ -84,6 +107,17 @@ public final class HttpConnection implements OutputSink {
         if (state == DRAINING) {
             discardInput();
             return;
+        }
+        if (bodyIn != null && state == OPEN) { // off-loop hook: a streamed request body takes what arrives
+            try {
+                bodyIn.onReadable(io, ctx.readBuffer);
+            } catch (IOException e) {
+                close();
+                return;
+            }
+            if (bodyIn != null || state != OPEN) {
+                return;
+            }
         }
         if (state != OPEN || readPaused) {
             return;
@@ -160,6 +194,10 @@ public final class HttpConnection implements OutputSink {
         }
         boolean wasPaused = readPaused;
         writePending();
+        if (bodyOut != null) { // off-loop hook: a body in pieces continues as the socket drains
+            pumpBody(true);
+            return;
+        }
         if (wasPaused && !readPaused && state == OPEN && input != null) {
             process(input, 0, inputEnd); // requests that arrived while reading was paused
         }
@@ -172,7 +210,7 @@ public final class HttpConnection implements OutputSink {
     private void process(ByteBuffer buf, int start, int end) {
         ctx.tick();
         int pos = start;
-        while (pos < end && state == OPEN && !readPaused) {
+        while (pos < end && state == OPEN && !readPaused && exchange == null && (bodyOut == null || pumpBody(false))) {
             int r = handleOne(buf, pos, end);
             if (r == NEED_MORE) {
                 break;
@@ -185,10 +223,17 @@ public final class HttpConnection implements OutputSink {
         }
         if (state == OPEN) {
             keepLeftover(buf, pos, end);
+            if (input != null && inputEnd > HOLD_LIMIT && !readPaused && (exchange != null || bodyOut != null)) {
+                readPaused = true; // off-loop hook: enough pipelined input held; wait for the response
+                io.readInterest(false);
+            }
         } else {
             releaseInput();
         }
         flush();
+        if (bodyOut != null) {
+            pumpBody(true);
+        }
     }
 
     /** Handles the request starting at {@code pos}: returns where the next one starts, NEED_MORE or STOP. */
@@ -237,6 +282,12 @@ public final class HttpConnection implements OutputSink {
             messageEnd = pos + r;
         } else if (req.contentLength() > 0) {
             long length = req.contentLength();
+            if (length > ctx.config.streamBodyThreshold()) { // off-loop hook: may stream to a blocking handler
+                int r = streamBody(req, b, pos, headEnd, end, length);
+                if (r != NOT_STREAMED) {
+                    return r;
+                }
+            }
             if (length > ctx.config.maxBodySize()) {
                 return reject(413); // answered from the head, before the body is read
             }
@@ -267,12 +318,22 @@ public final class HttpConnection implements OutputSink {
         ResponseView res = ctx.response;
         res.reset();
         Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
+        if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered by Exchange
+            exchange = Exchange.blocking(this, req, (BlockingHandler) h, -1);
+            return;
+        }
+        ctx.offLoop.current = this;
         try {
             h.handle(req, res);
         } catch (Throwable t) {
             ctx.handlerFailed(req, t);
+            ctx.offLoop.handlerThrew();
             res.reset();
             res.status(500);
+        }
+        if (res.special() != 0) { // off-loop hook: async() or sendFile()
+            specialResponse(req, res);
+            return;
         }
         boolean keepAlive = req.keepAlive();
         ctx.metrics.requests++;
@@ -280,6 +341,49 @@ public final class HttpConnection implements OutputSink {
         if (!keepAlive) {
             state = CLOSING; // nothing sent after this request is acted on
         }
+    }
+
+    /** Off-loop hook: an inline handler called {@code async()} or {@code sendFile()}. */
+    private void specialResponse(RequestView req, ResponseView res) {
+        Exchange x = ctx.offLoop.takePending();
+        if (x != null) {
+            exchange = x;
+            return;
+        }
+        boolean keepAlive = req.keepAlive();
+        ctx.metrics.requests++;
+        long length = res.fileLength();
+        FileChannel file = res.takeFile();
+        ctx.encoder.encodeStreamHead(res, length, keepAlive, req.versionNumber() == 10, this);
+        boolean hasBody = ResponseEncoder.hasBody(res.statusCode(), req.methodId() == Methods.HEAD);
+        bodyOut = new FileBody(file, hasBody ? length : 0);
+        closeAfterBody = !keepAlive;
+    }
+
+    /**
+     * Off-loop hook: a Content-Length body above the stream threshold goes to a blocking handler as it
+     * arrives ({@link StreamingBody}); returns {@link #NOT_STREAMED} for other handlers.
+     */
+    private int streamBody(RequestView req, ByteBuffer b, int pos, int headEnd, int end, long length) {
+        req.setRemoteAddress(io.remoteAddress());
+        Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
+        if (!(h instanceof BlockingHandler)) {
+            return NOT_STREAMED;
+        }
+        if (length > ctx.config.maxStreamedBodySize()) {
+            return reject(413); // answered from the head, before the body is read
+        }
+        int have = (int) Math.min(end - headEnd, length);
+        if (have < length) {
+            sendContinue(req);
+        }
+        awaitBytes = 0;
+        continueSent = false;
+        req.setBody(b, headEnd, 0);
+        exchange = Exchange.blocking(this, req, (BlockingHandler) h, length);
+        bodyIn = exchange.body();
+        bodyIn.feed(b, headEnd, have);
+        return headEnd + have;
     }
 
     /** Answers {@code 100 Continue} once, for an HTTP/1.1 request that asked and whose body is still to come. */
@@ -354,7 +458,7 @@ public final class HttpConnection implements OutputSink {
     /** Writes the batch; then, if closing and nothing is pending, starts draining. */
     private void flush() {
         flushBuffer();
-        if (state == CLOSING && output == null) {
+        if (state == CLOSING && output == null && exchange == null && bodyOut == null) {
             startDraining();
         }
     }
@@ -435,7 +539,7 @@ public final class HttpConnection implements OutputSink {
             pool.release(output);
             output = null;
             io.writeInterest(false);
-            if (state == CLOSING) {
+            if (state == CLOSING && exchange == null && bodyOut == null) {
                 startDraining();
             } else if (readPaused && state == OPEN) {
                 // Resumed here, wherever the output drained: also mid-batch, when no OP_WRITE follows.
@@ -485,7 +589,7 @@ public final class HttpConnection implements OutputSink {
      */
     public void shutdown() {
         if (state == OPEN) {
-            if (output == null) {
+            if (output == null && exchange == null && bodyOut == null) {
                 close();
             } else {
                 state = CLOSING;
@@ -506,6 +610,17 @@ public final class HttpConnection implements OutputSink {
         }
         state = CLOSED;
         releaseInput();
+        if (exchange != null) { // off-loop hook: the handler learns through its streams
+            exchange.connectionClosed();
+        }
+        if (bodyOut != null) {
+            bodyOut.abort();
+            bodyOut = null;
+        }
+        if (bodyIn != null) {
+            bodyIn.abort();
+            bodyIn = null;
+        }
         if (output != null) {
             pool.release(output);
             output = null;
@@ -515,5 +630,129 @@ public final class HttpConnection implements OutputSink {
         }
         ctx.metrics.closed++;
         io.close();
+    }
+
+    // ---- off-loop hooks: called by Exchange, StreamingBody, ChunkedBodyWriter, FileBody (loop thread) ----
+
+    LoopContext context() {
+        return ctx;
+    }
+
+    SocketEndpoint endpoint() {
+        return io;
+    }
+
+    Exchange exchange() {
+        return exchange;
+    }
+
+    BodySource bodyOut() {
+        return bodyOut;
+    }
+
+    StreamingBody bodyIn() {
+        return bodyIn;
+    }
+
+    boolean isOpen() {
+        return state == OPEN;
+    }
+
+    /** Unsent bytes kept for this connection. */
+    int pendingOutput() {
+        return output == null ? 0 : outputEnd - outputStart;
+    }
+
+    int maxPendingOutput() {
+        return ctx.config.maxPendingOutput();
+    }
+
+    void countIn(long n) {
+        ctx.metrics.bytesIn += n;
+    }
+
+    void countOut(long n) {
+        ctx.metrics.bytesOut += n;
+    }
+
+    /** The streamed request body {@code b} has arrived whole (or been discarded). */
+    void bodyInEnded(StreamingBody b) {
+        if (bodyIn == b) {
+            bodyIn = null;
+        }
+    }
+
+    /** The off-loop request's response is encoded; carry on with the requests that waited. */
+    void exchangeDone(boolean keepAlive) {
+        exchange = null;
+        if (bodyIn != null && bodyIn.complete()) {
+            bodyIn = null;
+        }
+        if (!keepAlive && state == OPEN) {
+            state = CLOSING;
+        }
+        resume();
+    }
+
+    /** The head is encoded; {@code body} follows in pieces, then the connection carries on (or closes). */
+    void startBody(BodySource body, boolean keepAlive) {
+        exchange = null;
+        bodyOut = body;
+        closeAfterBody = !keepAlive;
+    }
+
+    /** Moves the body in progress on; when it is all handed over, carries on. Returns whether none is left. */
+    void pumpBody() {
+        pumpBody(true);
+    }
+
+    private boolean pumpBody(boolean resumeAfter) {
+        BodySource b = bodyOut;
+        if (b == null) {
+            return true;
+        }
+        if (state == CLOSED || state == DRAINING) {
+            return false;
+        }
+        boolean done;
+        try {
+            flushBuffer(); // the head and earlier responses go first
+            if (state == CLOSED) {
+                return false;
+            }
+            done = b.pump(this);
+            flushBuffer();
+        } catch (IOException e) {
+            close(); // the head has left: the client sees a truncated message
+            return false;
+        }
+        if (!done || state == CLOSED) {
+            return false;
+        }
+        bodyOut = null;
+        if (output == null) {
+            io.writeInterest(false);
+        }
+        if (closeAfterBody && state == OPEN) {
+            state = CLOSING;
+        }
+        if (resumeAfter) {
+            resume();
+        }
+        return true;
+    }
+
+    private void resume() {
+        if (state == OPEN && exchange == null && bodyOut == null) {
+            if (readPaused && output == null) {
+                readPaused = false;
+                io.readInterest(true);
+            }
+            if (input != null && !readPaused) {
+                process(input, 0, inputEnd);
+                return;
+            }
+        }
+        flush();
     }
 }

@@ -28,7 +28,9 @@ public final class LoopContext {
     final ByteBuffer writeBuffer;
     final HeadParser parser;
     final RequestView request;
-    final ResponseView response = new ResponseView();
+    /** Owner of {@link #response}: reached by an inline handler's {@code async()} (see {@link Exchange}). */
+    final OffLoop offLoop = new OffLoop(this);
+    final ResponseView response = new ResponseView(offLoop);
     final ResponseEncoder encoder = new ResponseEncoder();
     final int[] paramStarts = new int[16];
     final int[] paramEnds = new int[16];

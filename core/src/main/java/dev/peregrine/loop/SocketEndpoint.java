@@ -3,6 +3,7 @@ package dev.peregrine.loop;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 
 /**
  * One non-blocking connected socket as a transport offers it to {@link HttpConnection}. Buffers
@@ -38,6 +39,16 @@ public interface SocketEndpoint {
 
     /** Closes the socket and forgets its registration. Idempotent. */
     void close();
+
+    /**
+     * Sends up to {@code count} bytes of {@code file} from {@code position} straight to the socket
+     * ({@code sendfile(2)} or the like), without passing them through the JVM. Returns the bytes sent
+     * (0 when the socket takes none now), or -1 when this endpoint cannot send files directly (a TLS
+     * endpoint, a transport without the call): the caller then copies through buffers.
+     */
+    default long transferFile(FileChannel file, long position, long count) throws IOException {
+        return -1;
+    }
 
     /** The peer's address (cached). */
     InetSocketAddress remoteAddress();

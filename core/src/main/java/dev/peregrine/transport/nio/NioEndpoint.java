@@ -6,6 +6,7 @@ import dev.peregrine.loop.SocketEndpoint;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
@@ -30,6 +31,11 @@ final class NioEndpoint implements SocketEndpoint {
     @Override
     public int write(ByteBuffer src) throws IOException {
         return channel.write(src);
+    }
+
+    @Override
+    public long transferFile(FileChannel file, long position, long count) throws IOException {
+        return file.transferTo(position, count, channel);
     }
 
     @Override

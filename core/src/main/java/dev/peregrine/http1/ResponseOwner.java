@@ -1,0 +1,18 @@
+package dev.peregrine.http1;
+
+import dev.peregrine.Completion;
+
+import java.io.OutputStream;
+
+/**
+ * What a {@link ResponseView} turns to for the parts of a response that outlive the handler call:
+ * an asynchronous completion and a streamed body. The loop's shared response has one owner per loop;
+ * a response handed off the loop is owned by its exchange.
+ */
+public interface ResponseOwner {
+    /** Starts finishing {@code res}'s exchange later; see {@link dev.peregrine.Response#async()}. */
+    Completion startAsync(ResponseView res);
+
+    /** Opens the streamed body of {@code res}; see {@link dev.peregrine.Response#outputStream()}. */
+    OutputStream openStream(ResponseView res);
+}

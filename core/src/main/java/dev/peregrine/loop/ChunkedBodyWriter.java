@@ -1,0 +1,255 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.http1.OutputSink;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The {@link OutputStream} of a streamed response ({@link dev.peregrine.Response#outputStream()}):
+ * the handler's thread fills {@link Chunk}s, the loop frames them (RFC 9112 §7.1:
+ * {@code hex-size CRLF data CRLF}, ending {@code 0 CRLF CRLF}) and writes them.
+ *
+ * <pre>
+ *   handler thread                          loop
+ *   write() fills a chunk from 'free'  --&gt;  'filled' --&gt; pump(): frame, copy to the connection's output,
+ *   (blocks while 'free' is empty)    &lt;--  'free'       give the chunk back (only while the unsent
+ *                                                      output is under maxPendingOutput)
+ * </pre>
+ * At most {@link #CHUNKS} chunks of {@link #CHUNK_SIZE} bytes exist, so the writer blocks — that is the
+ * backpressure — once they all wait for a connection whose unsent output is over its limit. The first
+ * chunk handed over commits the head ({@link Exchange#commitStream}); before that a failure can still
+ * become a 500. To an HTTP/1.0 client the body goes unframed and the connection closes after it.
+ *
+ * <p>Thread: {@code write}, {@code flush}, {@code close} from the handler's thread (one at a time);
+ * {@link #run} and {@link #pump} on the loop; {@link #abort} from either.
+ */
+final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnable {
+    static final int CHUNK_SIZE = 32 * 1024;
+    static final int CHUNKS = 4;
+    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] LAST_CHUNK = {'0', '\r', '\n', '\r', '\n'};
+    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private final Exchange exchange;
+    private final ArrayBlockingQueue<Chunk> free = new ArrayBlockingQueue<>(CHUNKS + 1);
+    private final ArrayBlockingQueue<Chunk> filled = new ArrayBlockingQueue<>(CHUNKS + 2);
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private volatile boolean aborted;
+
+    // Handler thread.
+    private int created;
+    private Chunk current;
+    private boolean closed;
+
+    // Loop.
+    private boolean headSent;
+    /** Whether the body is framed as chunks (false for HTTP/1.0, HEAD, 204, 304). */
+    private boolean framed;
+    /** Whether body bytes are sent at all (false for HEAD, 1xx, 204, 304). */
+    private boolean bodyAllowed;
+    private final byte[] sizeLine = new byte[10];
+
+    ChunkedBodyWriter(Exchange exchange) {
+        this.exchange = exchange;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+        Chunk c = chunk();
+        c.data[c.length++] = (byte) b;
+        if (c.length == c.data.length) {
+            submit();
+        }
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        while (len > 0) {
+            Chunk c = chunk();
+            int n = Math.min(len, c.data.length - c.length);
+            System.arraycopy(b, off, c.data, c.length, n);
+            c.length += n;
+            off += n;
+            len -= n;
+            if (c.length == c.data.length) {
+                submit();
+            }
+        }
+    }
+
+    @Override
+    public void flush() throws IOException {
+        check();
+        if (current != null && current.length > 0) {
+            submit();
+        }
+    }
+
+    /** Ends the body. The response is complete once the loop has written it. Idempotent. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        flush();
+        closed = true;
+        filled.add(Chunk.END);
+        schedule();
+    }
+
+    /** Ends the body if the handler left it open (handler thread, as the exchange completes); never throws. */
+    void finish() {
+        try {
+            close();
+        } catch (IOException e) {
+            // aborted: the loop has already given up on this body
+        }
+    }
+
+    private Chunk chunk() throws IOException {
+        check();
+        if (closed) {
+            throw new IOException("response body already closed");
+        }
+        if (current == null) {
+            Chunk c = free.poll();
+            if (c == null && created < CHUNKS) {
+                created++;
+                c = new Chunk(CHUNK_SIZE);
+            }
+            if (c == null) {
+                try {
+                    c = free.take(); // backpressure: the loop gives chunks back as the socket drains
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while the client was slow");
+                }
+            }
+            if (c == Chunk.ABORT) {
+                free.offer(Chunk.ABORT); // keep waking whoever waits next
+                throw new IOException("response aborted: the connection closed or the exchange timed out");
+            }
+            c.length = 0;
+            current = c;
+        }
+        return current;
+    }
+
+    private void check() throws IOException {
+        if (aborted) {
+            throw new IOException("response aborted: the connection closed or the exchange timed out");
+        }
+    }
+
+    private void submit() {
+        filled.add(current);
+        current = null;
+        schedule();
+    }
+
+    private void schedule() {
+        if (scheduled.compareAndSet(false, true)) {
+            exchange.loop().execute(this);
+        }
+    }
+
+    /** Loop: chunks arrived. Commits the head on the first, then lets the connection pump. */
+    @Override
+    public void run() {
+        scheduled.set(false);
+        if (aborted) {
+            return;
+        }
+        if (!headSent) {
+            if (!exchange.commitStream(this)) {
+                abort();
+                return;
+            }
+            headSent = true;
+        }
+        exchange.connection().pumpBody();
+    }
+
+    /** Loop: called by {@link Exchange#commitStream} once the head is written. */
+    void headWritten(boolean framed, boolean bodyAllowed) {
+        this.framed = framed;
+        this.bodyAllowed = bodyAllowed;
+    }
+
+    /** Loop: whether the head has left, after which a failure can only close the connection. */
+    boolean headSent() {
+        return headSent;
+    }
+
+    @Override
+    public boolean pump(HttpConnection c) {
+        int limit = c.maxPendingOutput();
+        while (c.pendingOutput() <= limit) {
+            Chunk k = filled.poll();
+            if (k == null) {
+                return false;
+            }
+            if (k == Chunk.END) {
+                if (framed && bodyAllowed) {
+                    put(c, LAST_CHUNK, 0, LAST_CHUNK.length);
+                }
+                return true;
+            }
+            if (bodyAllowed && k.length > 0) {
+                if (framed) {
+                    int n = sizeLine(k.length);
+                    put(c, sizeLine, sizeLine.length - n, n);
+                }
+                put(c, k.data, 0, k.length);
+                if (framed) {
+                    put(c, CRLF, 0, 2);
+                }
+            }
+            k.length = 0;
+            free.offer(k);
+            exchange.touch();
+        }
+        return false;
+    }
+
+    /** Writes {@code len} as hex followed by CRLF at the end of {@link #sizeLine}; returns the bytes used. */
+    private int sizeLine(int len) {
+        int i = sizeLine.length;
+        sizeLine[--i] = '\n';
+        sizeLine[--i] = '\r';
+        do {
+            sizeLine[--i] = HEX[len & 15];
+            len >>>= 4;
+        } while (len != 0);
+        return sizeLine.length - i;
+    }
+
+    private static void put(OutputSink sink, byte[] src, int off, int len) {
+        ByteBuffer out = sink.out();
+        while (len > 0) {
+            if (!out.hasRemaining()) {
+                sink.drain();
+                out = sink.out();
+            }
+            int n = Math.min(out.remaining(), len);
+            out.put(src, off, n);
+            off += n;
+            len -= n;
+        }
+    }
+
+    /** Gives up: a blocked or later write throws {@link IOException}. Any thread. */
+    @Override
+    public void abort() {
+        if (!aborted) {
+            aborted = true;
+            free.offer(Chunk.ABORT);
+            filled.clear();
+        }
+    }
+}

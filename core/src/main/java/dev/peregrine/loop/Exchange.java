@@ -1,0 +1,320 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.BlockingHandler;
+import dev.peregrine.Completion;
+import dev.peregrine.Request;
+import dev.peregrine.Response;
+import dev.peregrine.http1.Methods;
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseEncoder;
+import dev.peregrine.http1.ResponseOwner;
+import dev.peregrine.http1.ResponseView;
+
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One request handled off the loop: by a blocking handler ({@link #blocking}) or by a handler that
+ * called {@link Response#async()} ({@link OffLoop#startAsync}). At hand-off the request — head and
+ * in-memory body — is copied out of the loop's read buffer into a buffer of the loop's pool, and the
+ * handler gets its own {@link RequestView} over the copy and its own {@link ResponseView}. The copy
+ * goes back to the pool, on the loop, once the handler has ended and the loop no longer needs it.
+ *
+ * <pre>
+ *              complete()/fail()/blocking handler returns           loop: run()
+ *   RUNNING ------------------------------------------------&gt; COMPLETED -----&gt; response written,
+ *      |                                                                     connection resumes
+ *      | loop: timeout (503, or close once streaming) / handler threw after async()
+ *      v
+ *   CANCELLED --- complete()/fail() later: returns false, copy released ---&gt; ENDED
+ * </pre>
+ * A streamed response ({@link ChunkedBodyWriter}) commits its head on the loop with its first chunk;
+ * from then on the connection belongs to the writer's body, and a failure closes the connection.
+ *
+ * <p>Thread: {@link Completion} methods and the handler's use of request/response on any one thread
+ * at a time; everything else on the owning loop. The state word is the only field both sides write.
+ */
+final class Exchange extends Timeout implements Completion, ResponseOwner, Runnable {
+    private static final System.Logger LOG = System.getLogger("dev.peregrine");
+    private static final int RUNNING = 0;
+    private static final int COMPLETED = 1;
+    private static final int CANCELLED = 2;
+    private static final int ENDED = 3;
+
+    private final AtomicInteger state = new AtomicInteger(RUNNING);
+    private final HttpConnection conn;
+    private final LoopContext ctx;
+    private final EventLoop loop;
+    private final RequestView request;
+    private final ResponseView response;
+    private final boolean head;
+    private ByteBuffer copy;
+    private volatile Throwable error;
+    private volatile ChunkedBodyWriter writer;
+    private StreamingBody body;
+
+    /** Loop: copies {@code req} (its body already set) and arms the timeout. */
+    Exchange(HttpConnection conn, RequestView req) {
+        this.conn = conn;
+        this.ctx = conn.context();
+        this.loop = ctx.eventLoop();
+        this.copy = ctx.pool.acquire(req.copyLength());
+        this.request = req.detach(copy, 0);
+        this.response = new ResponseView(this);
+        this.head = req.methodId() == Methods.HEAD;
+        ctx.timers.schedule(this, ctx.config.asyncTimeoutMillis(), System.currentTimeMillis());
+    }
+
+    /**
+     * Loop: hands {@code req} to blocking handler {@code h} on the server's executor. {@code body},
+     * when not null, streams the request body to it.
+     */
+    static Exchange blocking(HttpConnection conn, RequestView req, BlockingHandler h, long streamedLength) {
+        Exchange x = new Exchange(conn, req);
+        if (streamedLength >= 0) {
+            x.body = new StreamingBody(conn, x, streamedLength);
+            x.request.setStreamedBody(x.body);
+        }
+        try {
+            x.ctx.config.blockingExecutor().execute(() -> x.runBlocking(h));
+        } catch (RejectedExecutionException e) {
+            x.response.status(503); // the server is closing
+            x.state.set(COMPLETED);
+            x.loop.execute(x);
+        }
+        return x;
+    }
+
+    private void runBlocking(BlockingHandler h) {
+        try {
+            h.delegate().handle(request, response);
+        } catch (Throwable t) {
+            fail(t);
+            return;
+        }
+        if ((response.special() & ResponseView.ASYNC) == 0) {
+            complete();
+        }
+    }
+
+    StreamingBody body() {
+        return body;
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    HttpConnection connection() {
+        return conn;
+    }
+
+    // ---- Completion: any thread ----
+
+    @Override
+    public Request request() {
+        return request;
+    }
+
+    @Override
+    public Response response() {
+        return response;
+    }
+
+    @Override
+    public boolean complete() {
+        if (!state.compareAndSet(RUNNING, COMPLETED)) {
+            late();
+            return false;
+        }
+        ChunkedBodyWriter w = writer;
+        if (w != null) {
+            w.finish();
+        }
+        loop.execute(this);
+        return true;
+    }
+
+    @Override
+    public boolean fail(Throwable t) {
+        if (!state.compareAndSet(RUNNING, COMPLETED)) {
+            late();
+            return false;
+        }
+        error = t == null ? new IllegalStateException("failed") : t;
+        loop.execute(this);
+        return true;
+    }
+
+    /** A completion after the loop gave up: the handler has ended now, so its copy can go back. */
+    private void late() {
+        if (state.compareAndSet(CANCELLED, ENDED)) {
+            loop.execute(this::release);
+        }
+    }
+
+    // ---- ResponseOwner: the handler's thread ----
+
+    @Override
+    public Completion startAsync(ResponseView res) {
+        return this; // a blocking handler going async: it completes this exchange itself, later
+    }
+
+    @Override
+    public OutputStream openStream(ResponseView res) {
+        ChunkedBodyWriter w = writer;
+        if (w == null) {
+            w = new ChunkedBodyWriter(this);
+            writer = w;
+            res.markStreaming();
+        }
+        return w;
+    }
+
+    // ---- loop ----
+
+    /** Loop: the handler completed or failed. Writes its answer if the connection still waits for it. */
+    @Override
+    public void run() {
+        ctx.timers.cancel(this);
+        Throwable t = error;
+        ChunkedBodyWriter w = writer;
+        if (t != null) {
+            ctx.handlerFailed(request, t);
+            if (w != null) {
+                w.abort();
+            }
+        }
+        if (w != null && w.headSent()) {
+            if (t != null && conn.bodyOut() == w) {
+                conn.close(); // a streamed response has begun: the client sees it truncated, never a second head
+            }
+            endBodyIn();
+        } else if (conn.exchange() == this && !conn.isClosed()) {
+            if (t != null) {
+                response.reset();
+                response.status(500);
+            }
+            respond(response);
+        }
+        release();
+    }
+
+    /** Loop: the deadline passed before the handler completed (or, streaming, sent its next piece). */
+    @Override
+    protected void onTimeout() {
+        if (!state.compareAndSet(RUNNING, CANCELLED)) {
+            return; // completed meanwhile: run() is on its way
+        }
+        ChunkedBodyWriter w = writer;
+        if (w != null) {
+            w.abort();
+            if (w.headSent()) {
+                if (conn.bodyOut() == w) {
+                    conn.close();
+                }
+                return;
+            }
+        }
+        if (conn.exchange() == this && !conn.isClosed()) {
+            ResponseView r = ctx.response; // free: timers run between handler calls
+            r.reset();
+            r.status(503);
+            respond(r);
+        }
+    }
+
+    /** Loop: the handler's body is still arriving and will not be read; called when the handler has ended. */
+    private void endBodyIn() {
+        if (body != null && conn.bodyIn() == body) {
+            body.abort();
+        }
+    }
+
+    /** Loop: re-arms the timeout after progress of a streamed body. */
+    void touch() {
+        if (scheduled()) {
+            ctx.timers.schedule(this, ctx.config.asyncTimeoutMillis(), System.currentTimeMillis());
+        }
+    }
+
+    /** Loop: the connection no longer wants this exchange's response (its handler threw after async()). */
+    void cancel() {
+        ctx.timers.cancel(this);
+        state.compareAndSet(RUNNING, CANCELLED);
+    }
+
+    /** Loop: the connection closed under the exchange. The handler is told through its streams. */
+    void connectionClosed() {
+        ctx.timers.cancel(this);
+        ChunkedBodyWriter w = writer;
+        if (w != null) {
+            w.abort();
+        }
+        if (body != null) {
+            body.abort();
+        }
+    }
+
+    /** Loop: encodes {@code res} — whole, or its head followed by a file — and lets the connection resume. */
+    private void respond(ResponseView res) {
+        ctx.tick();
+        boolean bodyPending = body != null && conn.bodyIn() == body;
+        boolean keepAlive = request.keepAlive() && !bodyPending && conn.isOpen();
+        boolean http10 = request.versionNumber() == 10;
+        endBodyIn();
+        ctx.metrics.requests++;
+        if ((res.special() & ResponseView.FILE) != 0) {
+            long length = res.fileLength();
+            FileChannel file = res.takeFile();
+            ctx.encoder.encodeStreamHead(res, length, keepAlive, http10, conn);
+            if (ResponseEncoder.hasBody(res.statusCode(), head) && length > 0) {
+                conn.startBody(new FileBody(file, length), keepAlive);
+                conn.pumpBody();
+                return;
+            }
+            new FileBody(file, 0).abort();
+        } else {
+            ctx.encoder.encode(res, head, keepAlive, http10, conn);
+        }
+        conn.exchangeDone(keepAlive);
+    }
+
+    /**
+     * Loop: the handler's stream handed over its first chunk. Writes the head and gives the
+     * connection to the stream; returns false if the connection no longer waits for this exchange.
+     */
+    boolean commitStream(ChunkedBodyWriter w) {
+        int s = state.get();
+        if (conn.exchange() != this || conn.isClosed() || s == CANCELLED || s == ENDED) {
+            return false;
+        }
+        ctx.tick();
+        boolean http10 = request.versionNumber() == 10;
+        boolean bodyPending = body != null && conn.bodyIn() == body;
+        boolean keepAlive = request.keepAlive() && !http10 && !bodyPending && conn.isOpen();
+        ctx.metrics.requests++;
+        ctx.encoder.encodeStreamHead(response, -1, keepAlive, http10, conn);
+        boolean bodyAllowed = ResponseEncoder.hasBody(response.statusCode(), head);
+        w.headWritten(!http10, bodyAllowed);
+        touch();
+        conn.startBody(w, keepAlive);
+        return true;
+    }
+
+    /** Loop: gives the copy back to the pool once the handler has ended. */
+    private void release() {
+        if (copy != null) {
+            ctx.pool.release(copy);
+            copy = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return request.toString();
+    }
+}

@@ -1,0 +1,57 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.Completion;
+import dev.peregrine.http1.ResponseOwner;
+import dev.peregrine.http1.ResponseView;
+
+import java.io.OutputStream;
+
+/**
+ * The owner of the loop's shared {@link ResponseView}: what an inline handler reaches through
+ * {@link dev.peregrine.Response#async()} and {@link dev.peregrine.Response#outputStream()}.
+ * {@code async()} copies the request being handled into an {@link Exchange} at once (the handler may
+ * give the completion to another thread before it returns); the connection takes the exchange over
+ * when the handler returns ({@link #takePending}).
+ *
+ * <p>Thread: the owning loop.
+ */
+final class OffLoop implements ResponseOwner {
+    private final LoopContext ctx;
+    /** The connection whose handler is running; set before each inline handler call. */
+    HttpConnection current;
+    private Exchange pending;
+
+    OffLoop(LoopContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public Completion startAsync(ResponseView res) {
+        if (pending == null) {
+            pending = new Exchange(current, ctx.request);
+        }
+        return pending;
+    }
+
+    @Override
+    public OutputStream openStream(ResponseView res) {
+        throw new IllegalStateException("an inline handler must not block its event loop: declare the route"
+                + " with Handlers.blocking(...) to write a streamed body, or use res.async() and"
+                + " completion.response().outputStream() from another thread");
+    }
+
+    /** The exchange started by the handler that just returned, or null; forgets it. */
+    Exchange takePending() {
+        Exchange x = pending;
+        pending = null;
+        return x;
+    }
+
+    /** The handler threw after {@code async()}: its 500 goes out now; the completion, if called later, returns false. */
+    void handlerThrew() {
+        Exchange x = takePending();
+        if (x != null) {
+            x.cancel();
+        }
+    }
+}

@@ -1,0 +1,248 @@
+package dev.peregrine.loop;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A request body with a Content-Length above the stream threshold, delivered to a blocking handler as
+ * it arrives ({@link dev.peregrine.Request#bodyStream()}).
+ *
+ * <pre>
+ *   loop                                         handler thread
+ *   socket -&gt; read buffer -&gt; copy into a chunk  --&gt; 'filled' --&gt; read() ... chunk consumed
+ *   from 'free'; none free: stop reading (OP_READ  &lt;-- 'free' &lt;--  give it back; if the loop stopped
+ *   off) until one comes back                                    reading, ask it to resume
+ * </pre>
+ * At most {@link #CHUNKS} chunks of {@link #CHUNK_SIZE} bytes exist per body, so memory stays bounded
+ * whatever its size. The loop reads no further than the body's end, so bytes of a request pipelined
+ * behind it stay in the socket until the connection takes the next request.
+ *
+ * <p>Stop protocol: the loop sets {@code paused} (volatile) and then polls {@code free} once more; the
+ * reader offers to {@code free} and then reads {@code paused}. One of them sees the other, so reading
+ * never stays off while a chunk is free.
+ *
+ * <p>Thread: {@link #feed}, {@link #onReadable}, {@link #abort} on the loop; the {@link InputStream}
+ * methods on the handler's thread.
+ */
+final class StreamingBody extends InputStream {
+    static final int CHUNK_SIZE = 64 * 1024;
+    static final int CHUNKS = 4;
+
+    private final HttpConnection conn;
+    private final Exchange exchange;
+    private final ArrayBlockingQueue<Chunk> free = new ArrayBlockingQueue<>(CHUNKS);
+    private final ArrayBlockingQueue<Chunk> filled = new ArrayBlockingQueue<>(2 * CHUNKS + 2);
+    private final AtomicBoolean resumeScheduled = new AtomicBoolean();
+    private final Runnable resume = this::resume;
+    private volatile boolean paused;
+
+    // Loop.
+    private long remaining;
+    private int created;
+    private boolean ended;
+    private boolean discarding;
+
+    // Handler thread.
+    private Chunk current;
+    private boolean eof;
+
+    StreamingBody(HttpConnection conn, Exchange exchange, long length) {
+        this.conn = conn;
+        this.exchange = exchange;
+        this.remaining = length;
+    }
+
+    /** Loop: whether every byte of the body has arrived. */
+    boolean complete() {
+        return remaining == 0;
+    }
+
+    /** Loop: hands over {@code [from, from+length)} of {@code b}, bytes that came with the head. */
+    void feed(ByteBuffer b, int from, int length) {
+        while (length > 0) {
+            Chunk c = takeFree();
+            int n = Math.min(length, c.data.length);
+            b.get(from, c.data, 0, n);
+            put(c, n);
+            from += n;
+            length -= n;
+        }
+        if (remaining == 0) {
+            end();
+        }
+    }
+
+    /** Loop: the socket is readable. Reads while chunks are free and the body is not complete. */
+    void onReadable(SocketEndpoint io, ByteBuffer scratch) throws IOException {
+        while (remaining > 0) {
+            if (discarding) {
+                scratch.clear();
+                scratch.limit((int) Math.min(scratch.capacity(), remaining));
+                int n = io.read(scratch);
+                if (n <= 0) {
+                    if (n < 0) {
+                        conn.close();
+                    }
+                    return;
+                }
+                remaining -= n;
+                continue;
+            }
+            Chunk c = free.poll();
+            if (c == null && created < CHUNKS) {
+                created++;
+                c = new Chunk(CHUNK_SIZE);
+            }
+            if (c == null) {
+                paused = true;
+                c = free.poll();
+                if (c == null) {
+                    io.readInterest(false);
+                    return;
+                }
+                paused = false;
+            }
+            scratch.clear();
+            scratch.limit((int) Math.min(Math.min(scratch.capacity(), c.data.length), remaining));
+            int n = io.read(scratch);
+            if (n <= 0) {
+                free.offer(c);
+                if (n < 0) {
+                    conn.close();
+                }
+                return;
+            }
+            conn.countIn(n);
+            scratch.get(0, c.data, 0, n);
+            put(c, n);
+            exchange.touch();
+        }
+        end();
+    }
+
+    private Chunk takeFree() {
+        Chunk c = free.poll();
+        if (c == null) {
+            created++; // more than CHUNKS only if the head arrived with more than CHUNKS chunks of body
+            c = new Chunk(CHUNK_SIZE);
+        }
+        return c;
+    }
+
+    private void put(Chunk c, int n) {
+        c.length = n;
+        c.read = 0;
+        remaining -= n;
+        filled.add(c);
+    }
+
+    private void end() {
+        if (!ended) {
+            ended = true;
+            filled.add(Chunk.END);
+            conn.bodyInEnded(this);
+        }
+    }
+
+    /**
+     * Loop: the handler is done with the body (it completed, failed or timed out) or the connection
+     * closed. A reader still waiting gets an {@link IOException}; the rest of the body, if the
+     * connection stays open, is read and dropped so it is never taken for a request.
+     */
+    void abort() {
+        if (!ended) {
+            discarding = true;
+            filled.clear();
+            filled.offer(Chunk.ABORT);
+            if (paused) {
+                paused = false;
+                conn.endpoint().readInterest(true);
+            }
+        }
+    }
+
+    private void resume() {
+        resumeScheduled.set(false);
+        if (paused && conn.bodyIn() == this) {
+            paused = false;
+            conn.endpoint().readInterest(true);
+            conn.onReadable();
+        }
+    }
+
+    // ---- handler thread ----
+
+    @Override
+    public int read() throws IOException {
+        Chunk c = next();
+        if (c == null) {
+            return -1;
+        }
+        int b = c.data[c.read++] & 0xFF;
+        consumed(c);
+        return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return 0;
+        }
+        Chunk c = next();
+        if (c == null) {
+            return -1;
+        }
+        int n = Math.min(len, c.length - c.read);
+        System.arraycopy(c.data, c.read, b, off, n);
+        c.read += n;
+        consumed(c);
+        return n;
+    }
+
+    @Override
+    public int available() {
+        Chunk c = current;
+        return c == null ? 0 : c.length - c.read;
+    }
+
+    private Chunk next() throws IOException {
+        if (eof) {
+            return null;
+        }
+        if (current == null) {
+            Chunk c;
+            try {
+                c = filled.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for the request body");
+            }
+            if (c == Chunk.END) {
+                eof = true;
+                return null;
+            }
+            if (c == Chunk.ABORT) {
+                filled.offer(Chunk.ABORT);
+                throw new IOException("request body aborted: the connection closed or the exchange ended");
+            }
+            current = c;
+        }
+        return current;
+    }
+
+    private void consumed(Chunk c) {
+        if (c.read < c.length) {
+            return;
+        }
+        current = null;
+        free.offer(c);
+        if (paused && resumeScheduled.compareAndSet(false, true)) {
+            exchange.loop().execute(resume);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package dev.peregrine.offloop;
+
+import dev.peregrine.Completion;
+import dev.peregrine.Server;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class AsyncCompletionTest {
+
+    @Test
+    void completesFromAnotherThreadAndKeepsPipelineOrder() throws Exception {
+        BlockingQueue<Completion> waiting = new ArrayBlockingQueue<>(10);
+        try (Server server = Server.builder().port(0).threads(1)
+                .post("/later", (req, res) -> waiting.add(res.async()))
+                .get("/now", (req, res) -> res.text("now"))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("POST /later?who=x HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc"
+                    + "GET /now HTTP/1.1\r\nHost: a\r\n\r\n");
+            Completion done = waiting.poll(30, TimeUnit.SECONDS);
+            assertNotNull(done);
+            // Completed on a thread of its own; the copy of the request is still intact.
+            CompletableFuture<Boolean> f = CompletableFuture.supplyAsync(() -> {
+                done.response().status(201).header("X-Who", done.request().queryParam("who"))
+                        .text("later " + done.request().bodyString());
+                return done.complete();
+            });
+            assertTrue(f.get(30, TimeUnit.SECONDS));
+            String first = c.readResponse();
+            assertTrue(first.startsWith("HTTP/1.1 201 Created\r\n"), first);
+            assertTrue(first.contains("X-Who: x\r\n"), first);
+            assertTrue(first.endsWith("later abc"), first);
+            assertTrue(c.readResponse().endsWith("now"));
+            assertFalse(done.complete(), "completing twice is reported by false");
+            assertFalse(done.fail(new RuntimeException("late")));
+        }
+    }
+
+    @Test
+    void handlerThatNeverCompletesGets503AndTheConnectionStaysUsable() throws Exception {
+        BlockingQueue<Completion> waiting = new ArrayBlockingQueue<>(10);
+        try (Server server = Server.builder().port(0).threads(1)
+                .asyncTimeout(Duration.ofMillis(200))
+                .get("/never", (req, res) -> waiting.add(res.async()))
+                .get("/now", (req, res) -> res.text("now"))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("GET /never HTTP/1.1\r\nHost: a\r\n\r\nGET /now HTTP/1.1\r\nHost: a\r\n\r\n");
+            String r = c.readResponse();
+            assertTrue(r.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), r);
+            assertTrue(c.readResponse().endsWith("now"));
+            Completion late = waiting.poll(30, TimeUnit.SECONDS);
+            assertNotNull(late);
+            assertFalse(late.complete(), "a completion after the timeout returns false");
+            // The late completion gave the request's copy back; one more round trip lets the loop run it.
+            c.send("GET /now HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertTrue(c.readResponse().endsWith("now"));
+            c.send("GET /now HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertTrue(c.readResponse().endsWith("now"));
+            assertEquals(0, server.metrics().lentBuffers);
+        }
+    }
+
+    @Test
+    void completionInsideTheHandlerWorksToo() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/sync", (req, res) -> {
+                    Completion c = res.async();
+                    c.response().text("same thread");
+                    c.complete();
+                })
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("GET /sync HTTP/1.1\r\nHost: a\r\n\r\nGET /sync HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+            assertTrue(c.readResponse().endsWith("same thread"));
+            String last = c.readToEnd();
+            assertTrue(last.contains("Connection: close\r\n") && last.endsWith("same thread"), last);
+        }
+    }
+}

@@ -1,0 +1,264 @@
+package dev.peregrine.offloop;
+
+import dev.peregrine.Handlers;
+import dev.peregrine.Server;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class StreamingTest {
+    private static final long GIB = 1L << 30;
+
+    @Test
+    void oneGibUploadStreamsThroughABlockingHandlerInBoundedMemory() throws Exception {
+        AtomicLong maxLent = new AtomicLong();
+        AtomicLong maxDirect = new AtomicLong();
+        long directBefore = directMemoryUsed();
+        Server[] holder = new Server[1];
+        try (Server server = Server.builder().port(0).threads(1)
+                .post("/upload", Handlers.blocking((req, res) -> {
+                    assertTrue(req.bodyStreamed());
+                    byte[] buf = new byte[64 * 1024];
+                    long total = 0;
+                    long sum = 0;
+                    int reads = 0;
+                    try (InputStream in = req.bodyStream()) {
+                        int n;
+                        while ((n = in.read(buf)) >= 0) {
+                            total += n;
+                            for (int i = 0; i < n; i += 4096) {
+                                sum += buf[i];
+                            }
+                            if ((++reads & 63) == 0) {
+                                maxLent.accumulateAndGet(holder[0].metrics().lentBytes, Math::max);
+                                maxDirect.accumulateAndGet(directMemoryUsed(), Math::max);
+                            }
+                        }
+                    }
+                    res.text(total + " " + sum);
+                }))
+                .start()) {
+            holder[0] = server;
+            try (RawClient c = new RawClient(server.port())) {
+                c.send("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: " + GIB + "\r\n\r\n");
+                byte[] block = new byte[256 * 1024];
+                Arrays.fill(block, (byte) 1);
+                for (long sent = 0; sent < GIB; sent += block.length) {
+                    c.out.write(block);
+                }
+                c.out.flush();
+                String r = c.readResponse();
+                assertTrue(r.endsWith("\r\n\r\n" + GIB + " " + (GIB / 4096)), r);
+            }
+            // Server memory grew by far less than the body: the pool lent almost nothing, and direct
+            // memory (pool buffers, socket buffers of both sides) stayed within a few MiB.
+            assertTrue(maxLent.get() < 1 << 20, "pool lent at most " + maxLent.get());
+            assertTrue(maxDirect.get() - directBefore < 64L << 20, "direct memory grew by " + (maxDirect.get() - directBefore));
+        }
+    }
+
+    @Test
+    void streamedBodyAboveItsLimitIs413FromTheHead() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1)
+                .streamBodyThreshold(1024).maxStreamedBodySize(1 << 20)
+                .post("/upload", Handlers.blocking((req, res) -> res.text("read " + req.bodyStream().readAllBytes().length)))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 2000000\r\n\r\n");
+            String r = c.readToEnd();
+            assertTrue(r.startsWith("HTTP/1.1 413 "), r);
+        }
+    }
+
+    @Test
+    void streamedBodyThenPipelinedRequestKeepsOrder() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1)
+                .streamBodyThreshold(10)
+                .post("/upload", Handlers.blocking((req, res) -> res.text("read " + new String(req.bodyStream().readAllBytes(), StandardCharsets.US_ASCII))))
+                .get("/fast", (req, res) -> res.text("fast"))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 26\r\n\r\nabcdefghijklm");
+            c.send("nopqrstuvwxyzGET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertTrue(c.readResponse().endsWith("read abcdefghijklmnopqrstuvwxyz"));
+            assertTrue(c.readResponse().endsWith("fast"));
+        }
+    }
+
+    @Test
+    void oneGibChunkedResponseConsumedByHttpClient() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/big", Handlers.blocking((req, res) -> {
+                    res.contentType("application/octet-stream");
+                    byte[] block = new byte[64 * 1024];
+                    Arrays.fill(block, (byte) 'x');
+                    OutputStream out = res.outputStream();
+                    for (long sent = 0; sent < GIB; sent += block.length) {
+                        out.write(block);
+                    }
+                }))
+                .start()) {
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.port() + "/big")).build(), HttpResponse.BodyHandlers.ofInputStream());
+            assertEquals(200, r.statusCode());
+            assertEquals("chunked", r.headers().firstValue("Transfer-Encoding").orElse(""));
+            long total = 0;
+            byte[] buf = new byte[256 * 1024];
+            try (InputStream in = r.body()) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    total += n;
+                }
+            }
+            assertEquals(GIB, total);
+        }
+    }
+
+    @Test
+    void failureAfterTheStreamBeganTruncatesAndCloses() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/half", Handlers.blocking((req, res) -> {
+                    OutputStream out = res.outputStream();
+                    out.write("first part".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    throw new IllegalStateException("expected by the test");
+                }))
+                .get("/early", Handlers.blocking((req, res) -> {
+                    res.outputStream().write("buffered, never sent".getBytes(StandardCharsets.US_ASCII));
+                    throw new IllegalStateException("expected by the test");
+                }))
+                .start()) {
+            try (RawClient c = new RawClient(server.port())) {
+                c.send("GET /half HTTP/1.1\r\nHost: a\r\n\r\nGET /half HTTP/1.1\r\nHost: a\r\n\r\n");
+                String all = c.readToEnd();
+                assertTrue(all.startsWith("HTTP/1.1 200 OK\r\n"), all);
+                assertTrue(all.contains("Transfer-Encoding: chunked\r\n"), all);
+                assertTrue(all.endsWith("a\r\nfirst part\r\n"), "truncated after the first chunk: " + all);
+                assertEquals(all.indexOf("HTTP/1.1"), all.lastIndexOf("HTTP/1.1"), "one status line only");
+            }
+            try (RawClient c = new RawClient(server.port())) {
+                c.send("GET /early HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertTrue(c.readResponse().startsWith("HTTP/1.1 500 "));
+            }
+        }
+    }
+
+    @Test
+    void streamToHttp10IsUnframedAndCloses() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/s", Handlers.blocking((req, res) -> {
+                    try (OutputStream out = res.outputStream()) {
+                        out.write("hello ".getBytes(StandardCharsets.US_ASCII));
+                        out.flush();
+                        out.write("world".getBytes(StandardCharsets.US_ASCII));
+                    }
+                }))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("GET /s HTTP/1.0\r\n\r\n");
+            String all = c.readToEnd();
+            assertFalse(all.contains("Transfer-Encoding"), all);
+            assertTrue(all.contains("Connection: close\r\n"), all);
+            assertTrue(all.endsWith("\r\n\r\nhello world"), all);
+        }
+    }
+
+    @Test
+    void sendFileOfSixtyFourMibIsByteExact(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("big.bin");
+        byte[] block = new byte[1 << 20];
+        Random random = new Random(42);
+        MessageDigest expected = MessageDigest.getInstance("SHA-256");
+        try (OutputStream out = Files.newOutputStream(file)) {
+            for (int i = 0; i < 64; i++) {
+                random.nextBytes(block);
+                expected.update(block);
+                out.write(block);
+            }
+        }
+        String want = HexFormat.of().formatHex(expected.digest());
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/inline", (req, res) -> res.contentType("application/octet-stream").sendFile(file))
+                .get("/blocking", Handlers.blocking((req, res) -> res.sendFile(file)))
+                .get("/small", (req, res) -> res.text("small"))
+                .start()) {
+            HttpClient http = HttpClient.newHttpClient();
+            for (String path : new String[] {"/inline", "/blocking", "/inline"}) {
+                HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + server.port() + path)).build(), HttpResponse.BodyHandlers.ofInputStream());
+                assertEquals(200, r.statusCode());
+                assertEquals(String.valueOf(64 << 20), r.headers().firstValue("Content-Length").orElse(""));
+                MessageDigest got = MessageDigest.getInstance("SHA-256");
+                try (InputStream in = r.body()) {
+                    byte[] buf = new byte[256 * 1024];
+                    int n;
+                    while ((n = in.read(buf)) >= 0) {
+                        got.update(buf, 0, n);
+                    }
+                }
+                assertEquals(want, HexFormat.of().formatHex(got.digest()), path);
+            }
+            // Pipelined behind a file: answered after it, in order; HEAD gets the length and no body.
+            Path small = dir.resolve("small.txt");
+            Files.writeString(small, "0123456789");
+            try (Server s2 = Server.builder().port(0).threads(1)
+                    .get("/f", (req, res) -> res.sendFile(small))
+                    .get("/small", (req, res) -> res.text("small"))
+                    .start();
+                 RawClient c = new RawClient(s2.port())) {
+                c.send("GET /f HTTP/1.1\r\nHost: a\r\n\r\nHEAD /f HTTP/1.1\r\nHost: a\r\n\r\nGET /small HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertTrue(c.readResponse().endsWith("\r\n\r\n0123456789"));
+                byte[] headOnly = c.in.readNBytes(20);
+                String rest = new String(headOnly, StandardCharsets.ISO_8859_1);
+                assertTrue(rest.startsWith("HTTP/1.1 200 OK\r\n"), rest);
+                String headResponse = rest + readHead(c.in);
+                assertTrue(headResponse.contains("Content-Length: 10\r\n"), headResponse);
+                assertTrue(c.readResponse().endsWith("small"));
+            }
+        }
+        assertArrayEquals(new byte[0], new byte[0]);
+    }
+
+    private static String readHead(InputStream in) throws java.io.IOException {
+        StringBuilder sb = new StringBuilder();
+        while (!sb.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                break;
+            }
+            sb.append((char) b);
+        }
+        return sb.toString();
+    }
+
+    private static long directMemoryUsed() {
+        for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (b.getName().equals("direct")) {
+                return b.getMemoryUsed();
+            }
+        }
+        return 0;
+    }
+}
