@@ -21,8 +21,8 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,35 +41,35 @@ class StreamingTest {
                     assertTrue(req.bodyStreamed());
                     byte[] buf = new byte[64 * 1024];
                     long total = 0;
-                    long sum = 0;
+                    CRC32 crc = new CRC32();
                     int reads = 0;
                     try (InputStream in = req.bodyStream()) {
                         int n;
                         while ((n = in.read(buf)) >= 0) {
                             total += n;
-                            for (int i = 0; i < n; i += 4096) {
-                                sum += buf[i];
-                            }
+                            crc.update(buf, 0, n);
                             if ((++reads & 63) == 0) {
                                 maxLent.accumulateAndGet(holder[0].metrics().lentBytes, Math::max);
                                 maxDirect.accumulateAndGet(directMemoryUsed(), Math::max);
                             }
                         }
                     }
-                    res.text(total + " " + sum);
+                    res.text(total + " " + Long.toHexString(crc.getValue()));
                 }))
                 .start()) {
             holder[0] = server;
             try (RawClient c = new RawClient(server.port())) {
                 c.send("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: " + GIB + "\r\n\r\n");
                 byte[] block = new byte[256 * 1024];
-                Arrays.fill(block, (byte) 1);
+                new Random(7).nextBytes(block);
+                CRC32 crc = new CRC32();
                 for (long sent = 0; sent < GIB; sent += block.length) {
                     c.out.write(block);
+                    crc.update(block);
                 }
                 c.out.flush();
                 String r = c.readResponse();
-                assertTrue(r.endsWith("\r\n\r\n" + GIB + " " + (GIB / 4096)), r);
+                assertTrue(r.endsWith("\r\n\r\n" + GIB + " " + Long.toHexString(crc.getValue())), r);
             }
             // Server memory grew by far less than the body: the pool lent almost nothing, and direct
             // memory (pool buffers, socket buffers of both sides) stayed within a few MiB.
@@ -238,7 +238,6 @@ class StreamingTest {
                 assertTrue(c.readResponse().endsWith("small"));
             }
         }
-        assertArrayEquals(new byte[0], new byte[0]);
     }
 
     private static String readHead(InputStream in) throws java.io.IOException {
