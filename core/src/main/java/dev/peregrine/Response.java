@@ -69,6 +69,14 @@ public interface Response {
     OutputStream outputStream();
 
     /**
+     * Sends a body of unknown length that {@code producer} makes on the event loop, pulled piece by
+     * piece as the socket can take it, with chunked transfer encoding (to an HTTP/1.0 client: unframed,
+     * then the connection closes). The head leaves when the handler returns. For inline handlers (a
+     * blocking one can simply use {@link #outputStream()}).
+     */
+    Response stream(BodyProducer producer);
+
+    /**
      * Sends the file at {@code file} as the body, with {@code Content-Length}, straight from the file
      * system to the socket ({@code FileChannel.transferTo}) where the transport allows, otherwise
      * through the loop's buffers. The file is opened now (so a missing file fails the handler) and

@@ -137,6 +137,62 @@ class StreamingTest {
     }
 
     @Test
+    void inlineProducerIsPulledAsTheSocketDrains() throws Exception {
+        long total = 64L << 20;
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/produced", (req, res) -> {
+                    long[] left = {total};
+                    res.contentType("application/octet-stream").stream(dst -> {
+                        int n = (int) Math.min(dst.remaining(), left[0]);
+                        for (int i = 0; i < n; i++) {
+                            dst.put((byte) 'p');
+                        }
+                        left[0] -= n;
+                        return left[0] > 0;
+                    });
+                })
+                .get("/broken", (req, res) -> {
+                    int[] calls = {0};
+                    res.stream(dst -> {
+                        if (calls[0]++ > 0) {
+                            throw new IllegalStateException("expected by the test");
+                        }
+                        dst.put((byte) 'b');
+                        return true;
+                    });
+                })
+                .get("/fast", (req, res) -> res.text("fast"))
+                .start()) {
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.port() + "/produced")).build(), HttpResponse.BodyHandlers.ofInputStream());
+            assertEquals("chunked", r.headers().firstValue("Transfer-Encoding").orElse(""));
+            long got = 0;
+            try (InputStream in = r.body()) {
+                byte[] buf = new byte[64 * 1024];
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    for (int i = 0; i < n; i++) {
+                        if (buf[i] != 'p') {
+                            throw new AssertionError("unexpected byte at " + (got + i));
+                        }
+                    }
+                    got += n;
+                }
+            }
+            assertEquals(total, got);
+            try (RawClient c = new RawClient(server.port())) {
+                // Pipelined behind a produced body: answered after it; the producer's 0-byte end is framed.
+                c.send("GET /broken HTTP/1.1\r\nHost: a\r\n\r\nGET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
+                String all = c.readToEnd();
+                assertTrue(all.startsWith("HTTP/1.1 200 OK\r\n"), all);
+                assertTrue(all.endsWith("00000001\r\nb\r\n"), "truncated, one status line: " + all);
+                assertEquals(all.indexOf("HTTP/1.1"), all.lastIndexOf("HTTP/1.1"));
+            }
+        }
+    }
+
+    @Test
     void failureAfterTheStreamBeganTruncatesAndCloses() throws Exception {
         try (Server server = Server.builder().port(0).threads(1)
                 .get("/half", Handlers.blocking((req, res) -> {

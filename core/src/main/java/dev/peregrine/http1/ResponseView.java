@@ -1,5 +1,6 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.BodyProducer;
 import dev.peregrine.Completion;
 import dev.peregrine.Response;
 
@@ -47,6 +48,9 @@ public final class ResponseView implements Response {
     public static final int FILE = 2;
     /** {@link #special} bit: the body is being written through {@link #outputStream()}. */
     public static final int STREAM = 4;
+    /** {@link #special} bit: the body comes from {@link #producer()}. */
+    public static final int PRODUCER = 8;
+    private BodyProducer producer;
     private FileChannel file;
     private long fileLength;
     private final ResponseOwner owner;
@@ -71,6 +75,7 @@ public final class ResponseView implements Response {
         bodyChars = null;
         if (special != 0) {
             special = 0;
+            producer = null;
             closeFile();
         }
     }
@@ -96,6 +101,11 @@ public final class ResponseView implements Response {
         file = null;
         special &= ~FILE;
         return f;
+    }
+
+    /** The producer set by {@link #stream(BodyProducer)}, or null. */
+    public BodyProducer producer() {
+        return producer;
     }
 
     /** Marks the body as streamed (set by the stream's owner when it is opened). */
@@ -194,6 +204,17 @@ public final class ResponseView implements Response {
     @Override
     public OutputStream outputStream() {
         return owner.openStream(this);
+    }
+
+    @Override
+    public Response stream(BodyProducer p) {
+        if (p == null) {
+            throw new NullPointerException("producer");
+        }
+        producer = p;
+        special |= PRODUCER;
+        bodyKind = BODY_NONE;
+        return this;
     }
 
     @Override

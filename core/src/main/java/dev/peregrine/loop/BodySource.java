@@ -1,5 +1,8 @@
 package dev.peregrine.loop;
 
+import dev.peregrine.http1.ResponseEncoder;
+import dev.peregrine.http1.ResponseView;
+
 import java.io.IOException;
 
 /**
@@ -22,4 +25,30 @@ interface BodySource {
 
     /** The connection closed or gave up on the body: free what it holds. Idempotent. */
     void abort();
+
+    /**
+     * Encodes the head of {@code res}, whose body is a file or a producer ({@link ResponseView#FILE},
+     * {@link ResponseView#PRODUCER}), into {@code c} and returns the source of its body.
+     *
+     * @return the body source; {@link HttpConnection#startBody} it with {@code keepAlive} as given back
+     *     by {@link #keepAlive(ResponseView, boolean, boolean)}
+     */
+    static BodySource start(ResponseView res, boolean head, boolean keepAlive, boolean http10, HttpConnection c) {
+        LoopContext ctx = c.context();
+        boolean bodyAllowed = ResponseEncoder.hasBody(res.statusCode(), head);
+        if ((res.special() & ResponseView.PRODUCER) != 0) {
+            ProducerBody body = new ProducerBody(res.producer(), !http10, bodyAllowed);
+            ctx.encoder.encodeStreamHead(res, -1, keepAlive, http10, c);
+            return body;
+        }
+        long length = res.fileLength();
+        FileBody body = new FileBody(res.takeFile(), bodyAllowed ? length : 0);
+        ctx.encoder.encodeStreamHead(res, length, keepAlive, http10, c);
+        return body;
+    }
+
+    /** Whether the connection may stay open after {@code res}'s body: not for an unframed (HTTP/1.0) stream. */
+    static boolean keepAlive(ResponseView res, boolean keepAlive, boolean http10) {
+        return keepAlive && !(http10 && (res.special() & ResponseView.PRODUCER) != 0);
+    }
 }

@@ -12,7 +12,6 @@ import dev.peregrine.http1.ResponseView;
 
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -267,19 +266,13 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         boolean http10 = request.versionNumber() == 10;
         endBodyIn();
         ctx.metrics.requests++;
-        if ((res.special() & ResponseView.FILE) != 0) {
-            long length = res.fileLength();
-            FileChannel file = res.takeFile();
-            ctx.encoder.encodeStreamHead(res, length, keepAlive, http10, conn);
-            if (ResponseEncoder.hasBody(res.statusCode(), head) && length > 0) {
-                conn.startBody(new FileBody(file, length), keepAlive);
-                conn.pumpBody();
-                return;
-            }
-            new FileBody(file, 0).abort();
-        } else {
-            ctx.encoder.encode(res, head, keepAlive, http10, conn);
+        if ((res.special() & (ResponseView.FILE | ResponseView.PRODUCER)) != 0) {
+            keepAlive = BodySource.keepAlive(res, keepAlive, http10);
+            conn.startBody(BodySource.start(res, head, keepAlive, http10, conn), keepAlive);
+            conn.pumpBody();
+            return;
         }
+        ctx.encoder.encode(res, head, keepAlive, http10, conn);
         conn.exchangeDone(keepAlive);
     }
 

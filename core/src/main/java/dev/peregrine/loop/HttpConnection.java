@@ -8,12 +8,10 @@ import dev.peregrine.http1.HeadParser;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.OutputSink;
 import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.http1.ResponseView;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 
 /**
  * The HTTP/1.1 engine of one connection, the same on every transport. It is driven by its loop
@@ -331,7 +329,7 @@ public final class HttpConnection implements OutputSink {
             res.reset();
             res.status(500);
         }
-        if (res.special() != 0) { // off-loop hook: async() or sendFile()
+        if (res.special() != 0) { // off-loop hook: async(), sendFile() or stream()
             specialResponse(req, res);
             return;
         }
@@ -343,20 +341,17 @@ public final class HttpConnection implements OutputSink {
         }
     }
 
-    /** Off-loop hook: an inline handler called {@code async()} or {@code sendFile()}. */
+    /** Off-loop hook: an inline handler called {@code async()}, {@code sendFile()} or {@code stream()}. */
     private void specialResponse(RequestView req, ResponseView res) {
         Exchange x = ctx.offLoop.takePending();
         if (x != null) {
             exchange = x;
             return;
         }
-        boolean keepAlive = req.keepAlive();
+        boolean http10 = req.versionNumber() == 10;
+        boolean keepAlive = BodySource.keepAlive(res, req.keepAlive(), http10);
         ctx.metrics.requests++;
-        long length = res.fileLength();
-        FileChannel file = res.takeFile();
-        ctx.encoder.encodeStreamHead(res, length, keepAlive, req.versionNumber() == 10, this);
-        boolean hasBody = ResponseEncoder.hasBody(res.statusCode(), req.methodId() == Methods.HEAD);
-        bodyOut = new FileBody(file, hasBody ? length : 0);
+        bodyOut = BodySource.start(res, req.methodId() == Methods.HEAD, keepAlive, http10, this);
         closeAfterBody = !keepAlive;
     }
 

@@ -1,0 +1,91 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.BodyProducer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Pulls a {@link BodyProducer} into the loop's write buffer while the connection has no unsent
+ * output, one chunk per call (RFC 9112 §7.1). Room for the chunk's size line is reserved before the
+ * producer writes; the size is then filled in as eight hex digits (leading zeros are allowed by the
+ * grammar {@code chunk-size = 1*HEXDIG}):
+ * <pre>
+ *   write buffer: [... earlier bytes][0000abcd\r\n][producer's bytes][\r\n]
+ *                                    ^sizeAt       ^dataStart
+ * </pre>
+ * Unframed (HTTP/1.0) bodies are written as they come. Thread: the owning loop.
+ */
+final class ProducerBody implements BodySource {
+    private static final System.Logger LOG = System.getLogger("dev.peregrine");
+    private static final int SIZE_LINE = 10;
+    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] LAST_CHUNK = {'0', '\r', '\n', '\r', '\n'};
+    /** Smallest room worth offering the producer; below it the buffer is written out first. */
+    private static final int MIN_ROOM = 512;
+
+    private final BodyProducer producer;
+    private final boolean framed;
+    private boolean ended;
+
+    ProducerBody(BodyProducer producer, boolean framed, boolean bodyAllowed) {
+        this.producer = producer;
+        this.framed = framed;
+        this.ended = !bodyAllowed;
+    }
+
+    @Override
+    public boolean pump(HttpConnection c) throws IOException {
+        while (!ended) {
+            if (c.pendingOutput() > 0) {
+                return false; // called again when the socket has taken it
+            }
+            ByteBuffer out = c.out();
+            if (out.remaining() < MIN_ROOM + SIZE_LINE + LAST_CHUNK.length) {
+                c.drain();
+                continue;
+            }
+            int sizeAt = out.position();
+            int dataStart = framed ? sizeAt + SIZE_LINE : sizeAt;
+            int limit = out.limit();
+            out.position(dataStart).limit(limit - (framed ? 2 + LAST_CHUNK.length : 0));
+            boolean more;
+            try {
+                more = producer.produce(out);
+            } catch (Throwable t) {
+                out.limit(limit).position(sizeAt);
+                c.drain(); // what was produced before goes out; the close that follows truncates there
+                LOG.log(System.Logger.Level.WARNING, "body producer failed; connection closed mid-body", t);
+                throw new IOException("body producer failed", t);
+            }
+            out.limit(limit);
+            int n = out.position() - dataStart;
+            if (n == 0 && more) {
+                throw new IOException("body producer put nothing and did not end the body");
+            }
+            if (framed) {
+                if (n == 0) {
+                    out.position(sizeAt);
+                } else {
+                    for (int i = 0; i < 8; i++) {
+                        out.put(sizeAt + i, HEX[(n >>> (28 - 4 * i)) & 15]);
+                    }
+                    out.put(sizeAt + 8, (byte) '\r').put(sizeAt + 9, (byte) '\n');
+                    out.put((byte) '\r').put((byte) '\n');
+                }
+            }
+            if (!more) {
+                if (framed) {
+                    out.put(LAST_CHUNK);
+                }
+                ended = true;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void abort() {
+        ended = true;
+    }
+}
