@@ -32,4 +32,21 @@ public final class Handlers {
         }
         return handler instanceof BlockingHandler ? handler : new BlockingHandler(handler);
     }
+
+    /**
+     * Declares an inline {@code handler} that takes large request bodies as they arrive: for a body
+     * with a Content-Length above {@link ServerConfig#streamBodyThreshold()} it is called on the loop
+     * as soon as the head is in, with {@link Request#bodyStreamed()} true; it registers a
+     * {@link BodyListener} with {@link Request#onBody} and, to answer after the body, calls
+     * {@link Response#async()} and completes from the listener's {@link BodyListener#onEnd()} (or
+     * later). A handler that answers at once instead gets its response sent and the connection closed
+     * after it, the rest of the body unread. Smaller bodies are read whole first as for any inline
+     * handler; {@code onBody} then delivers them at once.
+     */
+    public static Handler streaming(Handler handler) {
+        if (handler == null) {
+            throw new NullPointerException("handler");
+        }
+        return handler instanceof StreamingHandler ? handler : new StreamingHandler(handler);
+    }
 }

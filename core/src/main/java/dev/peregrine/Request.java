@@ -104,4 +104,14 @@ public interface Request {
      * leaves a few chunks unread (backpressure), so memory stays bounded whatever the body's size.
      */
     InputStream bodyStream();
+
+    /**
+     * Delivers the body to {@code listener} on the event loop. For a handler declared with
+     * {@link Handlers#streaming} and a streamed body, pieces come as they arrive, after the handler
+     * returns; otherwise the whole in-memory body is delivered at once, during this call. Only from
+     * the event loop; for a streamed body only once.
+     *
+     * @throws IllegalStateException for a body streamed to a blocking handler (use {@link #bodyStream()})
+     */
+    void onBody(BodyListener listener) throws Exception;
 }

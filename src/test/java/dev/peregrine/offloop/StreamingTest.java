@@ -1,5 +1,8 @@
 package dev.peregrine.offloop;
 
+import dev.peregrine.BodyListener;
+import dev.peregrine.Completion;
+import dev.peregrine.Handler;
 import dev.peregrine.Handlers;
 import dev.peregrine.Server;
 import org.junit.jupiter.api.Test;
@@ -13,6 +16,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,6 +79,65 @@ class StreamingTest {
             // memory (pool buffers, socket buffers of both sides) stayed within a few MiB.
             assertTrue(maxLent.get() < 1 << 20, "pool lent at most " + maxLent.get());
             assertTrue(maxDirect.get() - directBefore < 64L << 20, "direct memory grew by " + (maxDirect.get() - directBefore));
+        }
+    }
+
+    @Test
+    void inlineStreamingHandlerGetsTheBodyThroughItsListener() throws Exception {
+        long size = 256L << 20;
+        Handler counting = (req, res) -> {
+            CRC32 crc = new CRC32();
+            long[] count = {0};
+            Completion done = res.async();
+            boolean streamed = req.bodyStreamed();
+            req.onBody(new BodyListener() {
+                @Override
+                public void onData(ByteBuffer data) {
+                    count[0] += data.remaining();
+                    crc.update(data);
+                }
+
+                @Override
+                public void onEnd() {
+                    done.response().text(streamed + " " + count[0] + " " + Long.toHexString(crc.getValue()));
+                    done.complete();
+                }
+            });
+        };
+        try (Server server = Server.builder().port(0).threads(1)
+                .post("/count", Handlers.streaming(counting))
+                .post("/refuse", Handlers.streaming((req, res) -> res.status(403)))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("POST /count HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello");
+            CRC32 small = new CRC32();
+            small.update("hello".getBytes(StandardCharsets.US_ASCII));
+            assertTrue(c.readResponse().endsWith("false 5 " + Long.toHexString(small.getValue())));
+            c.send("POST /count HTTP/1.1\r\nHost: a\r\nContent-Length: " + size + "\r\n\r\n");
+            byte[] block = new byte[256 * 1024];
+            new Random(3).nextBytes(block);
+            CRC32 crc = new CRC32();
+            for (long sent = 0; sent < size; sent += block.length) {
+                c.out.write(block);
+                crc.update(block);
+            }
+            String r = c.readResponse();
+            assertTrue(r.endsWith("true " + size + " " + Long.toHexString(crc.getValue())), r);
+            // One more exchange: by its answer the loop has returned the previous one's copy.
+            c.send("POST /count HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello");
+            c.readResponse();
+            c.send("POST /count HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello");
+            c.readResponse();
+            long lent = server.metrics().lentBuffers;
+            assertTrue(lent <= 1, "at most the last exchange's head copy is still lent: " + lent);
+        }
+        try (Server server = Server.builder().port(0).threads(1)
+                .post("/refuse", Handlers.streaming((req, res) -> res.status(403)))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("POST /refuse HTTP/1.1\r\nHost: a\r\nContent-Length: 100000000\r\n\r\nabc");
+            String r = c.readResponse();
+            assertTrue(r.startsWith("HTTP/1.1 403 Forbidden\r\n") && r.contains("Connection: close\r\n"), r);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.BodyListener;
 import dev.peregrine.Request;
 import dev.peregrine.buffer.Ascii;
 import dev.peregrine.buffer.AsciiView;
@@ -75,6 +76,9 @@ public final class RequestView implements Request {
     private InetSocketAddress remoteAddress;
     /** The body as it arrives, when it is streamed to an off-loop handler; null otherwise. */
     private InputStream streamedBody;
+    /** Set while an inline streaming handler runs for a streamed body; see {@link #takeBodyListener}. */
+    private boolean streamInline;
+    private BodyListener bodyListener;
 
     /** @param maxHeaders the most header fields a request may carry */
     public RequestView(int maxHeaders) {
@@ -350,12 +354,47 @@ public final class RequestView implements Request {
 
     @Override
     public boolean bodyStreamed() {
-        return streamedBody != null;
+        return streamedBody != null || streamInline;
     }
 
     @Override
     public InputStream bodyStream() {
+        if (streamInline) {
+            throw new IllegalStateException("the body is streamed to the loop: use onBody(listener)");
+        }
         return streamedBody != null ? streamedBody : new BodyInputStream(body());
+    }
+
+    /** Marks the body as streamed to the inline handler about to run (a {@code Handlers.streaming} one). */
+    public void streamInline() {
+        streamInline = true;
+        bodyListener = null;
+    }
+
+    /** The listener the streaming handler registered (or null), ending the inline streaming mark. */
+    public BodyListener takeBodyListener() {
+        BodyListener l = bodyListener;
+        streamInline = false;
+        bodyListener = null;
+        return l;
+    }
+
+    @Override
+    public void onBody(BodyListener listener) throws Exception {
+        if (streamInline) {
+            if (bodyListener != null) {
+                throw new IllegalStateException("onBody may be called once");
+            }
+            bodyListener = listener;
+            return;
+        }
+        if (streamedBody != null) {
+            throw new IllegalStateException("the body is streamed to a blocking handler: use bodyStream()");
+        }
+        if (bodyLength > 0) {
+            listener.onData(body());
+        }
+        listener.onEnd();
     }
 
     @Override

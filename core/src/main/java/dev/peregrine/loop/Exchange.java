@@ -103,6 +103,11 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         return body;
     }
 
+    /** Loop: the request body streams to an inline handler's listener through {@code b}. */
+    void attachBody(StreamingBody b) {
+        body = b;
+    }
+
     EventLoop loop() {
         return loop;
     }

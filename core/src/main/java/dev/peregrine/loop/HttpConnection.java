@@ -1,7 +1,9 @@
 package dev.peregrine.loop;
 
 import dev.peregrine.BlockingHandler;
+import dev.peregrine.BodyListener;
 import dev.peregrine.Handler;
+import dev.peregrine.StreamingHandler;
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.http1.ChunkedDecoder;
 import dev.peregrine.http1.HeadParser;
@@ -362,7 +364,8 @@ public final class HttpConnection implements OutputSink {
     private int streamBody(RequestView req, ByteBuffer b, int pos, int headEnd, int end, long length) {
         req.setRemoteAddress(io.remoteAddress());
         Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
-        if (!(h instanceof BlockingHandler)) {
+        boolean blocking = h instanceof BlockingHandler;
+        if (!blocking && !(h instanceof StreamingHandler)) {
             return NOT_STREAMED;
         }
         if (length > ctx.config.maxStreamedBodySize()) {
@@ -375,10 +378,51 @@ public final class HttpConnection implements OutputSink {
         awaitBytes = 0;
         continueSent = false;
         req.setBody(b, headEnd, 0);
-        exchange = Exchange.blocking(this, req, (BlockingHandler) h, length);
-        bodyIn = exchange.body();
+        if (blocking) {
+            exchange = Exchange.blocking(this, req, (BlockingHandler) h, length);
+            bodyIn = exchange.body();
+        } else {
+            BodyListener listener = callStreamingHandler(req, h);
+            Exchange x = ctx.offLoop.takePending();
+            if (x == null) { // answered at once: the rest of the body is not read
+                ResponseView res = ctx.response;
+                boolean http10 = req.versionNumber() == 10;
+                ctx.metrics.requests++;
+                if (res.special() != 0) {
+                    bodyOut = BodySource.start(res, req.methodId() == Methods.HEAD, false, http10, this);
+                    closeAfterBody = true;
+                    StreamingBody discard = new StreamingBody(this, null, length, null, true);
+                    bodyIn = discard;
+                    discard.feed(b, headEnd, have);
+                    return headEnd + have;
+                }
+                ctx.encoder.encode(res, req.methodId() == Methods.HEAD, false, http10, this);
+                state = CLOSING;
+                return STOP;
+            }
+            exchange = x;
+            bodyIn = new StreamingBody(this, x, length, listener, true);
+            x.attachBody(bodyIn);
+        }
         bodyIn.feed(b, headEnd, have);
         return headEnd + have;
+    }
+
+    /** Off-loop hook: runs a {@code Handlers.streaming} handler on the head of a streamed body. */
+    private BodyListener callStreamingHandler(RequestView req, Handler h) {
+        ResponseView res = ctx.response;
+        res.reset();
+        req.streamInline();
+        ctx.offLoop.current = this;
+        try {
+            h.handle(req, res);
+        } catch (Throwable t) {
+            ctx.handlerFailed(req, t);
+            ctx.offLoop.handlerThrew();
+            res.reset();
+            res.status(500);
+        }
+        return req.takeBodyListener();
     }
 
     /** Answers {@code 100 Continue} once, for an HTTP/1.1 request that asked and whose body is still to come. */

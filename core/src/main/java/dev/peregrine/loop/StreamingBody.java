@@ -1,5 +1,7 @@
 package dev.peregrine.loop;
 
+import dev.peregrine.BodyListener;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -21,6 +23,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * whatever its size. The loop reads no further than the body's end, so bytes of a request pipelined
  * behind it stay in the socket until the connection takes the next request.
  *
+ * <p>For an inline handler ({@code Handlers.streaming}) there are no chunks and no queue: each read's
+ * bytes go straight to its {@link BodyListener} on the loop, and the next read waits until the
+ * listener has returned. A listener that throws ends the exchange with 500 (unless it already
+ * completed) and the rest of the body is discarded.
+ *
  * <p>Stop protocol: the loop sets {@code paused} (volatile) and then polls {@code free} once more; the
  * reader offers to {@code free} and then reads {@code paused}. One of them sees the other, so reading
  * never stays off while a chunk is free.
@@ -38,6 +45,9 @@ final class StreamingBody extends InputStream {
     private final ArrayBlockingQueue<Chunk> filled = new ArrayBlockingQueue<>(2 * CHUNKS + 2);
     private final AtomicBoolean resumeScheduled = new AtomicBoolean();
     private final Runnable resume = this::resume;
+    /** The inline handler's listener, or null for a blocking handler's {@link InputStream}. */
+    private final BodyListener listener;
+    private final boolean inline;
     private volatile boolean paused;
 
     // Loop.
@@ -51,9 +61,17 @@ final class StreamingBody extends InputStream {
     private boolean eof;
 
     StreamingBody(HttpConnection conn, Exchange exchange, long length) {
+        this(conn, exchange, length, null, false);
+    }
+
+    /** A body for an inline handler: {@code listener} gets the bytes; null discards them. */
+    StreamingBody(HttpConnection conn, Exchange exchange, long length, BodyListener listener, boolean inline) {
         this.conn = conn;
         this.exchange = exchange;
         this.remaining = length;
+        this.listener = listener;
+        this.inline = inline;
+        this.discarding = inline && listener == null;
     }
 
     /** Loop: whether every byte of the body has arrived. */
@@ -63,6 +81,14 @@ final class StreamingBody extends InputStream {
 
     /** Loop: hands over {@code [from, from+length)} of {@code b}, bytes that came with the head. */
     void feed(ByteBuffer b, int from, int length) {
+        if (inline) {
+            remaining -= length;
+            deliver(b, from, length);
+            if (remaining == 0) {
+                end();
+            }
+            return;
+        }
         while (length > 0) {
             Chunk c = takeFree();
             int n = Math.min(length, c.data.length);
@@ -79,7 +105,7 @@ final class StreamingBody extends InputStream {
     /** Loop: the socket is readable. Reads while chunks are free and the body is not complete. */
     void onReadable(SocketEndpoint io, ByteBuffer scratch) throws IOException {
         while (remaining > 0) {
-            if (discarding) {
+            if (discarding || inline) {
                 scratch.clear();
                 scratch.limit((int) Math.min(scratch.capacity(), remaining));
                 int n = io.read(scratch);
@@ -90,6 +116,13 @@ final class StreamingBody extends InputStream {
                     return;
                 }
                 remaining -= n;
+                if (inline) {
+                    conn.countIn(n);
+                    deliver(scratch, 0, n);
+                    if (exchange != null) {
+                        exchange.touch();
+                    }
+                }
                 continue;
             }
             Chunk c = free.poll();
@@ -143,8 +176,31 @@ final class StreamingBody extends InputStream {
     private void end() {
         if (!ended) {
             ended = true;
-            filled.add(Chunk.END);
+            if (inline) {
+                if (!discarding) {
+                    try {
+                        listener.onEnd();
+                    } catch (Throwable t) {
+                        exchange.fail(t);
+                    }
+                }
+            } else {
+                filled.add(Chunk.END);
+            }
             conn.bodyInEnded(this);
+        }
+    }
+
+    /** Loop: hands {@code [from, from+length)} of {@code b} to the inline listener, unless discarding. */
+    private void deliver(ByteBuffer b, int from, int length) {
+        if (discarding || length == 0) {
+            return;
+        }
+        try {
+            listener.onData(b.slice(from, length).asReadOnlyBuffer());
+        } catch (Throwable t) {
+            discarding = true;
+            exchange.fail(t); // answered 500 unless the handler had completed; the rest is dropped
         }
     }
 

@@ -1,0 +1,24 @@
+package dev.peregrine;
+
+/**
+ * A handler marked by {@link Handlers#streaming}: for a large body the connection calls it, on the loop,
+ * as soon as the head has arrived. Immutable.
+ */
+public final class StreamingHandler implements Handler {
+    private final Handler delegate;
+
+    StreamingHandler(Handler delegate) {
+        this.delegate = delegate;
+    }
+
+    /** The wrapped handler. */
+    public Handler delegate() {
+        return delegate;
+    }
+
+    /** Runs the wrapped handler (on the calling thread). */
+    @Override
+    public void handle(Request req, Response res) throws Exception {
+        delegate.handle(req, res);
+    }
+}
