@@ -87,4 +87,53 @@ class AsyncCompletionTest {
             assertTrue(last.contains("Connection: close\r\n") && last.endsWith("same thread"), last);
         }
     }
+
+    @Test
+    void failFromAnotherThreadIs500() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/fails", (req, res) -> {
+                    Completion c = res.async();
+                    CompletableFuture.runAsync(() -> c.fail(new IllegalStateException("expected by the test")));
+                })
+                .get("/now", (req, res) -> res.text("now"))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("GET /fails HTTP/1.1\r\nHost: a\r\n\r\nGET /now HTTP/1.1\r\nHost: a\r\n\r\n");
+            assertTrue(c.readResponse().startsWith("HTTP/1.1 500 "));
+            assertTrue(c.readResponse().endsWith("now"));
+        }
+    }
+
+    @Test
+    void blockingHandlerMayGoAsyncAndStreamFromItsCompletion() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/handoff", dev.peregrine.Handlers.blocking((req, res) -> {
+                    Completion c = res.async();
+                    new Thread(() -> {
+                        try (java.io.OutputStream out = c.response().outputStream()) {
+                            out.write("streamed later".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                        } catch (java.io.IOException e) {
+                            c.fail(e);
+                            return;
+                        }
+                        c.complete();
+                    }).start();
+                }))
+                .get("/now", (req, res) -> res.text("now"))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("GET /handoff HTTP/1.1\r\nHost: a\r\n\r\nGET /now HTTP/1.1\r\nHost: a\r\n\r\n");
+            StringBuilder got = new StringBuilder();
+            while (!got.toString().endsWith("0\r\n\r\n")) {
+                int b = c.in.read();
+                if (b < 0) {
+                    break;
+                }
+                got.append((char) b);
+            }
+            assertTrue(got.toString().contains("Transfer-Encoding: chunked\r\n"), got.toString());
+            assertTrue(got.toString().endsWith("\r\n\r\ne\r\nstreamed later\r\n0\r\n\r\n"), got.toString());
+            assertTrue(c.readResponse().endsWith("now"));
+        }
+    }
 }

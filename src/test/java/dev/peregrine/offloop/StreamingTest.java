@@ -8,6 +8,7 @@ import dev.peregrine.Server;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.BufferPoolMXBean;
@@ -24,6 +25,9 @@ import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32;
 
@@ -280,6 +284,42 @@ class StreamingTest {
             try (RawClient c = new RawClient(server.port())) {
                 c.send("GET /early HTTP/1.1\r\nHost: a\r\n\r\n");
                 assertTrue(c.readResponse().startsWith("HTTP/1.1 500 "));
+            }
+        }
+    }
+
+    @Test
+    void writerBlockedOnAGoneClientGetsAnIOException() throws Exception {
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        CountDownLatch started = new CountDownLatch(1);
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/endless", Handlers.blocking((req, res) -> {
+                    byte[] block = new byte[64 * 1024];
+                    OutputStream out = res.outputStream();
+                    try {
+                        while (true) {
+                            out.write(block);
+                            out.flush();
+                            started.countDown();
+                        }
+                    } catch (IOException e) {
+                        outcome.complete(e);
+                    } catch (Throwable t) {
+                        outcome.complete(t);
+                    }
+                }))
+                .get("/fast", (req, res) -> res.text("fast"))
+                .start()) {
+            try (RawClient c = new RawClient(server.port())) {
+                c.send("GET /endless HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertTrue(started.await(30, TimeUnit.SECONDS));
+                c.in.readNBytes(100_000); // some of it, then the client goes away without reading the rest
+            }
+            Throwable t = outcome.get(60, TimeUnit.SECONDS);
+            assertTrue(t instanceof IOException, String.valueOf(t));
+            try (RawClient c = new RawClient(server.port())) {
+                c.send("GET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertTrue(c.readResponse().endsWith("fast"));
             }
         }
     }

@@ -187,7 +187,13 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         Throwable t = error;
         ChunkedBodyWriter w = writer;
         if (t != null) {
-            ctx.handlerFailed(request, t);
+            if (w != null && w.headSent()) {
+                ctx.metrics.handlerErrors++;
+                LOG.log(System.Logger.Level.WARNING, "handler failed for " + request
+                        + " after its streamed response began; connection closed", t);
+            } else {
+                ctx.handlerFailed(request, t);
+            }
             if (w != null) {
                 w.abort();
             }
