@@ -10,13 +10,15 @@ import java.nio.ByteBuffer;
  * <p><b>Validity.</b> A {@code Request} and every view it returns ({@link CharSequence} and
  * {@link ByteBuffer} results) are valid only while the handler that received it runs: the loop reuses
  * the object and the memory behind it for the next request. Methods returning {@code String} or
- * {@code byte[]} return copies that may be kept.
+ * {@code byte[]} return copies that may be kept; {@link #copy()} copies the whole request. A blocking
+ * handler's request ({@link Handlers#blocking}) and {@link Completion#request()} are copies made at
+ * hand-off, valid until the handler returns or the completion ends.
  *
  * <p><b>Cost.</b> Methods returning views, {@code int}, {@code long} or {@code boolean} allocate
  * nothing. Methods returning {@code String} or {@code byte[]} allocate the result (method names are
  * the exception: {@link #method()} returns a constant for the standard methods).
  *
- * <p>Thread: the event loop thread running the handler.
+ * <p>Thread: the thread running the handler (the event loop for inline handlers).
  */
 public interface Request {
     /** The method token, e.g. {@code "GET"}; a shared constant for the standard methods. */

@@ -18,7 +18,9 @@ import java.nio.file.Path;
  * {@code body(CharSequence)} keep a reference, not a copy: the object must not change until the
  * handler returns. Passing a constant is the fast, allocation-free way to answer.
  *
- * <p>Valid only while the handler runs; thread: the event loop thread running the handler.
+ * <p>Valid only while the handler runs; thread: the thread running the handler (the event loop for
+ * inline handlers). A blocking handler's response, and {@link Completion#response()}, belong to their
+ * exchange and are written when it completes; {@code body(...)} references must stay unchanged until then.
  */
 public interface Response {
     /** Sets the status code (100–999; default 200). */
