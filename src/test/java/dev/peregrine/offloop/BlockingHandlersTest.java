@@ -153,4 +153,26 @@ class BlockingHandlersTest {
             assertEquals("hello", new String(r.bodyStream().readAllBytes()));
         }
     }
+
+    @Test
+    void halfClosedClientStillGetsItsOffLoopAnswers() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/slow", Handlers.blocking((req, res) -> {
+                    release.await(60, TimeUnit.SECONDS);
+                    res.text("slow");
+                }))
+                .get("/fast", (req, res) -> res.text("fast"))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            c.send("GET /fast HTTP/1.1\r\nHost: a\r\n\r\nGET /slow HTTP/1.1\r\nHost: a\r\n\r\n"
+                    + "GET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
+            c.socket.shutdownOutput(); // like printf ... | nc: FIN after the last request
+            assertTrue(c.readResponse().endsWith("fast"));
+            release.countDown();
+            String rest = c.readToEnd();
+            assertTrue(rest.contains("\r\n\r\nslow"), rest);
+            assertTrue(rest.endsWith("\r\n\r\nfast"), "the request held behind it is answered too: " + rest);
+        }
+    }
 }

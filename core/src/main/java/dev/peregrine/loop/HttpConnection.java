@@ -94,6 +94,8 @@ public final class HttpConnection implements OutputSink {
     private boolean closeAfterBody;
     /** A request body being streamed to an off-loop handler; while set, reads go to it. */
     private StreamingBody bodyIn;
+    /** The peer sent FIN while a request was off the loop: answer what is held, then close. */
+    private boolean peerClosed;
 
     public HttpConnection(LoopContext ctx, SocketEndpoint io) {
         this.ctx = ctx;
@@ -167,6 +169,11 @@ public final class HttpConnection implements OutputSink {
      * connection closes once they are out. An incomplete request is dropped.
      */
     private void endOfInput() {
+        if (exchange != null || bodyOut != null) { // off-loop hook: held requests are answered, then it closes
+            peerClosed = true;
+            io.readInterest(false);
+            return;
+        }
         if (output == null) {
             close();
             return;
@@ -785,11 +792,14 @@ public final class HttpConnection implements OutputSink {
         if (state == OPEN && exchange == null && bodyOut == null) {
             if (readPaused && output == null) {
                 readPaused = false;
-                io.readInterest(true);
+                io.readInterest(!peerClosed);
             }
             if (input != null && !readPaused) {
                 process(input, 0, inputEnd);
-                return;
+            }
+            if (peerClosed && state == OPEN && exchange == null && bodyOut == null) {
+                state = CLOSING; // every complete request the peer sent before its FIN is answered
+                releaseInput();
             }
         }
         flush();
