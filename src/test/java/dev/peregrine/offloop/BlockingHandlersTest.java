@@ -175,4 +175,29 @@ class BlockingHandlersTest {
             assertTrue(rest.endsWith("\r\n\r\nfast"), "the request held behind it is answered too: " + rest);
         }
     }
+
+    @Test
+    void reusedExchangesCarryEachRequestsOwnHeadAndBody() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1)
+                .post("/items/{id}", Handlers.blocking((req, res) -> res.text(req.pathParam("id") + " "
+                        + req.headerCount() + " " + req.header("X-" + req.pathParam("id")) + " " + req.bodyString())))
+                .start();
+             RawClient c = new RawClient(server.port())) {
+            StringBuilder wire = new StringBuilder();
+            for (int i = 0; i < 50; i++) {
+                wire.append("POST /items/").append(i).append(" HTTP/1.1\r\nHost: a\r\n");
+                for (int h = 0; h <= i % 5; h++) {
+                    wire.append("X-").append(i - h).append(": v").append(i - h).append("\r\n");
+                }
+                String body = "body" + "x".repeat(i);
+                wire.append("Content-Length: ").append(body.length()).append("\r\n\r\n").append(body);
+            }
+            c.send(wire.toString());
+            for (int i = 0; i < 50; i++) {
+                String r = c.readResponse();
+                String want = i + " " + (3 + i % 5) + " v" + i + " body" + "x".repeat(i);
+                assertTrue(r.endsWith("\r\n\r\n" + want), "want " + want + " in " + r);
+            }
+        }
+    }
 }

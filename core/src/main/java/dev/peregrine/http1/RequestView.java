@@ -414,11 +414,21 @@ public final class RequestView implements Request {
      * independent of this one and of the loop: it is valid as long as {@code dst} is.
      */
     public RequestView detach(ByteBuffer dst, int at) {
+        return detachInto(dst, at, new RequestView(Math.max(1, headerCount)));
+    }
+
+    /**
+     * As {@link #detach}, into an existing view {@code c} (reused for another request), which must
+     * hold at least this request's number of header fields. Returns {@code c}.
+     */
+    public RequestView detachInto(ByteBuffer dst, int at, RequestView c) {
         int from = methodStart;
         int length = bodyStart + bodyLength - from;
         dst.put(at, buf, from, length);
         int shift = at - from;
-        RequestView c = new RequestView(Math.max(1, headerCount));
+        c.streamedBody = null;
+        c.streamInline = false;
+        c.bodyListener = null;
         c.buf = dst;
         c.method = method;
         c.methodStart = methodStart + shift;

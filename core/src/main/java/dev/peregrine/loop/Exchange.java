@@ -44,41 +44,64 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     private static final int ENDED = 3;
 
     private final AtomicInteger state = new AtomicInteger(RUNNING);
-    private final HttpConnection conn;
     private final LoopContext ctx;
     private final EventLoop loop;
-    private final RequestView request;
     private final ResponseView response;
-    private final boolean head;
+    private final Runnable blockingTask = this::runBlocking;
+    private HttpConnection conn;
+    private RequestView request;
+    private boolean head;
     private ByteBuffer copy;
+    /** The blocking handler to run, or null for an exchange started by {@code res.async()}. */
+    private BlockingHandler handler;
     private volatile Throwable error;
     private volatile ChunkedBodyWriter writer;
     private StreamingBody body;
 
-    /** Loop: copies {@code req} (its body already set) and arms the timeout. */
-    Exchange(HttpConnection conn, RequestView req) {
-        this.conn = conn;
-        this.ctx = conn.context();
+    private Exchange(LoopContext ctx, RequestView view) {
+        this.ctx = ctx;
         this.loop = ctx.eventLoop();
-        this.copy = ctx.pool.acquire(req.copyLength());
-        this.request = req.detach(copy, 0);
         this.response = new ResponseView(this);
+        this.request = view;
+    }
+
+    /** Loop: an exchange for {@code req}, whose handler called {@code res.async()}. Never reused. */
+    static Exchange async(HttpConnection conn, RequestView req) {
+        Exchange x = new Exchange(conn.context(), null);
+        x.begin(conn, req);
+        return x;
+    }
+
+    /** Loop: copies {@code req} (its body already set) into pooled memory and arms the timeout. */
+    private void begin(HttpConnection conn, RequestView req) {
+        this.conn = conn;
+        this.copy = ctx.pool.acquire(req.copyLength());
+        this.request = request == null ? req.detach(copy, 0) : req.detachInto(copy, 0, request);
         this.head = req.methodId() == Methods.HEAD;
+        state.set(RUNNING);
         ctx.timers.schedule(this, ctx.config.asyncTimeoutMillis(), System.currentTimeMillis());
     }
 
     /**
-     * Loop: hands {@code req} to blocking handler {@code h} on the server's executor. {@code body},
-     * when not null, streams the request body to it.
+     * Loop: hands {@code req} to blocking handler {@code h} on the server's executor; with
+     * {@code streamedLength >= 0} its body streams to the handler ({@link StreamingBody}).
+     * Exchanges of plain blocking requests are reused (see {@link #recyclable}), so a hand-off
+     * allocates little beyond the thread that runs it.
      */
     static Exchange blocking(HttpConnection conn, RequestView req, BlockingHandler h, long streamedLength) {
-        Exchange x = new Exchange(conn, req);
+        LoopContext ctx = conn.context();
+        Exchange x = ctx.offLoop.reusableExchange();
+        if (x == null) {
+            x = new Exchange(ctx, new RequestView(ctx.config.maxHeaderCount()));
+        }
+        x.begin(conn, req);
+        x.handler = h;
         if (streamedLength >= 0) {
             x.body = new StreamingBody(conn, x, streamedLength);
             x.request.setStreamedBody(x.body);
         }
         try {
-            x.ctx.config.blockingExecutor().execute(() -> x.runBlocking(h));
+            ctx.config.blockingExecutor().execute(x.blockingTask);
         } catch (RejectedExecutionException e) {
             x.response.status(503); // the server is closing
             x.state.set(COMPLETED);
@@ -87,7 +110,8 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         return x;
     }
 
-    private void runBlocking(BlockingHandler h) {
+    private void runBlocking() {
+        BlockingHandler h = handler;
         try {
             h.delegate().handle(request, response);
         } catch (Throwable t) {
@@ -211,6 +235,22 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
             respond(response);
         }
         release();
+        if (recyclable(t, w)) {
+            handler = null;
+            conn = null;
+            response.reset();
+            ctx.offLoop.recycle(this);
+        }
+    }
+
+    /**
+     * Loop, in {@link #run}: whether nothing can reach this exchange any more, so that it may serve
+     * another request — a blocking handler that returned normally without {@code async()} or streams
+     * (an async completion or a stream may be referenced by other threads or later loop tasks).
+     */
+    private boolean recyclable(Throwable t, ChunkedBodyWriter w) {
+        return handler != null && t == null && w == null && body == null && state.get() == COMPLETED
+                && (response.special() & ResponseView.ASYNC) == 0;
     }
 
     /** Loop: the deadline passed before the handler completed (or, streaming, sent its next piece). */

@@ -20,6 +20,9 @@ final class OffLoop implements ResponseOwner {
     /** The connection whose handler is running; set before each inline handler call. */
     HttpConnection current;
     private Exchange pending;
+    /** Finished blocking exchanges kept for reuse (see {@code Exchange.recyclable}). */
+    private final java.util.ArrayDeque<Exchange> reusable = new java.util.ArrayDeque<>();
+    private static final int MAX_REUSABLE = 64;
 
     OffLoop(LoopContext ctx) {
         this.ctx = ctx;
@@ -28,7 +31,7 @@ final class OffLoop implements ResponseOwner {
     @Override
     public Completion startAsync(ResponseView res) {
         if (pending == null) {
-            pending = new Exchange(current, ctx.request);
+            pending = Exchange.async(current, ctx.request);
         }
         return pending;
     }
@@ -52,6 +55,18 @@ final class OffLoop implements ResponseOwner {
         Exchange x = takePending();
         if (x != null) {
             x.cancel();
+        }
+    }
+
+    /** A finished exchange to serve another blocking request, or null. */
+    Exchange reusableExchange() {
+        return reusable.pollFirst();
+    }
+
+    /** Keeps a finished exchange for reuse, up to a bound. */
+    void recycle(Exchange x) {
+        if (reusable.size() < MAX_REUSABLE) {
+            reusable.addFirst(x);
         }
     }
 }
