@@ -55,6 +55,26 @@ public final class ResponseView implements Response {
     private long fileLength;
     private final ResponseOwner owner;
 
+    /** A response with no exchange behind it (tests, tools): {@link #async()} and {@link #outputStream()} throw. */
+    public ResponseView() {
+        this(Detached.INSTANCE);
+    }
+
+    /** The owner of a {@link ResponseView#ResponseView() detached} response. */
+    private static final class Detached implements ResponseOwner {
+        static final Detached INSTANCE = new Detached();
+
+        @Override
+        public Completion startAsync(ResponseView res) {
+            throw new IllegalStateException("this response belongs to no connection");
+        }
+
+        @Override
+        public OutputStream openStream(ResponseView res) {
+            throw new IllegalStateException("this response belongs to no connection");
+        }
+    }
+
     /** @param owner what {@link #async()} and {@link #outputStream()} turn to */
     public ResponseView(ResponseOwner owner) {
         this.owner = owner;
