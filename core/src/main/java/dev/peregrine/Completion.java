@@ -20,7 +20,8 @@ package dev.peregrine;
  * <p><b>Once only.</b> The first of {@link #complete()}, {@link #fail(Throwable)} or the loop's timeout
  * ({@link ServerConfig#asyncTimeoutMillis()}, which answers {@code 503 Service Unavailable}) wins.
  * Later calls, and calls after the connection closed, do nothing and return {@code false}; nothing is
- * logged for them, the return value is the report.
+ * logged for them, the return value is the report. Call one of them even after a timeout: the copy of
+ * the request lives in the loop's pooled memory and goes back only once the handler has ended.
  *
  * <p>Thread: any; the response must be filled by one thread at a time and not touched after
  * {@link #complete()}.
