@@ -13,7 +13,6 @@ import dev.peregrine.transport.nio.NioTransport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -92,33 +91,16 @@ public final class Server implements AutoCloseable {
 
     /** A snapshot of the loops' counters, read without locks (values may lag by a few requests). */
     public Metrics metrics() {
-        long accepted = 0;
-        long closedCount = 0;
-        long requests = 0;
-        long rejected = 0;
-        long errors = 0;
-        long in = 0;
-        long out = 0;
-        long lentBuffers = 0;
-        long lentBytes = 0;
-        List<LoopContext> loops = new ArrayList<>(running.loops());
+        Metrics m = new Metrics();
+        for (LoopContext ctx : running.loops()) {
+            m.add(ctx.metrics(), ctx.pool());
+        }
         if (runningTls != null) {
-            loops.addAll(runningTls.loops());
+            for (LoopContext ctx : runningTls.loops()) {
+                m.add(ctx.metrics(), ctx.pool());
+            }
         }
-        for (LoopContext ctx : loops) {
-            LoopMetrics m = ctx.metrics();
-            accepted += m.accepted;
-            closedCount += m.closed;
-            requests += m.requests;
-            rejected += m.rejected;
-            errors += m.handlerErrors;
-            in += m.bytesIn;
-            out += m.bytesOut;
-            BufferPool pool = ctx.pool();
-            lentBuffers += pool.lentCount();
-            lentBytes += pool.lentBytes();
-        }
-        return new Metrics(accepted, accepted - closedCount, requests, rejected, errors, in, out, lentBuffers, lentBytes);
+        return m;
     }
 
     @Override
@@ -127,6 +109,7 @@ public final class Server implements AutoCloseable {
             return;
         }
         closed = true;
+        long started = System.nanoTime();
         running.close(config.shutdownGraceMillis());
         if (runningTls != null) {
             runningTls.close(config.shutdownGraceMillis());
@@ -135,40 +118,92 @@ public final class Server implements AutoCloseable {
             tls.close();
         }
         config.blockingExecutor().shutdown();
-        LOG.log(System.Logger.Level.DEBUG, "Peregrine on port {0} stopped", port());
+        LOG.log(System.Logger.Level.INFO, "Peregrine on port {0} stopped in {1} ms",
+                String.valueOf(port()), String.valueOf((System.nanoTime() - started) / 1_000_000));
     }
 
-    /** Counters summed over all loops. */
+    /**
+     * Counters summed over all loops at one moment (each loop's values read with plain loads while it
+     * runs, so a snapshot taken under load may be a few requests behind). Since start, never reset,
+     * except {@code open}, {@code lentBuffers}, {@code lentBytes} and {@code freeBytes}, which are levels.
+     */
     public static final class Metrics {
-        public final long accepted;
-        public final long open;
-        public final long requests;
-        public final long rejected;
-        public final long handlerErrors;
-        public final long bytesIn;
-        public final long bytesOut;
+        public long accepted;
+        /** Connections open now. */
+        public long open;
+        public long closed;
+        public long requests;
+        /** Error responses of our own (400, 408, 413, 414, 431, 501, 505...), each followed by a close. */
+        public long rejected;
+        public long handlerErrors;
+        public long bytesIn;
+        public long bytesOut;
         /** Pooled buffers lent to connections right now (0 when every connection is idle). */
-        public final long lentBuffers;
-        public final long lentBytes;
+        public long lentBuffers;
+        public long lentBytes;
+        /** Pooled bytes kept free for reuse. */
+        public long freeBytes;
+        /** Request heads that took longer than the header timeout (answered 408). */
+        public long headerTimeouts;
+        /** Bodies that stopped arriving (answered 408). */
+        public long bodyTimeouts;
+        /** Keep-alive connections closed for idleness. */
+        public long idleTimeouts;
+        /** Connections closed because the peer stopped reading our output. */
+        public long writeTimeouts;
+        /** Closing connections whose peer did not close after our FIN. */
+        public long drainTimeouts;
+        /** Times a loop stopped accepting because maxConnections were open. */
+        public long acceptPauses;
+        private final long[] rejectedByStatus = new long[LoopMetrics.STATUS_SLOTS];
 
-        Metrics(long accepted, long open, long requests, long rejected, long handlerErrors, long bytesIn,
-                long bytesOut, long lentBuffers, long lentBytes) {
-            this.accepted = accepted;
-            this.open = open;
-            this.requests = requests;
-            this.rejected = rejected;
-            this.handlerErrors = handlerErrors;
-            this.bytesIn = bytesIn;
-            this.bytesOut = bytesOut;
-            this.lentBuffers = lentBuffers;
-            this.lentBytes = lentBytes;
+        Metrics() {
+        }
+
+        void add(LoopMetrics m, BufferPool pool) {
+            accepted += m.accepted;
+            closed += m.closed;
+            open += m.accepted - m.closed;
+            requests += m.requests;
+            rejected += m.rejected;
+            handlerErrors += m.handlerErrors;
+            bytesIn += m.bytesIn;
+            bytesOut += m.bytesOut;
+            acceptPauses += m.acceptPauses;
+            lentBuffers += pool.lentCount();
+            lentBytes += pool.lentBytes();
+            freeBytes += pool.freeBytes();
+            headerTimeouts += m.timeouts[LoopMetrics.TIMEOUT_HEADER];
+            bodyTimeouts += m.timeouts[LoopMetrics.TIMEOUT_BODY];
+            idleTimeouts += m.timeouts[LoopMetrics.TIMEOUT_IDLE];
+            writeTimeouts += m.timeouts[LoopMetrics.TIMEOUT_WRITE];
+            drainTimeouts += m.timeouts[LoopMetrics.TIMEOUT_DRAIN];
+            for (int i = 0; i < rejectedByStatus.length; i++) {
+                rejectedByStatus[i] += m.rejectedByStatus[i];
+            }
+        }
+
+        /** Error responses of our own with {@code status}. */
+        public long rejected(int status) {
+            return status >= 0 && status < rejectedByStatus.length ? rejectedByStatus[status] : 0;
         }
 
         @Override
         public String toString() {
-            return "accepted=" + accepted + " open=" + open + " requests=" + requests + " rejected=" + rejected
-                    + " handlerErrors=" + handlerErrors + " bytesIn=" + bytesIn + " bytesOut=" + bytesOut
-                    + " lentBuffers=" + lentBuffers + " lentBytes=" + lentBytes;
+            StringBuilder b = new StringBuilder();
+            b.append("accepted=").append(accepted).append(" open=").append(open).append(" closed=").append(closed)
+                    .append(" requests=").append(requests).append(" rejected=").append(rejected);
+            for (int i = 0; i < rejectedByStatus.length; i++) {
+                if (rejectedByStatus[i] != 0) {
+                    b.append(" rejected").append(i).append('=').append(rejectedByStatus[i]);
+                }
+            }
+            return b.append(" handlerErrors=").append(handlerErrors).append(" bytesIn=").append(bytesIn)
+                    .append(" bytesOut=").append(bytesOut).append(" headerTimeouts=").append(headerTimeouts)
+                    .append(" bodyTimeouts=").append(bodyTimeouts).append(" idleTimeouts=").append(idleTimeouts)
+                    .append(" writeTimeouts=").append(writeTimeouts).append(" drainTimeouts=").append(drainTimeouts)
+                    .append(" acceptPauses=").append(acceptPauses).append(" lentBuffers=").append(lentBuffers)
+                    .append(" lentBytes=").append(lentBytes).append(" freeBytes=").append(freeBytes).toString();
         }
     }
 
@@ -197,6 +232,14 @@ public final class Server implements AutoCloseable {
         long asyncTimeoutMillis = 30_000;
         long streamBodyThreshold = 1024 * 1024;
         long maxStreamedBodySize = 1L << 30;
+        int maxPipelinedRequests = 256;
+        int maxRequestsPerConnection = 0;
+        int maxConnections = 100_000;
+        long headerTimeoutMillis = 10_000;
+        long bodyTimeoutMillis = 30_000;
+        long idleTimeoutMillis = 60_000;
+        long writeTimeoutMillis = 30_000;
+        long drainTimeoutMillis = 2_000;
         private final Router.Builder routes = Router.builder();
 
         Builder() {
@@ -365,6 +408,61 @@ public final class Server implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Requests answered from one read (a pipelined batch) before the socket must have taken their
+         * responses: beyond it the connection stops parsing until the responses are written, so a
+         * client that pipelines without reading costs at most this many responses. Default 256.
+         */
+        public Builder maxPipelinedRequests(int count) {
+            this.maxPipelinedRequests = positive(count, "maxPipelinedRequests");
+            return this;
+        }
+
+        /** Requests per connection; the last one's response says {@code Connection: close}. Default 0: no limit. */
+        public Builder maxRequestsPerConnection(int count) {
+            if (count < 0) {
+                throw new IllegalArgumentException("maxRequestsPerConnection must be >= 0: " + count);
+            }
+            this.maxRequestsPerConnection = count;
+            return this;
+        }
+
+        /** Open connections of the whole server; accepting pauses at the limit. Default 100,000. */
+        public Builder maxConnections(int count) {
+            this.maxConnections = positive(count, "maxConnections");
+            return this;
+        }
+
+        /** Time for a whole request head from its first byte (408 beyond: slowloris). Default 10 s. */
+        public Builder headerTimeout(Duration timeout) {
+            this.headerTimeoutMillis = millis(timeout, "headerTimeout");
+            return this;
+        }
+
+        /** Time an incomplete body may go without a new byte (408 beyond). Default 30 s. */
+        public Builder bodyTimeout(Duration timeout) {
+            this.bodyTimeoutMillis = millis(timeout, "bodyTimeout");
+            return this;
+        }
+
+        /** Time a keep-alive connection may wait for its next request (closed beyond). Default 60 s. */
+        public Builder idleTimeout(Duration timeout) {
+            this.idleTimeoutMillis = millis(timeout, "idleTimeout");
+            return this;
+        }
+
+        /** Time pending output may go without the peer taking any of it (closed beyond). Default 30 s. */
+        public Builder writeTimeout(Duration timeout) {
+            this.writeTimeoutMillis = millis(timeout, "writeTimeout");
+            return this;
+        }
+
+        /** Time a closing connection waits for the peer's FIN after ours (closed beyond). Default 2 s. */
+        public Builder drainTimeout(Duration timeout) {
+            this.drainTimeoutMillis = millis(timeout, "drainTimeout");
+            return this;
+        }
+
         /** Registers {@code handler} for {@code method} on {@code path} ({@code {name}} segments allowed). */
         public Builder route(String method, String path, Handler handler) {
             routes.add(method, path, handler);
@@ -437,6 +535,14 @@ public final class Server implements AutoCloseable {
                 throw new UncheckedIOException("cannot start on " + config.host() + ":"
                         + (running == null ? config.port() : httpsPort) + ": " + e.getMessage(), e);
             }
+        }
+
+        private static long millis(Duration d, String what) {
+            long ms = d.toMillis();
+            if (ms <= 0) {
+                throw new IllegalArgumentException(what + " must be positive: " + d);
+            }
+            return ms;
         }
 
         private static int positive(int v, String what) {

@@ -17,6 +17,23 @@ import dev.peregrine.loop.OffLoopExecutor;
  *   <tr><td>{@code maxPendingOutput} (unsent bytes per connection)</td><td>1 MiB</td><td>reading pauses until it drains; a streaming writer blocks</td></tr>
  *   <tr><td>{@code maxStreamedBodySize} (body streamed to a blocking handler)</td><td>1 GiB</td><td>413, from the head</td></tr>
  *   <tr><td>{@code asyncTimeout} (off-loop handler, or its stream, silent)</td><td>30 s</td><td>503, or close once a streamed response began</td></tr>
+ *   <tr><td>{@code maxPipelinedRequests} (requests answered from one read before the socket must take
+ *       their responses)</td><td>256</td><td>parsing pauses until the responses are written</td></tr>
+ *   <tr><td>{@code maxRequestsPerConnection}</td><td>0 (unlimited)</td><td>the last response says
+ *       {@code Connection: close}</td></tr>
+ *   <tr><td>{@code maxConnections} (open connections of the whole server)</td><td>100,000</td><td>accepting
+ *       pauses (the kernel's backlog holds newcomers) and resumes when one closes</td></tr>
+ * </table>
+ *
+ * <table>
+ *   <caption>timeouts (each connection waits for one thing at a time; one timer per connection)</caption>
+ *   <tr><th>setting</th><th>default</th><th>runs while</th><th>when it expires</th></tr>
+ *   <tr><td>{@code headerTimeout}</td><td>10 s</td><td>a request head is incomplete, from its first byte
+ *       (not restarted by further bytes: slowloris)</td><td>408, close</td></tr>
+ *   <tr><td>{@code bodyTimeout}</td><td>30 s</td><td>a body is incomplete and no byte of it arrives</td><td>408, close</td></tr>
+ *   <tr><td>{@code idleTimeout}</td><td>60 s</td><td>no request is under way (also a fresh connection)</td><td>close silently</td></tr>
+ *   <tr><td>{@code writeTimeout}</td><td>30 s</td><td>output is pending and the peer takes none of it</td><td>close</td></tr>
+ *   <tr><td>{@code drainTimeout}</td><td>2 s</td><td>our FIN is sent and the peer's input is discarded</td><td>close</td></tr>
  * </table>
  */
 public final class ServerConfig {
@@ -39,6 +56,14 @@ public final class ServerConfig {
     private final long streamBodyThreshold;
     private final long maxStreamedBodySize;
     private final OffLoopExecutor blockingExecutor;
+    private final int maxPipelinedRequests;
+    private final int maxRequestsPerConnection;
+    private final int maxConnections;
+    private final long headerTimeoutMillis;
+    private final long bodyTimeoutMillis;
+    private final long idleTimeoutMillis;
+    private final long writeTimeoutMillis;
+    private final long drainTimeoutMillis;
 
     ServerConfig(Server.Builder b) {
         host = b.host;
@@ -59,6 +84,14 @@ public final class ServerConfig {
         streamBodyThreshold = b.streamBodyThreshold;
         maxStreamedBodySize = b.maxStreamedBodySize;
         blockingExecutor = new OffLoopExecutor(b.blockingPoolSize);
+        maxPipelinedRequests = b.maxPipelinedRequests;
+        maxRequestsPerConnection = b.maxRequestsPerConnection;
+        maxConnections = b.maxConnections;
+        headerTimeoutMillis = b.headerTimeoutMillis;
+        bodyTimeoutMillis = b.bodyTimeoutMillis;
+        idleTimeoutMillis = b.idleTimeoutMillis;
+        writeTimeoutMillis = b.writeTimeoutMillis;
+        drainTimeoutMillis = b.drainTimeoutMillis;
         endpointLayer = null;
     }
 
@@ -82,6 +115,14 @@ public final class ServerConfig {
         streamBodyThreshold = c.streamBodyThreshold;
         maxStreamedBodySize = c.maxStreamedBodySize;
         blockingExecutor = c.blockingExecutor;
+        maxPipelinedRequests = c.maxPipelinedRequests;
+        maxRequestsPerConnection = c.maxRequestsPerConnection;
+        maxConnections = c.maxConnections;
+        headerTimeoutMillis = c.headerTimeoutMillis;
+        bodyTimeoutMillis = c.bodyTimeoutMillis;
+        idleTimeoutMillis = c.idleTimeoutMillis;
+        writeTimeoutMillis = c.writeTimeoutMillis;
+        drainTimeoutMillis = c.drainTimeoutMillis;
         endpointLayer = layer;
     }
 
@@ -183,5 +224,45 @@ public final class ServerConfig {
     /** Runs blocking handlers: virtual threads on JDK 21+, else a platform pool of {@code blockingPoolSize}. */
     public OffLoopExecutor blockingExecutor() {
         return blockingExecutor;
+    }
+
+    /** Requests answered from one read before the socket must have taken their responses to go on. */
+    public int maxPipelinedRequests() {
+        return maxPipelinedRequests;
+    }
+
+    /** Requests served on one connection before it is closed; 0 for no limit. */
+    public int maxRequestsPerConnection() {
+        return maxRequestsPerConnection;
+    }
+
+    /** Open connections of the whole server (all loops together) above which accepting pauses. */
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    /** How long a request head may take from its first byte to its last, milliseconds. */
+    public long headerTimeoutMillis() {
+        return headerTimeoutMillis;
+    }
+
+    /** How long an incomplete body may go without a new byte, milliseconds. */
+    public long bodyTimeoutMillis() {
+        return bodyTimeoutMillis;
+    }
+
+    /** How long a connection may wait for its next request, milliseconds. */
+    public long idleTimeoutMillis() {
+        return idleTimeoutMillis;
+    }
+
+    /** How long pending output may go without the peer taking any of it, milliseconds. */
+    public long writeTimeoutMillis() {
+        return writeTimeoutMillis;
+    }
+
+    /** How long a closing connection discards the peer's input after our FIN, milliseconds. */
+    public long drainTimeoutMillis() {
+        return drainTimeoutMillis;
     }
 }

@@ -3,6 +3,7 @@ package dev.peregrine.loop;
 import dev.peregrine.BlockingHandler;
 import dev.peregrine.BodyListener;
 import dev.peregrine.Handler;
+import dev.peregrine.ServerConfig;
 import dev.peregrine.StreamingHandler;
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.http1.ChunkedDecoder;
@@ -41,6 +42,23 @@ import java.nio.ByteBuffer;
  * Draining instead of closing at once keeps the kernel from answering the client's unread bytes
  * with RST, which could destroy the error response before the client reads it.
  *
+ * <p><b>Timeouts.</b> The connection is itself the {@link Timeout} node in its loop's wheel: it waits
+ * for one thing at a time, so one node serves every phase ({@link #updateTimer} picks it after each
+ * event; settings in {@code ServerConfig}).
+ * <pre>
+ *   phase   while                                   clock starts            on expiry
+ *   IDLE    no request under way, nothing pending   last request answered   close
+ *   HEAD    a request head is incomplete            its first byte          408, close
+ *   BODY    a request body is incomplete            last byte received      408, close
+ *   WRITE   output is pending                       last byte written       close
+ *   DRAIN   DRAINING                                FIN sent                close
+ *   BUSY    a request is off the loop (exchange,    -                       (not armed: the
+ *           body in pieces, streamed body)                                  exchange's asyncTimeout)
+ * </pre>
+ * Progress within IDLE, BODY and WRITE only stores the time ({@code timerSince}); the wheel is touched
+ * when the phase changes, and an expiry that finds the deadline moved re-arms for the rest. So a
+ * keep-alive request costs one field store for its timeout, not a wheel operation.
+ *
  * <p><b>Off the loop.</b> A request for a blocking handler, or whose handler called
  * {@code res.async()}, becomes an {@link Exchange}; a response body sent in pieces (a file, a
  * handler's stream) is a {@link BodySource}; a large request body streamed to a blocking handler is a
@@ -51,7 +69,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Thread: the owning loop thread only.
  */
-public final class HttpConnection implements OutputSink {
+public final class HttpConnection extends Timeout implements OutputSink {
     private static final int OPEN = 0;
     private static final int CLOSING = 1;
     private static final int DRAINING = 2;
@@ -65,6 +83,15 @@ public final class HttpConnection implements OutputSink {
     private static final int NOT_STREAMED = -3;
     /** Bytes of pipelined input held while a request is off the loop before reading pauses. */
     static final int HOLD_LIMIT = 64 * 1024;
+
+    /** Timer phases; see the class javadoc. NONE only when closed or just fired. */
+    private static final int T_NONE = 0;
+    private static final int T_IDLE = 1;
+    private static final int T_HEAD = 2;
+    private static final int T_BODY = 3;
+    private static final int T_WRITE = 4;
+    private static final int T_DRAIN = 5;
+    private static final int T_BUSY = 6;
 
     private final LoopContext ctx;
     private final SocketEndpoint io;
@@ -96,12 +123,21 @@ public final class HttpConnection implements OutputSink {
     private StreamingBody bodyIn;
     /** The peer sent FIN while a request was off the loop: answer what is held, then close. */
     private boolean peerClosed;
+    /** Requests this connection may still serve; -1 for no limit. The one that brings it to 0 closes. */
+    private int requestsLeft;
+    private int timerPhase = T_NONE;
+    /** When the current phase's clock started (see the class javadoc), loop clock milliseconds. */
+    private long timerSince;
 
     public HttpConnection(LoopContext ctx, SocketEndpoint io) {
         this.ctx = ctx;
         this.io = io;
         this.pool = ctx.pool;
+        int maxRequests = ctx.config.maxRequestsPerConnection();
+        this.requestsLeft = maxRequests > 0 ? maxRequests : -1;
         ctx.metrics.accepted++;
+        ctx.tick();
+        updateTimer(false);
     }
 
     /** The socket has bytes (or EOF) to read. */
@@ -122,6 +158,11 @@ public final class HttpConnection implements OutputSink {
             }
         }
         if (state != OPEN || readPaused) {
+            if (state == CLOSING) {
+                // Nothing more is read until our last response is out; a level-triggered selector
+                // would otherwise report the peer's bytes again and again. startDraining turns it back on.
+                io.readInterest(false);
+            }
             return;
         }
         try {
@@ -132,6 +173,7 @@ public final class HttpConnection implements OutputSink {
                     if (input.capacity() >= pool.maxBufferSize()) {
                         reject(headScanned > 0 ? 431 : 413);
                         flush();
+                        updateTimer(false);
                         return;
                     }
                     // Doubling, but never past what the largest request needs (and never int overflow).
@@ -188,6 +230,7 @@ public final class HttpConnection implements OutputSink {
         if (state == CLOSED) {
             return;
         }
+        ctx.tick();
         try {
             if (!io.flushBuffered()) {
                 return; // the endpoint's own bytes (TLS records) go first, even while draining
@@ -208,6 +251,7 @@ public final class HttpConnection implements OutputSink {
         if (wasPaused && !readPaused && state == OPEN && input != null) {
             process(input, 0, inputEnd); // requests that arrived while reading was paused
         }
+        updateTimer(false);
     }
 
     /**
@@ -217,6 +261,7 @@ public final class HttpConnection implements OutputSink {
     private void process(ByteBuffer buf, int start, int end) {
         ctx.tick();
         int pos = start;
+        int answered = 0;
         while (pos < end && state == OPEN && !readPaused && exchange == null && (bodyOut == null || pumpBody(false))) {
             int r = handleOne(buf, pos, end);
             if (r == NEED_MORE) {
@@ -227,6 +272,14 @@ public final class HttpConnection implements OutputSink {
                 break;
             }
             pos = r;
+            if (++answered % ctx.config.maxPipelinedRequests() == 0) {
+                // A pipelined batch this long: go on only once the socket took the responses so far.
+                flushBuffer();
+                if (output != null && !readPaused) {
+                    readPaused = true;
+                    io.readInterest(false);
+                }
+            }
         }
         if (state == OPEN) {
             keepLeftover(buf, pos, end);
@@ -241,6 +294,7 @@ public final class HttpConnection implements OutputSink {
         if (bodyOut != null) {
             pumpBody(true);
         }
+        updateTimer(answered > 0);
     }
 
     /** Handles the request starting at {@code pos}: returns where the next one starts, NEED_MORE or STOP. */
@@ -342,7 +396,7 @@ public final class HttpConnection implements OutputSink {
             specialResponse(req, res);
             return;
         }
-        boolean keepAlive = req.keepAlive();
+        boolean keepAlive = req.keepAlive() && !lastAllowed();
         ctx.metrics.requests++;
         ctx.encoder.encode(res, req.methodId() == Methods.HEAD, keepAlive, req.versionNumber() == 10, this);
         if (!keepAlive) {
@@ -358,7 +412,7 @@ public final class HttpConnection implements OutputSink {
             return;
         }
         boolean http10 = req.versionNumber() == 10;
-        boolean keepAlive = BodySource.keepAlive(res, req.keepAlive(), http10);
+        boolean keepAlive = BodySource.keepAlive(res, req.keepAlive() && !lastAllowed(), http10);
         ctx.metrics.requests++;
         bodyOut = BodySource.start(res, req.methodId() == Methods.HEAD, keepAlive, http10, this);
         closeAfterBody = !keepAlive;
@@ -432,6 +486,14 @@ public final class HttpConnection implements OutputSink {
         return req.takeBodyListener();
     }
 
+    /**
+     * Counts an inline response against {@code maxRequestsPerConnection} (and the one request a
+     * shutdown lets finish); true when it is the last the connection may serve.
+     */
+    private boolean lastAllowed() {
+        return requestsLeft > 0 && --requestsLeft == 0;
+    }
+
     /** Answers {@code 100 Continue} once, for an HTTP/1.1 request that asked and whose body is still to come. */
     private void sendContinue(RequestView req) {
         if (!continueSent && req.expectsContinue() && req.versionNumber() == 11) {
@@ -442,7 +504,7 @@ public final class HttpConnection implements OutputSink {
 
     /** Answers {@code status} with {@code Connection: close}; nothing after the bad request is acted on. */
     private int reject(int status) {
-        ctx.metrics.rejected++;
+        ctx.metrics.rejected(status);
         ctx.encoder.encodeError(status, this);
         state = CLOSING;
         return STOP;
@@ -577,6 +639,9 @@ public final class HttpConnection implements OutputSink {
             int n = io.write(output);
             ctx.metrics.bytesOut += n;
             outputStart += n;
+            if (n > 0) {
+                timerSince = ctx.nowMillis; // progress: the write timeout starts again
+            }
         } catch (IOException e) {
             close();
             return;
@@ -630,18 +695,27 @@ public final class HttpConnection implements OutputSink {
     }
 
     /**
-     * Starts a graceful close from the loop (server shutdown): an idle connection closes now, one
-     * with a response still being written closes once it is written.
+     * Starts a graceful close from the loop (server shutdown): an idle connection closes now; a
+     * request partly received is finished and answered with {@code Connection: close} (the header and
+     * body timeouts and the grace bound it); one being answered (response being written, or off the
+     * loop) closes once its response is out.
      */
     public void shutdown() {
-        if (state == OPEN) {
-            if (output == null && exchange == null && bodyOut == null) {
-                close();
-            } else {
-                state = CLOSING;
-                releaseInput();
-            }
+        if (state != OPEN) {
+            return;
         }
+        boolean answering = output != null || exchange != null || bodyOut != null || bodyIn != null;
+        if (!answering && input == null) {
+            close();
+            return;
+        }
+        if (answering) {
+            state = CLOSING;
+            releaseInput();
+        } else {
+            requestsLeft = 1;
+        }
+        updateTimer(false);
     }
 
     /** Whether the connection is closed. */
@@ -655,6 +729,8 @@ public final class HttpConnection implements OutputSink {
             return;
         }
         state = CLOSED;
+        ctx.timers.cancel(this);
+        timerPhase = T_NONE;
         releaseInput();
         if (exchange != null) { // off-loop hook: the handler learns through its streams
             exchange.connectionClosed();
@@ -785,10 +861,12 @@ public final class HttpConnection implements OutputSink {
         if (resumeAfter) {
             resume();
         }
+        updateTimer(false);
         return true;
     }
 
     private void resume() {
+        ctx.tick();
         if (state == OPEN && exchange == null && bodyOut == null) {
             if (readPaused && output == null) {
                 readPaused = false;
@@ -803,5 +881,107 @@ public final class HttpConnection implements OutputSink {
             }
         }
         flush();
+        updateTimer(false);
+    }
+
+    /**
+     * Puts the connection's timer in the phase its state calls for (see the class javadoc): a new
+     * phase arms the wheel; progress in the same phase only moves {@code timerSince}.
+     *
+     * @param answered whether a request was answered since the last call (restarts the HEAD clock for
+     *                 the next request, which began in the same read)
+     */
+    private void updateTimer(boolean answered) {
+        int phase;
+        if (state == CLOSED) {
+            return;
+        } else if (state == DRAINING) {
+            phase = T_DRAIN;
+        } else if (output != null) {
+            phase = T_WRITE;
+        } else if (exchange != null || bodyOut != null || bodyIn != null) {
+            phase = T_BUSY;
+        } else if (input == null) {
+            phase = T_IDLE;
+        } else if (awaitBytes > 0 || (chunked != null && chunked.active())) {
+            phase = T_BODY;
+        } else {
+            phase = T_HEAD;
+        }
+        long now = ctx.nowMillis;
+        if (phase == T_BUSY) {
+            ctx.timers.cancel(this); // the exchange's own timer (asyncTimeout) bounds this wait
+            timerPhase = T_BUSY;
+            return;
+        }
+        if (phase != timerPhase || (answered && phase == T_HEAD)) {
+            timerPhase = phase;
+            timerSince = now;
+            ctx.timers.schedule(this, phaseTimeout(phase), now);
+        } else if (phase == T_IDLE || phase == T_BODY) {
+            timerSince = now;
+        }
+    }
+
+    private long phaseTimeout(int phase) {
+        ServerConfig c = ctx.config;
+        switch (phase) {
+            case T_HEAD:
+                return c.headerTimeoutMillis();
+            case T_BODY:
+                return c.bodyTimeoutMillis();
+            case T_WRITE:
+                return c.writeTimeoutMillis();
+            case T_DRAIN:
+                return c.drainTimeoutMillis();
+            default:
+                return c.idleTimeoutMillis();
+        }
+    }
+
+    /** The wheel found this connection's deadline passed, or moved by progress since it was armed. */
+    @Override
+    protected void onTimeout() {
+        if (state == CLOSED || timerPhase == T_BUSY || timerPhase == T_NONE) {
+            return;
+        }
+        long now = ctx.nowMillis;
+        long deadline = timerSince + phaseTimeout(timerPhase);
+        if (now < deadline) {
+            ctx.timers.schedule(this, deadline - now, now);
+            return;
+        }
+        int phase = timerPhase;
+        timerPhase = T_NONE;
+        LoopMetrics m = ctx.metrics;
+        switch (phase) {
+            case T_HEAD:
+            case T_BODY:
+                m.timeouts[phase == T_HEAD ? LoopMetrics.TIMEOUT_HEADER : LoopMetrics.TIMEOUT_BODY]++;
+                // RFC 9110 §15.5.9: 408 when the server would not wait any longer; then close.
+                ctx.tick();
+                releaseInput();
+                awaitBytes = 0;
+                headScanned = 0;
+                if (chunked != null) {
+                    chunked.reset();
+                }
+                reject(408);
+                flush();
+                updateTimer(false);
+                break;
+            case T_WRITE:
+                m.timeouts[LoopMetrics.TIMEOUT_WRITE]++;
+                close();
+                break;
+            case T_DRAIN:
+                m.timeouts[LoopMetrics.TIMEOUT_DRAIN]++;
+                close();
+                break;
+            default:
+                m.timeouts[LoopMetrics.TIMEOUT_IDLE]++;
+                close();
+                break;
+        }
     }
 }

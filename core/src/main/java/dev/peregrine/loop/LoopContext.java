@@ -40,6 +40,8 @@ public final class LoopContext {
     private final System.Logger log = System.getLogger("dev.peregrine");
     private long lastMillis;
     private EventLoop eventLoop;
+    /** The clock as last read on this loop (by {@link #tick} or {@link #runTimers}), ms since the epoch. */
+    long nowMillis = System.currentTimeMillis();
 
     public LoopContext(ServerConfig config, Router router) {
         this.config = config;
@@ -55,6 +57,7 @@ public final class LoopContext {
     /** Reads the clock and refreshes what depends on it (the Date header). Once per batch. */
     void tick() {
         long now = System.currentTimeMillis();
+        nowMillis = now;
         if (now != lastMillis) {
             lastMillis = now;
             encoder.tick(now);
@@ -72,6 +75,7 @@ public final class LoopContext {
      */
     public long runTimers(long maxSleepMillis) {
         long now = System.currentTimeMillis();
+        nowMillis = now;
         timers.advance(now);
         long next = timers.millisToNextTick(now);
         return next < 0 ? maxSleepMillis : Math.min(next, maxSleepMillis);

@@ -1,11 +1,24 @@
 package dev.peregrine.loop;
 
 /**
- * Counters of one loop. Written by the loop thread only, with plain stores; another thread reading
- * them sees values that may lag slightly but are never torn for its purposes (a snapshot for
- * monitoring, not for synchronisation).
+ * Counters of one loop. Written by the loop thread only, with plain stores, and never reset; another
+ * thread reading them sees values that may lag slightly (a snapshot for monitoring, not for
+ * synchronisation). A {@code long} field may in theory tear on a 32-bit JVM; on 64-bit JVMs it does not.
  */
 public final class LoopMetrics {
+    /** Index into {@link #timeouts}: a request head took longer than the header timeout (408). */
+    public static final int TIMEOUT_HEADER = 0;
+    /** Index into {@link #timeouts}: an incomplete body stopped arriving (408). */
+    public static final int TIMEOUT_BODY = 1;
+    /** Index into {@link #timeouts}: a keep-alive connection stayed idle (closed silently). */
+    public static final int TIMEOUT_IDLE = 2;
+    /** Index into {@link #timeouts}: the peer stopped taking our output (closed). */
+    public static final int TIMEOUT_WRITE = 3;
+    /** Index into {@link #timeouts}: the peer did not close after our FIN (closed). */
+    public static final int TIMEOUT_DRAIN = 4;
+    /** Size of {@link #rejectedByStatus}: statuses 0..599 are counted at their own index. */
+    public static final int STATUS_SLOTS = 600;
+
     public long accepted;
     public long closed;
     public long requests;
@@ -13,9 +26,21 @@ public final class LoopMetrics {
     public long handlerErrors;
     public long bytesIn;
     public long bytesOut;
+    /** Times this loop stopped accepting because the server had {@code maxConnections} open. */
+    public long acceptPauses;
+    /** Rejections (error responses of our own, then close) by status code. */
+    public final long[] rejectedByStatus = new long[STATUS_SLOTS];
+    /** Timeouts by kind, indexed by the {@code TIMEOUT_*} constants. */
+    public final long[] timeouts = new long[5];
 
     /** Connections open now. */
     public long open() {
         return accepted - closed;
+    }
+
+    /** Counts an error response of ours with {@code status}. */
+    void rejected(int status) {
+        rejected++;
+        rejectedByStatus[status >= 0 && status < STATUS_SLOTS ? status : 0]++;
     }
 }

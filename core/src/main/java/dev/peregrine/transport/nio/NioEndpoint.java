@@ -2,6 +2,7 @@ package dev.peregrine.transport.nio;
 
 import dev.peregrine.loop.HttpConnection;
 import dev.peregrine.loop.SocketEndpoint;
+import dev.peregrine.transport.ConnectionLimit;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -15,11 +16,15 @@ final class NioEndpoint implements SocketEndpoint {
     private final SocketChannel channel;
     private final SelectionKey key;
     private final InetSocketAddress remote;
+    private final ConnectionLimit limit;
+    private boolean closed;
     HttpConnection connection;
 
-    NioEndpoint(SocketChannel channel, SelectionKey key) throws IOException {
+    /** Takes over {@code channel}, whose slot in {@code limit} is released when it closes. */
+    NioEndpoint(SocketChannel channel, SelectionKey key, ConnectionLimit limit) throws IOException {
         this.channel = channel;
         this.key = key;
+        this.limit = limit;
         this.remote = (InetSocketAddress) channel.getRemoteAddress();
     }
 
@@ -68,6 +73,11 @@ final class NioEndpoint implements SocketEndpoint {
 
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        limit.release();
         key.cancel();
         try {
             channel.close();

@@ -3,6 +3,7 @@ package dev.peregrine.transport.nio;
 import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.HttpConnection;
 import dev.peregrine.loop.LoopContext;
+import dev.peregrine.transport.ConnectionLimit;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
 import java.io.IOException;
@@ -24,6 +25,7 @@ import java.util.function.Consumer;
  *   loop:  run tasks -&gt; sleeping=true -&gt; select(onKey, timeout) -&gt; sleeping=false -&gt; loop
  *                                          |
  *                                          +-- listener key: accept up to 64, register OP_READ
+ *                                              (at maxConnections: clear OP_ACCEPT until one closes)
  *                                          +-- connection key: onWritable, then onReadable
  * </pre>
  * {@link Selector#select(Consumer, long)} hands ready keys to a consumer built once, so no selected-key
@@ -42,6 +44,8 @@ final class NioEventLoop implements EventLoop, Runnable {
     private final LoopContext ctx;
     private final Selector selector;
     private final ServerSocketChannel listener;
+    private final SelectionKey listenerKey;
+    private final ConnectionLimit limit;
     private final MpscUnboundedAtomicArrayQueue<Runnable> tasks = new MpscUnboundedAtomicArrayQueue<>(128);
     private final Consumer<SelectionKey> onKey = this::onKey;
     private volatile boolean sleeping;
@@ -53,15 +57,15 @@ final class NioEventLoop implements EventLoop, Runnable {
     private long stopDeadlineNanos;
     private Thread thread;
 
-    NioEventLoop(int index, LoopContext ctx, ServerSocketChannel listener) throws IOException {
+    NioEventLoop(int index, LoopContext ctx, ServerSocketChannel listener, ConnectionLimit limit) throws IOException {
         this.index = index;
         this.ctx = ctx;
         this.listener = listener;
+        this.limit = limit;
         this.selector = Selector.open();
         ctx.bind(this);
-        if (listener != null) {
-            listener.register(selector, SelectionKey.OP_ACCEPT, listener);
-        }
+        this.listenerKey = listener == null ? null : listener.register(selector, SelectionKey.OP_ACCEPT, listener);
+        limit.resumer(index, () -> execute(this::resumeAccept));
     }
 
     /** Makes this loop accept for all of {@code loops}, round-robin. Before start. */
@@ -161,14 +165,20 @@ final class NioEventLoop implements EventLoop, Runnable {
 
     private void accept() {
         for (int i = 0; i < ACCEPT_BATCH; i++) {
+            if (!limit.tryAcquire()) {
+                pauseAccept();
+                return;
+            }
             SocketChannel ch;
             try {
                 ch = listener.accept();
             } catch (IOException e) {
+                limit.release();
                 LOG.log(System.Logger.Level.WARNING, "accept failed: " + e.getMessage());
                 return;
             }
             if (ch == null) {
+                limit.release();
                 return;
             }
             if (group == null) {
@@ -185,20 +195,43 @@ final class NioEventLoop implements EventLoop, Runnable {
         }
     }
 
-    /** Takes over an accepted channel. Thread: this loop. */
+    /**
+     * The server has {@code maxConnections} open: stop accepting (new connections wait in the kernel's
+     * backlog) until {@link ConnectionLimit#release} resumes this loop. Thread: this loop.
+     */
+    private void pauseAccept() {
+        listenerKey.interestOps(0);
+        ctx.metrics().acceptPauses++;
+        LOG.log(System.Logger.Level.DEBUG, "event loop {0} stops accepting: {1} connections open",
+                String.valueOf(index), String.valueOf(limit.open()));
+        if (limit.pause(index)) {
+            resumeAccept();
+        }
+    }
+
+    /** Accepts again after {@link #pauseAccept}. Thread: this loop. */
+    private void resumeAccept() {
+        if (!stopping && listenerKey.isValid()) {
+            listenerKey.interestOps(SelectionKey.OP_ACCEPT);
+        }
+    }
+
+    /** Takes over an accepted channel, counted in the limit already. Thread: this loop. */
     void register(SocketChannel ch) {
         try {
             if (stopping) {
+                limit.release();
                 ch.close();
                 return;
             }
             ch.configureBlocking(false);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             SelectionKey key = ch.register(selector, SelectionKey.OP_READ);
-            NioEndpoint endpoint = new NioEndpoint(ch, key);
+            NioEndpoint endpoint = new NioEndpoint(ch, key, limit);
             endpoint.connection = ctx.newConnection(endpoint);
             key.attach(endpoint);
         } catch (IOException e) {
+            limit.release();
             try {
                 ch.close();
             } catch (IOException ignored) {

@@ -3,6 +3,7 @@ package dev.peregrine.transport.nio;
 import dev.peregrine.ServerConfig;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.route.Router;
+import dev.peregrine.transport.ConnectionLimit;
 import dev.peregrine.transport.Transport;
 import dev.peregrine.transport.TransportServer;
 
@@ -38,6 +39,7 @@ public final class NioTransport implements Transport {
         int n = config.threads();
         boolean reusePort = n > 1 && config.reusePort() && reusePortSupported();
         NioEventLoop[] loops = new NioEventLoop[n];
+        ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), n);
         List<ServerSocketChannel> opened = new ArrayList<>();
         try {
             InetSocketAddress requested = new InetSocketAddress(config.host(), config.port());
@@ -57,7 +59,7 @@ public final class NioTransport implements Transport {
                         port = ((InetSocketAddress) listener.getLocalAddress()).getPort();
                     }
                 }
-                loops[i] = new NioEventLoop(i, new LoopContext(config, router), listener);
+                loops[i] = new NioEventLoop(i, new LoopContext(config, router), listener, limit);
             }
             if (!reusePort && n > 1) {
                 loops[0].acceptFor(loops);

@@ -1,0 +1,154 @@
+package dev.peregrine.hardening;
+
+import dev.peregrine.Server;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+import static dev.peregrine.hardening.Wire.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every timeout of {@code ServerConfig} cuts the connection it is meant for, with short settings.
+ * The tests assert what the client sees (408, close) and the counters, never how long it took.
+ */
+class TimeoutsTest {
+    private static final byte[] MEBIBYTE = new byte[1 << 20];
+    private Server server;
+
+    private Server start(Server.Builder b) {
+        server = b.port(0).host("127.0.0.1").threads(1)
+                .get("/plaintext", (req, res) -> res.text("Hello, World!"))
+                .get("/big", (req, res) -> res.body(MEBIBYTE))
+                .post("/echo", (req, res) -> res.body(req.body()))
+                .start();
+        return server;
+    }
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void slowlorisHeadIsCutWith408EvenWhileBytesKeepArriving() throws Exception {
+        start(Server.builder().headerTimeout(Duration.ofMillis(300)).idleTimeout(Duration.ofMinutes(5)));
+        try (Wire w = new Wire(server.port())) {
+            w.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n");
+            // One header byte every 20 ms: each read is progress, but the head as a whole is late.
+            int sent = 0;
+            while (w.available() == 0 && sent < 1500) {
+                w.send("X-Slow-" + sent++ + ": y\r\n");
+                LockSupport.parkNanos(20_000_000L);
+            }
+            Wire.Response r = w.read();
+            assertEquals(408, r.status);
+            assertEquals("close", r.header("Connection"));
+            assertTrue(w.closedByServer());
+        }
+        await("the connection closed", () -> server.metrics().open == 0);
+        assertEquals(1, server.metrics().headerTimeouts);
+        assertEquals(1, server.metrics().rejected(408));
+        assertEquals(0, server.metrics().lentBuffers);
+    }
+
+    @Test
+    void bodyThatStopsArrivingIsCutWith408() throws Exception {
+        start(Server.builder().bodyTimeout(Duration.ofMillis(300)).idleTimeout(Duration.ofMinutes(5)));
+        try (Wire w = new Wire(server.port())) {
+            w.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
+            Wire.Response r = w.read();
+            assertEquals(408, r.status);
+            assertTrue(w.closedByServer());
+        }
+        await("the connection closed", () -> server.metrics().open == 0);
+        assertEquals(1, server.metrics().bodyTimeouts);
+        assertEquals(0, server.metrics().requests);
+        assertEquals(0, server.metrics().lentBuffers);
+    }
+
+    @Test
+    void chunkedBodyThatStopsArrivingIsCutWith408() throws Exception {
+        start(Server.builder().bodyTimeout(Duration.ofMillis(300)).idleTimeout(Duration.ofMinutes(5)));
+        try (Wire w = new Wire(server.port())) {
+            w.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel");
+            assertEquals(408, w.read().status);
+            assertTrue(w.closedByServer());
+        }
+        await("the connection closed", () -> server.metrics().open == 0);
+        assertEquals(1, server.metrics().bodyTimeouts);
+        assertEquals(0, server.metrics().lentBuffers);
+    }
+
+    @Test
+    void idleKeepAliveConnectionIsClosedSilently() throws Exception {
+        start(Server.builder().idleTimeout(Duration.ofMillis(300)));
+        try (Wire w = new Wire(server.port())) {
+            w.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertEquals(200, w.read().status);
+            assertEquals(-1, w.socket.getInputStream().read(), "no bytes, just the close");
+        }
+        await("the connection closed", () -> server.metrics().open == 0);
+        assertEquals(1, server.metrics().idleTimeouts);
+        assertEquals(0, server.metrics().rejected);
+    }
+
+    @Test
+    void freshConnectionThatSendsNothingIsClosedByTheIdleTimeout() throws Exception {
+        start(Server.builder().idleTimeout(Duration.ofMillis(300)));
+        try (Wire w = new Wire(server.port())) {
+            assertEquals(-1, w.socket.getInputStream().read());
+        }
+        await("the connection closed", () -> server.metrics().open == 0);
+        assertEquals(1, server.metrics().idleTimeouts);
+    }
+
+    @Test
+    void requestsKeepAnIdleConnectionAlive() throws Exception {
+        // Each request restarts the idle clock: ten requests, each well inside the timeout, all served.
+        start(Server.builder().idleTimeout(Duration.ofSeconds(20)));
+        try (Wire w = new Wire(server.port())) {
+            for (int i = 0; i < 10; i++) {
+                w.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n");
+                assertEquals(200, w.read().status);
+            }
+        }
+        assertEquals(0, server.metrics().idleTimeouts);
+    }
+
+    @Test
+    void stalledReaderIsClosedAndReadingPausedMeanwhile() throws Exception {
+        start(Server.builder().writeTimeout(Duration.ofMillis(500)).maxPendingOutput(64 * 1024)
+                .idleTimeout(Duration.ofMinutes(5)));
+        try (Wire w = new Wire(server.port(), 4096)) {
+            // 50 requests for 1 MiB each, and never a byte read: the kernel buffers fill, output piles
+            // up to maxPendingOutput, reading stops, and the write timeout closes the connection.
+            w.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".repeat(50));
+            await("the write timeout", () -> server.metrics().writeTimeouts == 1);
+            assertTrue(w.closedByServer());
+        }
+        await("the connection closed", () -> server.metrics().open == 0);
+        Server.Metrics m = server.metrics();
+        assertTrue(m.requests < 50, "the server stopped parsing while output was pending: " + m);
+        assertEquals(0, m.lentBuffers);
+    }
+
+    @Test
+    void peerThatNeverClosesAfterOurFinIsClosedByTheDrainTimeout() throws Exception {
+        start(Server.builder().drainTimeout(Duration.ofMillis(300)).idleTimeout(Duration.ofMinutes(5)));
+        try (Wire w = new Wire(server.port())) {
+            w.send("GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            Wire.Response r = w.read();
+            assertEquals(200, r.status);
+            assertEquals(-1, w.socket.getInputStream().read(), "FIN after the response");
+            // We keep our side open: the server drains, then gives up.
+            await("the drain timeout", () -> server.metrics().drainTimeouts == 1);
+        }
+        await("the connection closed", () -> server.metrics().open == 0);
+    }
+}
