@@ -1,0 +1,82 @@
+package dev.peregrine.hardening;
+
+import dev.peregrine.Server;
+import org.junit.jupiter.api.Test;
+
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static dev.peregrine.hardening.Wire.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Graceful shutdown: in-flight requests finish, idle connections close, buffers return, the port is free. */
+class ShutdownTest {
+    private static Server start(int port, Duration grace) {
+        return Server.builder().port(port).host("127.0.0.1").threads(2).shutdownGrace(grace)
+                .get("/plaintext", (req, res) -> res.text("Hello, World!"))
+                .post("/echo", (req, res) -> res.body(req.body()))
+                .start();
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void inFlightRequestCompletesIdleClosesAndThePortCanBeBoundAgain() throws Exception {
+        int port = freePort();
+        Server server = start(port, Duration.ofSeconds(30));
+        CompletableFuture<Void> closing;
+        try (Wire idle = new Wire(port); Wire busy = new Wire(port)) {
+            idle.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertEquals(200, idle.read().status);
+            busy.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello");
+            await("the partial request arrived", () -> server.metrics().lentBuffers == 1);
+
+            closing = CompletableFuture.runAsync(server::close);
+            // The idle connection is closed at once: that is how we know shutdown has begun.
+            assertTrue(idle.closedByServer());
+            assertFalse(closing.isDone(), "close() waits for the request in flight");
+
+            busy.send("world");
+            Wire.Response r = busy.read();
+            assertEquals(200, r.status);
+            assertEquals("helloworld", r.bodyText());
+            assertEquals("close", r.header("Connection"));
+            assertTrue(busy.closedByServer());
+        }
+        closing.get(30, TimeUnit.SECONDS);
+        Server.Metrics m = server.metrics();
+        assertEquals(0, m.lentBuffers);
+        assertEquals(0, m.open);
+        assertEquals(2, m.requests);
+
+        // The same fixed port, at once.
+        Server again = start(port, Duration.ofSeconds(1));
+        try (Wire w = new Wire(port)) {
+            w.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertEquals(200, w.read().status);
+        } finally {
+            again.close();
+        }
+    }
+
+    @Test
+    void requestThatNeverFinishesIsCutAtTheGraceBound() throws Exception {
+        Server server = start(0, Duration.ofMillis(300));
+        try (Wire busy = new Wire(server.port())) {
+            busy.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello");
+            await("the partial request arrived", () -> server.metrics().lentBuffers == 1);
+            server.close();
+            assertTrue(busy.closedByServer());
+        }
+        assertEquals(0, server.metrics().lentBuffers);
+        assertEquals(0, server.metrics().open);
+    }
+}
