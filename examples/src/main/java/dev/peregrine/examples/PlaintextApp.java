@@ -18,12 +18,17 @@ import java.nio.file.Path;
  * <pre>
  *   java -jar examples/target/peregrine-examples.jar [--port N] [--threads N]
  *        [--https-port N [--tls-cert chain.pem --tls-key key.pem] [--tls-provider jdk|bc]]
- *   (or the PORT, THREADS and HTTPS_PORT environment variables; flags win)
+ *        [--idle-timeout-ms N] [--max-connections N] [--metrics 1]
+ *   (or the PORT, THREADS, HTTPS_PORT, IDLE_TIMEOUT_MS, MAX_CONNECTIONS and METRICS environment
+ *   variables; flags win)
  * </pre>
  * With {@code --https-port} the same routes are also served over TLS on that port: with the PEM
  * certificate chain and PKCS#8 key given, or else with a self-signed development certificate for
  * localhost made at start, whose PEM is written to a temporary file named in the log (for
  * {@code curl --cacert}).
+ * {@code --metrics 1} adds {@code GET /metrics}: the server's counters plus JVM heap in use and direct
+ * buffer memory, one {@code name=value} per line, for scripts/soak and scripts/census (not part of the
+ * benchmark contract).
  * SIGTERM or Ctrl-C closes the server gracefully.
  */
 public final class PlaintextApp {
@@ -63,12 +68,26 @@ public final class PlaintextApp {
         int port = intSetting(args, "--port", "PORT", 8080);
         int threads = intSetting(args, "--threads", "THREADS", Runtime.getRuntime().availableProcessors());
         int httpsPort = intSetting(args, "--https-port", "HTTPS_PORT", -1);
-        Server.Builder builder = routes(Server.builder().port(port).threads(threads));
+        int idleMillis = intSetting(args, "--idle-timeout-ms", "IDLE_TIMEOUT_MS", 60_000);
+        int maxConnections = intSetting(args, "--max-connections", "MAX_CONNECTIONS", 100_000);
+        boolean metrics = intSetting(args, "--metrics", "METRICS", 0) != 0;
+        Server.Builder builder = routes(Server.builder().port(port).threads(threads)
+                .idleTimeout(java.time.Duration.ofMillis(idleMillis)).maxConnections(maxConnections));
         if (httpsPort >= 0) {
             builder.https(httpsPort, tlsConfig(args));
         }
+        java.util.concurrent.atomic.AtomicReference<Server> running = new java.util.concurrent.atomic.AtomicReference<>();
+        if (metrics) {
+            builder.get("/metrics", (req, res) -> res.text(MetricsText.of(running.get())));
+        }
         Server server = builder.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "peregrine-shutdown"));
+        running.set(server);
+        // SIGTERM / Ctrl-C: stop accepting, finish requests in flight (within the grace), free buffers.
+        // JUL drops records logged from shutdown hooks (its own hook resets it), hence stderr here.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            System.err.println("peregrine: closed on signal; " + server.metrics());
+        }, "peregrine-shutdown"));
     }
 
     /** The TLS settings from {@code --tls-cert}, {@code --tls-key} and {@code --tls-provider}. */
