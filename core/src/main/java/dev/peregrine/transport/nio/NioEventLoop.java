@@ -275,7 +275,12 @@ final class NioEventLoop implements EventLoop, Runnable {
     private void closeEverything() {
         stopping = true;
         closeListener();
-        for (HttpConnection c : connections()) {
+        List<HttpConnection> left = connections();
+        if (!left.isEmpty()) {
+            LOG.log(System.Logger.Level.INFO, "event loop {0} closes {1} connection(s) still busy at the shutdown grace",
+                    String.valueOf(index), String.valueOf(left.size()));
+        }
+        for (HttpConnection c : left) {
             c.close();
         }
         Runnable task;
