@@ -13,6 +13,9 @@ public interface Transport {
     /**
      * Binds the configured address and starts {@code config.threads()} loops serving {@code router}.
      * Returns once the listening sockets are bound, so that {@link TransportServer#port()} is known.
+     * A transport enforces {@code config.maxConnections()} with one {@link ConnectionLimit} shared by
+     * its loops (acquire before accepting, pause accepting when refused, release when a connection's
+     * endpoint closes) and drives each loop's timers through {@code LoopContext.runTimers}.
      */
     TransportServer start(ServerConfig config, Router router) throws IOException;
 }
