@@ -42,8 +42,8 @@ public class HeadParserFuzzTest {
         }
         if (r < 0) {
             int status = -r;
-            assertTrue(status == 400 || status == 414 || status == 431 || status == 501 || status == 505,
-                    "unexpected status " + status);
+            assertTrue(status == 400 || status == 414 || status == 417 || status == 431 || status == 501
+                    || status == 505, "unexpected status " + status);
             return;
         }
         assertTrue(r > 0 && r <= data.length, "head end " + r + " of " + data.length);
