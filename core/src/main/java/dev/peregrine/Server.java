@@ -427,7 +427,10 @@ public final class Server implements AutoCloseable {
             return this;
         }
 
-        /** Open connections of the whole server; accepting pauses at the limit. Default 100,000. */
+        /**
+         * Open connections per listener, all loops together; accepting pauses at the limit. The HTTPS
+         * port of {@link #https} counts its own connections against the same number. Default 100,000.
+         */
         public Builder maxConnections(int count) {
             this.maxConnections = positive(count, "maxConnections");
             return this;

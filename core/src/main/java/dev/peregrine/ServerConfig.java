@@ -21,7 +21,7 @@ import dev.peregrine.loop.OffLoopExecutor;
  *       their responses)</td><td>256</td><td>parsing pauses until the responses are written</td></tr>
  *   <tr><td>{@code maxRequestsPerConnection}</td><td>0 (unlimited)</td><td>the last response says
  *       {@code Connection: close}</td></tr>
- *   <tr><td>{@code maxConnections} (open connections of the whole server)</td><td>100,000</td><td>accepting
+ *   <tr><td>{@code maxConnections} (open connections per listener, all loops together)</td><td>100,000</td><td>accepting
  *       pauses (the kernel's backlog holds newcomers) and resumes when one closes</td></tr>
  * </table>
  *
@@ -236,7 +236,7 @@ public final class ServerConfig {
         return maxRequestsPerConnection;
     }
 
-    /** Open connections of the whole server (all loops together) above which accepting pauses. */
+    /** Open connections per listener (all loops together; an HTTPS port counts its own) above which accepting pauses. */
     public int maxConnections() {
         return maxConnections;
     }
