@@ -54,26 +54,8 @@ public final class ResponseEncoder {
     public void encode(ResponseView res, boolean head, boolean keepAlive, boolean http10, OutputSink sink) {
         int status = res.status;
         long length = bodyLength(res);
-        ByteBuffer out = sink.out();
-        if (out.remaining() < 256) {
-            sink.drain();
-            out = sink.out();
-        }
-        out.put(Status.statusLine(status)).put(SERVER).put(dateLine);
-        if (res.contentType != null) {
-            out = put(sink, out, contentTypeLine(res.contentType));
-        }
-        for (int i = 0; i < res.headerCount; i++) {
-            out = putLatin1(sink, out, res.headerNames[i]);
-            out = put(sink, out, COLON_SPACE);
-            out = putLatin1(sink, out, res.headerValues[i]);
-            out = put(sink, out, CRLF);
-        }
+        ByteBuffer out = putHeadFields(res, sink);
         boolean bodyAllowed = status >= 200 && status != 204 && status != 304;
-        if (out.remaining() < 64) {
-            sink.drain();
-            out = sink.out();
-        }
         if (bodyAllowed) {
             out.put(CONTENT_LENGTH);
             putDecimal(out, length);
@@ -101,6 +83,33 @@ public final class ResponseEncoder {
             default:
                 break;
         }
+    }
+
+    /**
+     * Writes the status line, {@code Server}, {@code Date}, {@code Content-Type} and the handler's
+     * fields, and returns the buffer with at least 64 bytes free for the framing fields that follow.
+     */
+    private ByteBuffer putHeadFields(ResponseView res, OutputSink sink) {
+        ByteBuffer out = sink.out();
+        if (out.remaining() < 256) {
+            sink.drain();
+            out = sink.out();
+        }
+        out.put(Status.statusLine(res.status)).put(SERVER).put(dateLine);
+        if (res.contentType != null) {
+            out = put(sink, out, contentTypeLine(res.contentType));
+        }
+        for (int i = 0; i < res.headerCount; i++) {
+            out = putLatin1(sink, out, res.headerNames[i]);
+            out = put(sink, out, COLON_SPACE);
+            out = putLatin1(sink, out, res.headerValues[i]);
+            out = put(sink, out, CRLF);
+        }
+        if (out.remaining() < 64) {
+            sink.drain();
+            out = sink.out();
+        }
+        return out;
     }
 
     /** Writes a complete error response, {@code "<code> <reason>\n"} as its text body, closing the connection. */
@@ -133,25 +142,7 @@ public final class ResponseEncoder {
      */
     public void encodeStreamHead(ResponseView res, long length, boolean keepAlive, boolean http10, OutputSink sink) {
         int status = res.status;
-        ByteBuffer out = sink.out();
-        if (out.remaining() < 256) {
-            sink.drain();
-            out = sink.out();
-        }
-        out.put(Status.statusLine(status)).put(SERVER).put(dateLine);
-        if (res.contentType != null) {
-            out = put(sink, out, contentTypeLine(res.contentType));
-        }
-        for (int i = 0; i < res.headerCount; i++) {
-            out = putLatin1(sink, out, res.headerNames[i]);
-            out = put(sink, out, COLON_SPACE);
-            out = putLatin1(sink, out, res.headerValues[i]);
-            out = put(sink, out, CRLF);
-        }
-        if (out.remaining() < 64) {
-            sink.drain();
-            out = sink.out();
-        }
+        ByteBuffer out = putHeadFields(res, sink);
         if (status >= 200 && status != 204 && status != 304) {
             if (length >= 0) {
                 out.put(CONTENT_LENGTH);

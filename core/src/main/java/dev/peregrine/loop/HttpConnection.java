@@ -383,15 +383,7 @@ public final class HttpConnection extends Timeout implements OutputSink {
             exchange = Exchange.blocking(this, req, (BlockingHandler) h, -1);
             return;
         }
-        ctx.offLoop.current = this;
-        try {
-            h.handle(req, res);
-        } catch (Throwable t) {
-            ctx.handlerFailed(req, t);
-            ctx.offLoop.handlerThrew();
-            res.reset();
-            res.status(500);
-        }
+        runInline(h, req, res);
         if (res.special() != 0) { // off-loop hook: async(), sendFile() or stream()
             specialResponse(req, res);
             return;
@@ -469,11 +461,8 @@ public final class HttpConnection extends Timeout implements OutputSink {
         return headEnd + have;
     }
 
-    /** Off-loop hook: runs a {@code Handlers.streaming} handler on the head of a streamed body. */
-    private BodyListener callStreamingHandler(RequestView req, Handler h) {
-        ResponseView res = ctx.response;
-        res.reset();
-        req.streamInline();
+    /** Runs {@code h} on the loop; an exception becomes a 500 (logged once) and the loop carries on. */
+    private void runInline(Handler h, RequestView req, ResponseView res) {
         ctx.offLoop.current = this;
         try {
             h.handle(req, res);
@@ -483,6 +472,14 @@ public final class HttpConnection extends Timeout implements OutputSink {
             res.reset();
             res.status(500);
         }
+    }
+
+    /** Off-loop hook: runs a {@code Handlers.streaming} handler on the head of a streamed body. */
+    private BodyListener callStreamingHandler(RequestView req, Handler h) {
+        ResponseView res = ctx.response;
+        res.reset();
+        req.streamInline();
+        runInline(h, req, res);
         return req.takeBodyListener();
     }
 
