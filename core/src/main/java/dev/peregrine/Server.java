@@ -8,12 +8,15 @@ import dev.peregrine.tls.TlsConfig;
 import dev.peregrine.tls.TlsContext;
 import dev.peregrine.transport.Transport;
 import dev.peregrine.transport.TransportServer;
+import dev.peregrine.transport.epoll.EpollAvailability;
+import dev.peregrine.transport.epoll.EpollTransport;
 import dev.peregrine.transport.nio.NioTransport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * A running HTTP/1.1 server.
@@ -292,7 +295,10 @@ public final class Server implements AutoCloseable {
             return this;
         }
 
-        /** {@code "auto"} or {@code "nio"}. Default: system property {@code peregrine.transport}, else auto. */
+        /**
+         * {@code "auto"} (epoll where it can run, else NIO), {@code "epoll"} or {@code "nio"}. Default: system
+         * property {@code peregrine.transport}, else auto.
+         */
         public Builder transport(String transport) {
             this.transport = transport;
             return this;
@@ -556,18 +562,40 @@ public final class Server implements AutoCloseable {
         }
     }
 
-    /** Chooses the transport from a setting. */
+    /**
+     * Chooses the transport from a setting: {@code "nio"}, {@code "epoll"} (fails where it cannot run,
+     * with the reason), or {@code "auto"}: epoll where it runs, else NIO with a one-line note.
+     */
     static final class Transports {
         private Transports() {
         }
 
         static Transport select(String name) {
-            switch (name == null ? "auto" : name.toLowerCase(java.util.Locale.ROOT)) {
-                case "auto":
+            return select(name, EpollAvailability::unavailabilityReason);
+        }
+
+        /** @param epollUnavailable answers null when epoll can run, else why not */
+        static Transport select(String name, Supplier<String> epollUnavailable) {
+            switch (name == null ? "auto" : name.trim().toLowerCase(java.util.Locale.ROOT)) {
                 case "nio":
                     return new NioTransport();
+                case "epoll": {
+                    String why = epollUnavailable.get();
+                    if (why != null) {
+                        throw new IllegalStateException("transport 'epoll' requested but unavailable: " + why);
+                    }
+                    return new EpollTransport();
+                }
+                case "auto": {
+                    String why = epollUnavailable.get();
+                    if (why == null) {
+                        return new EpollTransport();
+                    }
+                    LOG.log(System.Logger.Level.INFO, "epoll transport unavailable ({0}); using nio", why);
+                    return new NioTransport();
+                }
                 default:
-                    throw new IllegalStateException("unknown transport '" + name + "' (expected auto or nio)");
+                    throw new IllegalStateException("unknown transport '" + name + "' (expected auto, epoll or nio)");
             }
         }
     }

@@ -146,7 +146,7 @@ public final class ServerConfig {
         return threads;
     }
 
-    /** {@code "auto"} or a transport name ({@code "nio"}). */
+    /** {@code "auto"} or a transport name ({@code "epoll"}, {@code "nio"}). */
     public String transport() {
         return transport;
     }

@@ -1,0 +1,187 @@
+package dev.peregrine.transport.epoll;
+
+import dev.peregrine.loop.HttpConnection;
+import dev.peregrine.loop.SocketEndpoint;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * One accepted connection on an {@link EpollEventLoop}: the {@link SocketEndpoint} its
+ * {@link HttpConnection} talks to, and the receiver of the socket's epoll events.
+ *
+ * <p><b>Edge-triggered input.</b> epoll reports "readable" once per change, not while bytes wait, so
+ * this class remembers it: {@code readReady} is set by an event and cleared only when the kernel has
+ * shown there is no more (a read shorter than asked, {@code EAGAIN} or end of stream). While it is set
+ * and the connection wants input, {@link #pump} calls {@link HttpConnection#onReadable()} again.
+ * <pre>
+ *   event(in) ---&gt; readReady = true ---&gt; pump: while readReady &amp;&amp; reading: onReadable()
+ *                                             |- short read / EAGAIN / EOF: readReady = false, stop
+ *                                             |- the connection read nothing (paused, closing): stop,
+ *                                             |  readReady kept for later
+ *                                             '- READS_PER_TURN reached: queue resume() behind the
+ *                                                loop's other work, readReady kept
+ *   readInterest(true) outside an event ---&gt; queue resume()      (backpressure lifted from a task)
+ *   event(out) ---&gt; onWritable() first; if it lifted backpressure, the pump that follows reads
+ * </pre>
+ * Turning read interest off does not touch epoll: while a connection is paused the kernel reports at
+ * most one event per arrival (edge-triggered), which only sets {@code readReady}, and the peer soon
+ * stops sending as its window fills. {@code EPOLLOUT} is armed only while output is pending.
+ *
+ * <p>After a hang-up ({@code EPOLLRDHUP}, {@code EPOLLHUP}, {@code EPOLLERR}) a short read no longer
+ * clears {@code readReady}: the end of stream is already queued behind the data and no further event
+ * would announce it, so reading goes on until it returns -1.
+ *
+ * <p>Thread: the owning loop only.
+ */
+final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
+    /** Reads of one connection per turn before the loop's other sockets get theirs (fairness). */
+    static final int READS_PER_TURN = 16;
+
+    private final EpollEventLoop loop;
+    private final NettyEpoll.Fd fd;
+    private final InetSocketAddress remote;
+    private final Runnable resume = this::resume;
+    HttpConnection connection;
+    /** The loop's list of open endpoints (for shutdown). */
+    EpollEndpoint prev;
+    EpollEndpoint next;
+
+    private boolean readReady;
+    private boolean hungUp;
+    private boolean reading = true;
+    private boolean writing;
+    private boolean inEvent;
+    private boolean resumeQueued;
+    private boolean closed;
+    /** Counts read calls, so that the pump notices an onReadable() that did not read. */
+    private int reads;
+
+    EpollEndpoint(EpollEventLoop loop, NettyEpoll.Fd fd, InetSocketAddress remote) {
+        this.loop = loop;
+        this.fd = fd;
+        this.remote = remote;
+    }
+
+    @Override
+    public void ready(boolean in, boolean out, boolean hangup) {
+        if (closed) {
+            return;
+        }
+        inEvent = true;
+        try {
+            if (out && writing) {
+                connection.onWritable();
+            }
+            if (in) {
+                readReady = true;
+                hungUp |= hangup;
+            }
+            pump();
+        } catch (Throwable t) {
+            loop.connectionFailed(connection, t);
+        } finally {
+            inEvent = false;
+        }
+    }
+
+    /** Comes back for input left unread by the fairness cap or a lifted pause. Runs as a loop task. */
+    private void resume() {
+        resumeQueued = false;
+        if (closed) {
+            return;
+        }
+        inEvent = true;
+        try {
+            pump();
+        } catch (Throwable t) {
+            loop.connectionFailed(connection, t);
+        } finally {
+            inEvent = false;
+        }
+    }
+
+    private void pump() {
+        int turns = 0;
+        while (readReady && reading && !closed) {
+            if (turns++ == READS_PER_TURN) {
+                queueResume();
+                return;
+            }
+            int before = reads;
+            connection.onReadable();
+            if (reads == before) {
+                return; // the connection is not taking input now; readReady stays for later
+            }
+        }
+    }
+
+    private void queueResume() {
+        if (!resumeQueued) {
+            resumeQueued = true;
+            if (!loop.executeOrDrop(resume)) {
+                resumeQueued = false;
+            }
+        }
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        reads++;
+        int asked = dst.remaining();
+        if (asked == 0) {
+            return 0;
+        }
+        int n;
+        try {
+            n = fd.read(dst);
+        } catch (IOException e) {
+            readReady = false;
+            throw e;
+        }
+        if (n < 0 || n == 0 || (n < asked && !hungUp)) {
+            readReady = false; // the kernel has nothing more now; a new arrival raises a new edge
+        }
+        return n;
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        return fd.write(src);
+    }
+
+    @Override
+    public void readInterest(boolean on) {
+        reading = on;
+        if (on && readReady && !inEvent && !closed) {
+            queueResume(); // no edge will come for bytes that are already waiting
+        }
+    }
+
+    @Override
+    public void writeInterest(boolean on) {
+        writing = on;
+        fd.writeInterest(on);
+    }
+
+    @Override
+    public void shutdownOutput() {
+        fd.shutdownOutput();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        fd.close();
+        loop.unlink(this);
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+}

@@ -1,0 +1,112 @@
+package dev.peregrine.transport.epoll;
+
+import dev.peregrine.ServerConfig;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.route.Router;
+import dev.peregrine.transport.Transport;
+import dev.peregrine.transport.TransportServer;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The Linux transport: one epoll loop per thread, each with its own listening socket bound with
+ * {@code SO_REUSEPORT} so the kernel spreads connections (where the setting turns that off and
+ * there are several loops, loop 0 accepts for all and hands descriptors round-robin to the others
+ * through their task queues). Sockets are edge-triggered; {@link EpollEndpoint} explains how no
+ * readiness is lost.
+ *
+ * <p>Needs {@code netty-transport-native-epoll} and its native library: ask
+ * {@link EpollAvailability} first; {@link #start} fails with the reason where it cannot run.
+ */
+public final class EpollTransport implements Transport {
+    @Override
+    public String name() {
+        return "epoll";
+    }
+
+    @Override
+    public TransportServer start(ServerConfig config, Router router) throws IOException {
+        String why = EpollAvailability.unavailabilityReason();
+        if (why != null) {
+            throw new IllegalStateException("epoll transport unavailable: " + why);
+        }
+        int n = config.threads();
+        boolean reusePort = n > 1 && config.reusePort();
+        EpollEventLoop[] loops = new EpollEventLoop[n];
+        List<NettyEpoll.Fd> listeners = new ArrayList<>();
+        try {
+            InetSocketAddress requested = new InetSocketAddress(config.host(), config.port());
+            int port = -1;
+            for (int i = 0; i < n; i++) {
+                NettyEpoll.Fd listener = null;
+                if (i == 0 || reusePort) {
+                    InetSocketAddress at = i == 0 ? requested : new InetSocketAddress(requested.getAddress(), port);
+                    listener = NettyEpoll.Fd.listen(at, config.backlog(), reusePort);
+                    listeners.add(listener);
+                    if (i == 0) {
+                        port = listener.localPort();
+                    }
+                }
+                loops[i] = new EpollEventLoop(i, new LoopContext(config, router), listener);
+            }
+            if (!reusePort && n > 1) {
+                loops[0].acceptFor(loops);
+            }
+            for (EpollEventLoop loop : loops) {
+                loop.start();
+            }
+            return new Running(loops, port);
+        } catch (IOException | RuntimeException e) {
+            for (NettyEpoll.Fd l : listeners) {
+                l.close();
+            }
+            for (EpollEventLoop loop : loops) {
+                if (loop != null) {
+                    loop.shutdown();
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static final class Running implements TransportServer {
+        private final EpollEventLoop[] loops;
+        private final int port;
+
+        Running(EpollEventLoop[] loops, int port) {
+            this.loops = loops;
+            this.port = port;
+        }
+
+        @Override
+        public int port() {
+            return port;
+        }
+
+        @Override
+        public List<LoopContext> loops() {
+            List<LoopContext> list = new ArrayList<>();
+            for (EpollEventLoop l : loops) {
+                list.add(l.context());
+            }
+            return list;
+        }
+
+        @Override
+        public void close(long graceMillis) {
+            for (EpollEventLoop l : loops) {
+                l.beginStop(graceMillis);
+            }
+            for (EpollEventLoop l : loops) {
+                // The tick ends the stop at the grace deadline; the margin covers a loop busy past it.
+                l.awaitStopped(graceMillis + 5_000);
+            }
+            for (EpollEventLoop l : loops) {
+                l.shutdown();
+            }
+        }
+    }
+}
