@@ -64,6 +64,7 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
         this.ctx = ctx;
         this.listener = listener;
         this.loop = new NettyEpoll.Loop("peregrine-epoll-" + index);
+        ctx.bind(this);
     }
 
     /** Makes this loop accept for all of {@code loops}, round-robin. Before start. */
