@@ -1,0 +1,99 @@
+package dev.peregrine.transport.epoll;
+
+import dev.peregrine.Server;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.Timeout;
+import dev.peregrine.route.Router;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** One epoll loop as other threads see it: task hand-off, thread identity, and its timer wheel. */
+class EpollEventLoopTest {
+    private LoopContext ctx;
+    private EpollEventLoop loop;
+
+    @BeforeEach
+    void start() throws Exception {
+        dev.peregrine.ServerConfig config;
+        try (Server s = Server.builder().host("127.0.0.1").port(0).threads(1).transport("nio").start()) {
+            config = s.config(); // ServerConfig comes from the builder only
+        }
+        ctx = new LoopContext(config, Router.builder().build());
+        loop = new EpollEventLoop(0, ctx, null);
+        loop.start();
+    }
+
+    @AfterEach
+    void stop() {
+        loop.beginStop(0);
+        loop.awaitStopped(10_000);
+        loop.shutdown();
+    }
+
+    @Test
+    void contextKnowsItsLoop() {
+        assertSame(loop, ctx.eventLoop());
+    }
+
+    @Test
+    void tasksFromOtherThreadsRunOnTheLoopThreadInOrder() throws Exception {
+        assertFalse(loop.inEventLoop());
+        int tasks = 10_000;
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger outOfOrder = new AtomicInteger();
+        AtomicInteger offLoop = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(1);
+        for (int i = 0; i < tasks; i++) {
+            int expected = i;
+            loop.execute(() -> {
+                if (!loop.inEventLoop() || !Thread.currentThread().getName().equals("peregrine-epoll-0")) {
+                    offLoop.incrementAndGet();
+                }
+                if (next.getAndIncrement() != expected) {
+                    outOfOrder.incrementAndGet();
+                }
+                if (expected == tasks - 1) {
+                    done.countDown();
+                }
+            });
+        }
+        assertTrue(done.await(30, TimeUnit.SECONDS));
+        assertEquals(0, offLoop.get());
+        assertEquals(0, outOfOrder.get());
+    }
+
+    @Test
+    void theLoopDrivesItsTimerWheel() throws Exception {
+        CompletableFuture<String> fired = new CompletableFuture<>();
+        Timeout t = new Timeout() {
+            @Override
+            protected void onTimeout() {
+                fired.complete(Thread.currentThread().getName());
+            }
+        };
+        loop.execute(() -> ctx.timers().schedule(t, 30, System.currentTimeMillis()));
+        assertEquals("peregrine-epoll-0", fired.get(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void tasksAfterStopAreDropped() {
+        loop.beginStop(0);
+        loop.awaitStopped(10_000);
+        loop.shutdown();
+        loop.execute(() -> {
+            throw new AssertionError("ran after shutdown");
+        });
+        assertFalse(loop.executeOrDrop(() -> { }));
+    }
+}

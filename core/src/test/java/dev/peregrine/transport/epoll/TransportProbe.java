@@ -1,0 +1,44 @@
+package dev.peregrine.transport.epoll;
+
+import dev.peregrine.Server;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Run in a child JVM by {@link EpollFallbackTest}: starts a server with the transport named in
+ * {@code args[0]}, makes one request over a raw socket, and prints {@code transport=<name> ok}, or
+ * {@code failed: <message>} and exits with 3 when the server does not start.
+ */
+public final class TransportProbe {
+    private TransportProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Server server;
+        try {
+            server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(args[0])
+                    .get("/plaintext", (req, res) -> res.text("Hello, World!")).start();
+        } catch (RuntimeException e) {
+            System.out.println("failed: " + e.getMessage());
+            System.exit(3);
+            return;
+        }
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write("GET /plaintext HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            InputStream in = s.getInputStream();
+            String response = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+            if (!response.startsWith("HTTP/1.1 200") || !response.endsWith("Hello, World!")) {
+                System.out.println("failed: unexpected response " + response);
+                System.exit(4);
+            }
+        } finally {
+            server.close();
+        }
+        System.out.println("transport=" + server.transport() + " ok");
+    }
+}
