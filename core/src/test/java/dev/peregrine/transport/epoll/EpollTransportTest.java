@@ -58,6 +58,7 @@ class EpollTransportTest {
                 .post("/echo", ECHO)
                 .get("/big", (req, res) -> res.contentType("application/octet-stream").body(BIG))
                 .get("/chunk", (req, res) -> res.contentType("application/octet-stream").body(CHUNK))
+                .get("/peer", (req, res) -> res.text(req.remoteAddress().getAddress().getHostAddress() + " " + req.remoteAddress().getPort()))
                 .start();
         assertEquals(transport, server.transport());
         return server;
@@ -233,6 +234,39 @@ class EpollTransportTest {
             good.send(get("/json"));
             assertArrayEquals(JSON, good.read().body);
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"epoll", "nio"})
+    void handlersSeeThePeerAddress(String transport) throws Exception {
+        start(transport, 1, true);
+        try (RawClient c = new RawClient(server.port())) {
+            c.send(get("/peer"));
+            assertEquals("127.0.0.1 " + c.socket.getLocalPort(), c.read().bodyText());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"epoll", "nio"})
+    void acceptsABurstLargerThanOneAcceptBatch(String transport) throws Exception {
+        start(transport, 1, true);
+        List<RawClient> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < 300; i++) { // queued in the backlog faster than one batch of 64 is accepted
+                clients.add(new RawClient(server.port()));
+            }
+            for (RawClient c : clients) {
+                c.send(get("/plaintext"));
+            }
+            for (RawClient c : clients) {
+                assertArrayEquals(HELLO, c.read().body);
+            }
+        } finally {
+            for (RawClient c : clients) {
+                c.close();
+            }
+        }
+        assertEquals(300, server.metrics().accepted);
     }
 
     @ParameterizedTest
