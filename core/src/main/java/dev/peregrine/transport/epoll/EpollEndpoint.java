@@ -18,8 +18,8 @@ import java.nio.ByteBuffer;
  * <pre>
  *   event(in) ---&gt; readReady = true ---&gt; pump: while readReady &amp;&amp; reading: onReadable()
  *                                             |- short read / EAGAIN / EOF: readReady = false, stop
- *                                             |- the connection read nothing (paused, closing): stop,
- *                                             |  readReady kept for later
+ *                                             |- the connection read nothing (paused, closing) and
+ *                                             |  did not ask for input again: stop, readReady kept
  *                                             '- READS_PER_TURN reached: queue resume() behind the
  *                                                loop's other work, readReady kept
  *   readInterest(true) outside an event ---&gt; queue resume()      (backpressure lifted from a task)
@@ -57,6 +57,8 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
     private boolean closed;
     /** Counts read calls, so that the pump notices an onReadable() that did not read. */
     private int reads;
+    /** Set when the connection asks for input (e.g. it starts draining after rejecting a request unread). */
+    private boolean interestRaised;
 
     EpollEndpoint(EpollEventLoop loop, NettyEpoll.Fd fd, InetSocketAddress remote) {
         this.loop = loop;
@@ -110,8 +112,9 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
                 return;
             }
             int before = reads;
+            interestRaised = false;
             connection.onReadable();
-            if (reads == before) {
+            if (reads == before && !interestRaised) {
                 return; // the connection is not taking input now; readReady stays for later
             }
         }
@@ -154,6 +157,7 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
     @Override
     public void readInterest(boolean on) {
         reading = on;
+        interestRaised |= on;
         if (on && readReady && !inEvent && !closed) {
             queueResume(); // no edge will come for bytes that are already waiting
         }
