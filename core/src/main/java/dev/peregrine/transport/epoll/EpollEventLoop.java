@@ -168,7 +168,7 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
             return;
         }
         EpollEndpoint endpoint = new EpollEndpoint(this, socket, remote);
-        endpoint.connection = new HttpConnection(ctx, endpoint);
+        endpoint.connection = ctx.newConnection(endpoint);
         link(endpoint);
         try {
             socket.register(loop, endpoint);
