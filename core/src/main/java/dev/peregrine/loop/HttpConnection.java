@@ -111,6 +111,8 @@ public final class HttpConnection extends Timeout implements OutputSink {
     private int headScanned;
     private boolean continueSent;
     private boolean readPaused;
+    /** writePending lifted the pause: requests held in {@code input} meanwhile wait to be processed. */
+    private boolean resumedByDrain;
     private ChunkedDecoder chunked;
     private int drained;
     /** The request being handled off the loop; while set, no further request is handled. */
@@ -199,7 +201,9 @@ public final class HttpConnection extends Timeout implements OutputSink {
                 return;
             }
             ctx.metrics.bytesIn += n;
+            resumedByDrain = false;
             process(buf, 0, buf == input ? inputEnd : n);
+            processHeld();
         } catch (IOException e) {
             close();
         }
@@ -249,9 +253,24 @@ public final class HttpConnection extends Timeout implements OutputSink {
             return;
         }
         if (wasPaused && !readPaused && state == OPEN && input != null) {
+            resumedByDrain = false;
             process(input, 0, inputEnd); // requests that arrived while reading was paused
+            processHeld();
         }
         updateTimer(false);
+    }
+
+    /**
+     * Answers the requests held in {@code input} while reading was paused, when the pause was lifted
+     * by the final flush of {@link #process} (after its loop had stopped at the pause): no
+     * writability event follows then, and the peer may have nothing more to send.
+     */
+    private void processHeld() {
+        while (resumedByDrain && !readPaused && state == OPEN && input != null) {
+            resumedByDrain = false;
+            process(input, 0, inputEnd);
+        }
+        resumedByDrain = false;
     }
 
     /**
@@ -652,6 +671,7 @@ public final class HttpConnection extends Timeout implements OutputSink {
             } else if (readPaused && state == OPEN) {
                 // Resumed here, wherever the output drained: also mid-batch, when no OP_WRITE follows.
                 readPaused = false;
+                resumedByDrain = true;
                 io.readInterest(true);
             }
         } else {

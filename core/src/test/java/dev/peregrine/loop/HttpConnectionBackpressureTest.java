@@ -122,6 +122,24 @@ class HttpConnectionBackpressureTest {
         c.close();
     }
 
+    /** Wherever in the batch the socket starts taking bytes again, the request held behind /big is answered. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 1, 2, 3, 4, 5, 6, 8})
+    void heldRequestsAreAnsweredWhereverTheOutputDrains(int refusals) {
+        LoopContext ctx = context();
+        ScriptedSocket socket = new ScriptedSocket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", refusals);
+        HttpConnection c = new HttpConnection(ctx, socket);
+        c.onReadable();
+        for (int events = 0; socket.writing && events < 100; events++) {
+            c.onWritable(); // as a loop would, while write interest is on
+        }
+        assertEquals(2, socket.responses(), "after " + refusals + " refused writes");
+        assertTrue(socket.reading);
+        assertFalse(socket.writing);
+        assertEquals(0, ctx.pool().lentCount());
+        c.close();
+    }
+
     @Test
     void writabilityResumesReadingAndAnswersBufferedRequests() {
         LoopContext ctx = context();
