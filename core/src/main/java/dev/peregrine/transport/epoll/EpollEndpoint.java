@@ -2,6 +2,7 @@ package dev.peregrine.transport.epoll;
 
 import dev.peregrine.loop.HttpConnection;
 import dev.peregrine.loop.SocketEndpoint;
+import dev.peregrine.transport.ConnectionLimit;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -42,6 +43,7 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
     private final EpollEventLoop loop;
     private final NettyEpoll.Fd fd;
     private final InetSocketAddress remote;
+    private final ConnectionLimit limit;
     private final Runnable resume = this::resume;
     HttpConnection connection;
     /** The loop's list of open endpoints (for shutdown). */
@@ -60,10 +62,12 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
     /** Set when the connection asks for input (e.g. it starts draining after rejecting a request unread). */
     private boolean interestRaised;
 
-    EpollEndpoint(EpollEventLoop loop, NettyEpoll.Fd fd, InetSocketAddress remote) {
+    /** Takes over {@code fd}, whose slot in {@code limit} is released when it closes. */
+    EpollEndpoint(EpollEventLoop loop, NettyEpoll.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
         this.loop = loop;
         this.fd = fd;
         this.remote = remote;
+        this.limit = limit;
     }
 
     @Override
@@ -182,6 +186,7 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
         closed = true;
         fd.close();
         loop.unlink(this);
+        limit.release();
     }
 
     @Override

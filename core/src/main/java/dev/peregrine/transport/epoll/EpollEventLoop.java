@@ -3,6 +3,7 @@ package dev.peregrine.transport.epoll;
 import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.HttpConnection;
 import dev.peregrine.loop.LoopContext;
+import dev.peregrine.transport.ConnectionLimit;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -17,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *   Netty's loop thread:  epoll_wait --&gt; listener ready:   accept until EAGAIN (at most ACCEPT_BATCH,
- *                             |                             then again as a task), one EpollEndpoint each
+ *                             |                             then again as a task), one EpollEndpoint each;
+ *                             |                             at maxConnections: stop until a slot frees
  *                             |        connection ready: EpollEndpoint.ready (write, then read until EAGAIN)
  *                             v
  *                         run tasks (execute() from other threads, resumes, the tick every TICK_MILLIS:
@@ -44,6 +46,8 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
     private final LoopContext ctx;
     private final NettyEpoll.Loop loop;
     private final NettyEpoll.Fd listener;
+    private final ConnectionLimit limit;
+    private final Runnable resumeAcceptTask = this::resumeAccept;
     private final byte[] acceptRecord = new byte[NettyEpoll.ACCEPT_ADDRESS_BYTES];
     private final Runnable acceptTask = this::acceptTask;
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -54,17 +58,21 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
     private boolean acceptReady;
     private boolean acceptQueued;
     private boolean acceptFailing;
+    /** The server is at maxConnections: accepting waits for {@link ConnectionLimit#release}. */
+    private boolean acceptPaused;
     private EpollEndpoint open;
     private boolean stopping;
     private boolean done;
     private long stopDeadlineNanos;
 
-    EpollEventLoop(int index, LoopContext ctx, NettyEpoll.Fd listener) {
+    EpollEventLoop(int index, LoopContext ctx, NettyEpoll.Fd listener, ConnectionLimit limit) {
         this.index = index;
         this.ctx = ctx;
         this.listener = listener;
+        this.limit = limit;
         this.loop = new NettyEpoll.Loop("peregrine-epoll-" + index);
         ctx.bind(this);
+        limit.resumer(index, () -> loop.execute(resumeAcceptTask));
     }
 
     /** Makes this loop accept for all of {@code loops}, round-robin. Before start. */
@@ -103,14 +111,37 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
     @Override
     public void ready(boolean in, boolean out, boolean hangup) {
         acceptReady = true;
-        if (!acceptQueued) {
+        if (!acceptQueued && !acceptPaused) {
             accept();
         }
     }
 
     private void acceptTask() {
         acceptQueued = false;
-        if (acceptReady) {
+        if (acceptReady && !acceptPaused) {
+            accept();
+        }
+    }
+
+    /**
+     * The server has {@code maxConnections} open: stop accepting (new connections wait in the kernel's
+     * backlog, {@code acceptReady} remembers them) until {@link ConnectionLimit#release} resumes this
+     * loop. Edge-triggered, nothing is disarmed. Thread: this loop.
+     */
+    private void pauseAccept() {
+        acceptPaused = true;
+        ctx.metrics().acceptPauses++;
+        LOG.log(System.Logger.Level.DEBUG, "event loop {0} stops accepting: {1} connections open",
+                String.valueOf(index), String.valueOf(limit.open()));
+        if (limit.pause(index)) {
+            resumeAccept();
+        }
+    }
+
+    /** Accepts again after {@link #pauseAccept}. Thread: this loop. */
+    private void resumeAccept() {
+        acceptPaused = false;
+        if (acceptReady && !acceptQueued && !stopping) {
             accept();
         }
     }
@@ -120,10 +151,15 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
             return;
         }
         for (int i = 0; i < ACCEPT_BATCH; i++) {
+            if (!limit.tryAcquire()) {
+                pauseAccept();
+                return;
+            }
             int fd;
             try {
                 fd = listener.accept(acceptRecord);
             } catch (IOException e) {
+                limit.release();
                 // Out of descriptors, say: the connection stays queued; the tick tries again.
                 if (!acceptFailing) {
                     acceptFailing = true;
@@ -133,6 +169,7 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
             }
             acceptFailing = false;
             if (fd < 0) {
+                limit.release();
                 acceptReady = false;
                 return;
             }
@@ -148,16 +185,18 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
                 EpollEventLoop t = target;
                 if (!t.executeOrDrop(() -> t.adopt(fd, remote))) {
                     NettyEpoll.Fd.closeAccepted(fd);
+                    limit.release();
                 }
             }
         }
         acceptQueued = loop.execute(acceptTask); // more may wait: after the loop's other work
     }
 
-    /** Takes over an accepted descriptor. Thread: this loop. */
+    /** Takes over an accepted descriptor, counted in the limit already. Thread: this loop. */
     void adopt(int fd, InetSocketAddress remote) {
         if (stopping) {
             NettyEpoll.Fd.closeAccepted(fd);
+            limit.release();
             return;
         }
         NettyEpoll.Fd socket;
@@ -165,9 +204,10 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
             socket = NettyEpoll.Fd.connected(fd);
         } catch (IOException e) {
             NettyEpoll.Fd.closeAccepted(fd);
+            limit.release();
             return;
         }
-        EpollEndpoint endpoint = new EpollEndpoint(this, socket, remote);
+        EpollEndpoint endpoint = new EpollEndpoint(this, socket, remote, limit);
         endpoint.connection = ctx.newConnection(endpoint);
         link(endpoint);
         try {
@@ -208,7 +248,7 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
     private void tick() {
         try {
             ctx.runTimers(TICK_MILLIS);
-            if (acceptReady && !acceptQueued && !stopping) {
+            if (acceptReady && !acceptQueued && !acceptPaused && !stopping) {
                 accept();
             }
             if (stopping) {
@@ -245,6 +285,14 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
         }
         done = true;
         closeListener();
+        if (open != null) {
+            int left = 0;
+            for (EpollEndpoint e = open; e != null; e = e.next) {
+                left++;
+            }
+            LOG.log(System.Logger.Level.INFO, "event loop {0} closes {1} connection(s) still busy at the shutdown grace",
+                    String.valueOf(index), String.valueOf(left));
+        }
         while (open != null) {
             open.connection.close(); // unlinks it
         }

@@ -3,6 +3,7 @@ package dev.peregrine.transport.epoll;
 import dev.peregrine.ServerConfig;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.route.Router;
+import dev.peregrine.transport.ConnectionLimit;
 import dev.peregrine.transport.Transport;
 import dev.peregrine.transport.TransportServer;
 
@@ -36,6 +37,7 @@ public final class EpollTransport implements Transport {
         int n = config.threads();
         boolean reusePort = n > 1 && config.reusePort();
         EpollEventLoop[] loops = new EpollEventLoop[n];
+        ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), n);
         List<NettyEpoll.Fd> listeners = new ArrayList<>();
         try {
             InetSocketAddress requested = new InetSocketAddress(config.host(), config.port());
@@ -50,7 +52,7 @@ public final class EpollTransport implements Transport {
                         port = listener.localPort();
                     }
                 }
-                loops[i] = new EpollEventLoop(i, new LoopContext(config, router), listener);
+                loops[i] = new EpollEventLoop(i, new LoopContext(config, router), listener, limit);
             }
             if (!reusePort && n > 1) {
                 loops[0].acceptFor(loops);

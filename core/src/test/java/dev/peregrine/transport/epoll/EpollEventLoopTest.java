@@ -30,7 +30,7 @@ class EpollEventLoopTest {
             config = s.config(); // ServerConfig comes from the builder only
         }
         ctx = new LoopContext(config, Router.builder().build());
-        loop = new EpollEventLoop(0, ctx, null);
+        loop = new EpollEventLoop(0, ctx, null, new dev.peregrine.transport.ConnectionLimit(16, 1));
         loop.start();
     }
 

@@ -52,7 +52,13 @@ class EpollTransportTest {
     private Server server;
 
     private Server start(String transport, int threads, boolean reusePort) {
-        server = Server.builder().host("127.0.0.1").port(0).threads(threads).reusePort(reusePort).transport(transport)
+        Server s = start(Server.builder().threads(threads).reusePort(reusePort).transport(transport));
+        assertEquals(transport, s.transport());
+        return s;
+    }
+
+    private Server start(Server.Builder builder) {
+        server = builder.host("127.0.0.1").port(0)
                 .get("/plaintext", (req, res) -> res.contentType("text/plain").body(HELLO))
                 .get("/json", (req, res) -> res.contentType("application/json").body(JSON))
                 .post("/echo", ECHO)
@@ -60,7 +66,6 @@ class EpollTransportTest {
                 .get("/chunk", (req, res) -> res.contentType("application/octet-stream").body(CHUNK))
                 .get("/peer", (req, res) -> res.text(req.remoteAddress().getAddress().getHostAddress() + " " + req.remoteAddress().getPort()))
                 .start();
-        assertEquals(transport, server.transport());
         return server;
     }
 
@@ -311,6 +316,25 @@ class EpollTransportTest {
         }
         assertEquals(connections, s.metrics().accepted);
         assertEquals(connections * perConnection, s.metrics().requests);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"epoll", "nio"})
+    void atMaxConnectionsAcceptingWaitsUntilOneCloses(String transport) throws Exception {
+        start(Server.builder().threads(1).transport(transport).maxConnections(2));
+        RawClient first = new RawClient(server.port());
+        try (RawClient second = new RawClient(server.port()); RawClient third = new RawClient(server.port())) {
+            first.send(get("/plaintext"));
+            assertArrayEquals(HELLO, first.read().body);
+            second.send(get("/plaintext"));
+            assertArrayEquals(HELLO, second.read().body);
+            third.send(get("/plaintext")); // connected in the kernel's backlog, not accepted yet
+            first.close();
+            assertArrayEquals(HELLO, third.read().body); // accepted once the first one's slot freed
+            assertTrue(server.metrics().acceptPauses > 0);
+        } finally {
+            first.close();
+        }
     }
 
     @Test
