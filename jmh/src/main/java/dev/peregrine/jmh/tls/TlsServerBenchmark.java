@@ -1,4 +1,7 @@
-package dev.peregrine.tls;
+package dev.peregrine.jmh.tls;
+
+import dev.peregrine.tls.DevCertificate;
+import dev.peregrine.tls.TlsConfig;
 
 import dev.peregrine.Server;
 import dev.peregrine.examples.PlaintextApp;
