@@ -1,10 +1,9 @@
 package dev.peregrine.jmh.tls;
 
-import dev.peregrine.tls.DevCertificate;
-import dev.peregrine.tls.TlsConfig;
-
 import dev.peregrine.Server;
 import dev.peregrine.examples.PlaintextApp;
+import dev.peregrine.tls.DevCertificate;
+import dev.peregrine.tls.TlsConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
