@@ -4,6 +4,7 @@ import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.HttpConnection;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.transport.ConnectionLimit;
+import dev.peregrine.transport.TransportLoop;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -35,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread: {@link #execute}, {@link #inEventLoop}, {@link #beginStop}, {@link #awaitStopped} from any
  * thread; everything else on the loop thread.
  */
-final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
+final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readiness {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
     /** Connections accepted per turn before other work runs (the rest follow as a task). */
     private static final int ACCEPT_BATCH = 64;
@@ -80,7 +81,8 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
         this.group = loops;
     }
 
-    LoopContext context() {
+    @Override
+    public LoopContext context() {
         return ctx;
     }
 
@@ -261,7 +263,8 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
     }
 
     /** Stops accepting and starts closing connections gracefully. Thread: any. */
-    void beginStop(long graceMillis) {
+    @Override
+    public void beginStop(long graceMillis) {
         boolean taken = loop.execute(() -> {
             stopping = true;
             stopDeadlineNanos = System.nanoTime() + graceMillis * 1_000_000L;
@@ -320,6 +323,16 @@ final class EpollEventLoop implements EventLoop, NettyEpoll.Readiness {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * Waits for the graceful stop (the tick ends it at the grace deadline; the margin covers a loop
+     * busy past it), then ends the Netty thread and frees the loop's memory.
+     */
+    @Override
+    public void awaitTermination(long graceMillis) {
+        awaitStopped(graceMillis + 5_000);
+        shutdown();
     }
 
     /** Ends the loop thread and frees the loop's memory. Thread: any but this loop, after {@link #awaitStopped}. */

@@ -5,6 +5,7 @@ import dev.peregrine.loop.LoopContext;
 import dev.peregrine.route.Router;
 import dev.peregrine.transport.ConnectionLimit;
 import dev.peregrine.transport.Transport;
+import dev.peregrine.transport.LoopGroup;
 import dev.peregrine.transport.TransportServer;
 
 import java.io.IOException;
@@ -60,7 +61,7 @@ public final class EpollTransport implements Transport {
             for (EpollEventLoop loop : loops) {
                 loop.start();
             }
-            return new Running(loops, port);
+            return new LoopGroup(loops, port);
         } catch (IOException | RuntimeException e) {
             for (NettyEpoll.Fd l : listeners) {
                 l.close();
@@ -71,44 +72,6 @@ public final class EpollTransport implements Transport {
                 }
             }
             throw e;
-        }
-    }
-
-    private static final class Running implements TransportServer {
-        private final EpollEventLoop[] loops;
-        private final int port;
-
-        Running(EpollEventLoop[] loops, int port) {
-            this.loops = loops;
-            this.port = port;
-        }
-
-        @Override
-        public int port() {
-            return port;
-        }
-
-        @Override
-        public List<LoopContext> loops() {
-            List<LoopContext> list = new ArrayList<>();
-            for (EpollEventLoop l : loops) {
-                list.add(l.context());
-            }
-            return list;
-        }
-
-        @Override
-        public void close(long graceMillis) {
-            for (EpollEventLoop l : loops) {
-                l.beginStop(graceMillis);
-            }
-            for (EpollEventLoop l : loops) {
-                // The tick ends the stop at the grace deadline; the margin covers a loop busy past it.
-                l.awaitStopped(graceMillis + 5_000);
-            }
-            for (EpollEventLoop l : loops) {
-                l.shutdown();
-            }
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.peregrine.transport.nio;
 import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.HttpConnection;
 import dev.peregrine.loop.LoopContext;
+import dev.peregrine.transport.TransportLoop;
 import dev.peregrine.transport.ConnectionLimit;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
@@ -36,7 +37,7 @@ import java.util.function.Consumer;
  * updated by CAS), so at least one side sees the other: either the loop finds the task, or the
  * producer wakes the selector. Extra wake-ups are harmless.
  */
-final class NioEventLoop implements EventLoop, Runnable {
+final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
     private static final int ACCEPT_BATCH = 64;
 
@@ -73,7 +74,8 @@ final class NioEventLoop implements EventLoop, Runnable {
         this.group = loops;
     }
 
-    LoopContext context() {
+    @Override
+    public LoopContext context() {
         return ctx;
     }
 
@@ -82,8 +84,21 @@ final class NioEventLoop implements EventLoop, Runnable {
         thread.start();
     }
 
-    Thread thread() {
-        return thread;
+    /** Waits for the loop thread, which ends by itself once the grace has passed. */
+    @Override
+    public void awaitTermination(long graceMillis) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
@@ -240,8 +255,8 @@ final class NioEventLoop implements EventLoop, Runnable {
         }
     }
 
-    /** Stops accepting and starts closing connections gracefully. Thread: any. */
-    void beginStop(long graceMillis) {
+    @Override
+    public void beginStop(long graceMillis) {
         execute(() -> {
             stopping = true;
             stopDeadlineNanos = System.nanoTime() + graceMillis * 1_000_000L;

@@ -5,6 +5,7 @@ import dev.peregrine.loop.LoopContext;
 import dev.peregrine.route.Router;
 import dev.peregrine.transport.ConnectionLimit;
 import dev.peregrine.transport.Transport;
+import dev.peregrine.transport.LoopGroup;
 import dev.peregrine.transport.TransportServer;
 
 import java.io.IOException;
@@ -67,7 +68,7 @@ public final class NioTransport implements Transport {
             for (NioEventLoop loop : loops) {
                 loop.start();
             }
-            return new Running(loops, port);
+            return new LoopGroup(loops, port);
         } catch (IOException | RuntimeException e) {
             for (ServerSocketChannel c : opened) {
                 try {
@@ -77,51 +78,6 @@ public final class NioTransport implements Transport {
                 }
             }
             throw e;
-        }
-    }
-
-    private static final class Running implements TransportServer {
-        private final NioEventLoop[] loops;
-        private final int port;
-
-        Running(NioEventLoop[] loops, int port) {
-            this.loops = loops;
-            this.port = port;
-        }
-
-        @Override
-        public int port() {
-            return port;
-        }
-
-        @Override
-        public List<LoopContext> loops() {
-            List<LoopContext> list = new ArrayList<>();
-            for (NioEventLoop l : loops) {
-                list.add(l.context());
-            }
-            return list;
-        }
-
-        @Override
-        public void close(long graceMillis) {
-            for (NioEventLoop l : loops) {
-                l.beginStop(graceMillis);
-            }
-            for (NioEventLoop l : loops) {
-                boolean interrupted = false;
-                while (true) {
-                    try {
-                        l.thread().join();
-                        break;
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
-                }
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
         }
     }
 }
