@@ -158,6 +158,12 @@ public final class Server implements AutoCloseable {
         public long drainTimeouts;
         /** Times a loop stopped accepting because maxConnections were open. */
         public long acceptPauses;
+        /**
+         * Times a connection stopped reading (backpressure) because the peer was not taking its
+         * responses ({@code maxPendingOutput}, {@code maxPipelinedRequests}) or because pipelined input
+         * piled up behind a request handled off the loop.
+         */
+        public long readPauses;
         private final long[] rejectedByStatus = new long[LoopMetrics.STATUS_SLOTS];
 
         Metrics() {
@@ -173,6 +179,7 @@ public final class Server implements AutoCloseable {
             bytesIn += m.bytesIn;
             bytesOut += m.bytesOut;
             acceptPauses += m.acceptPauses;
+            readPauses += m.readPauses;
             lentBuffers += pool.lentCount();
             lentBytes += pool.lentBytes();
             freeBytes += pool.freeBytes();
@@ -205,7 +212,7 @@ public final class Server implements AutoCloseable {
                     .append(" bytesOut=").append(bytesOut).append(" headerTimeouts=").append(headerTimeouts)
                     .append(" bodyTimeouts=").append(bodyTimeouts).append(" idleTimeouts=").append(idleTimeouts)
                     .append(" writeTimeouts=").append(writeTimeouts).append(" drainTimeouts=").append(drainTimeouts)
-                    .append(" acceptPauses=").append(acceptPauses).append(" lentBuffers=").append(lentBuffers)
+                    .append(" acceptPauses=").append(acceptPauses).append(" readPauses=").append(readPauses).append(" lentBuffers=").append(lentBuffers)
                     .append(" lentBytes=").append(lentBytes).append(" freeBytes=").append(freeBytes).toString();
         }
     }

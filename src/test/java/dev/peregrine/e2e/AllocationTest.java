@@ -13,21 +13,22 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Zero allocation per request, measured where it matters: bytes allocated by the server's loop
  * threads ({@link com.sun.management.ThreadMXBean#getThreadAllocatedBytes}) while a real socket sends
- * 20,000 plaintext GETs, one at a time on a kept-alive connection and pipelined 16 deep. Measured 0
- * bytes on JDK 17 and 25; the small fixed allowance only absorbs one-off work a loaded machine may
- * cause (a deoptimisation, a JDK-internal table growing once), never anything per request.
+ * N = 20,000 and then 2N plaintext GETs, one at a time on a kept-alive connection and pipelined 16
+ * deep. What the second run allocates beyond the first is what N requests cost: it must stay under
+ * 1 KiB (measured 0 on JDK 17 and 25).
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.peregrine.e2e.ServerFactory#all")
 class AllocationTest extends ServerTestBase {
     private static final int REQUESTS = 20_000;
-    private static final long ALLOWANCE = 64 * 1024;
+    /** Bytes that {@code REQUESTS} more requests may add: well below one object per hundred requests. */
+    private static final long MAX_DIFFERENCE = 1024;
+    private static final int ATTEMPTS = 3;
     private static final byte[] GET = Wire.bytes("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n");
 
     private final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -90,14 +91,24 @@ class AllocationTest extends ServerTestBase {
             int length = responseLength(s);
             List<Long> loops = loopThreadIds();
             run(s, REQUESTS, depth, length); // warm-up: let the JIT compile the path
-            long before = allocatedByLoops(loops);
-            run(s, REQUESTS, depth, length);
-            long allocated = allocatedByLoops(loops) - before;
-            String figure = String.format("%s depth %d: %d bytes over %d requests (%.3f B/request)",
-                    factory, depth, allocated, REQUESTS, (double) allocated / REQUESTS);
-            System.out.println("allocation " + figure);
-            assertTrue(allocated < ALLOWANCE, figure);
-            assertFalse(allocated < 0);
+            // N requests, then 2N: what the loops allocate per request shows N times in the difference,
+            // while one-off work (a deoptimisation, a JDK table growing) does not repeat. The smallest
+            // difference of a few attempts is kept, so a one-off in one attempt cannot fail the test,
+            // and even one 16-byte object per 8 requests (40 KB here) cannot pass it.
+            long best = Long.MAX_VALUE;
+            for (int attempt = 0; attempt < ATTEMPTS && best >= MAX_DIFFERENCE; attempt++) {
+                long before = allocatedByLoops(loops);
+                run(s, REQUESTS, depth, length);
+                long once = allocatedByLoops(loops) - before;
+                before = allocatedByLoops(loops);
+                run(s, 2 * REQUESTS, depth, length);
+                long twice = allocatedByLoops(loops) - before;
+                System.out.printf("allocation %s depth %d: %d bytes over %d requests, %d over %d%n",
+                        factory, depth, once, REQUESTS, twice, 2 * REQUESTS);
+                best = Math.min(best, twice - once);
+            }
+            assertTrue(best < MAX_DIFFERENCE, factory + " depth " + depth + ": " + REQUESTS
+                    + " more requests allocated " + best + " more bytes on the loop");
         }
     }
 

@@ -17,6 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TimeoutsTest {
     private static final byte[] MEBIBYTE = new byte[1 << 20];
+    /** Header lines a slowloris test sends at most (20 ms apart): far more than a 300 ms clock allows. */
+    private static final int SLOW_LINES = 1000;
     private Server server;
 
     private Server start(Server.Builder b) {
@@ -36,17 +38,31 @@ class TimeoutsTest {
     }
 
     @Test
-    void slowlorisHeadIsCutWith408EvenWhileBytesKeepArriving() throws Exception {
-        start(Server.builder().headerTimeout(Duration.ofMillis(300)).idleTimeout(Duration.ofMinutes(5)));
+    void slowlorisHeadIsCutWith408WhileBytesKeepArriving() throws Exception {
+        // Limits high enough that only the header clock can end the head: 1,000 lines, 64 KiB.
+        start(Server.builder().headerTimeout(Duration.ofMillis(300)).idleTimeout(Duration.ofMinutes(5))
+                .maxHeaderCount(1000).maxHeadSize(64 * 1024));
         try (Wire w = new Wire(server.port())) {
             w.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n");
-            // A header line every 20 ms: each read is progress, but the head as a whole is late. At most
-            // 90 lines, below the header-count and request-line limits, then silence until the 408.
+            // A header line every 20 ms, for up to 20 s: each read is progress, but the head as a whole
+            // is late. The 408 must come while lines are still arriving: a header clock that restarted
+            // with every byte would never fire here, and the test would run out of lines.
             int sent = 0;
-            while (w.available() == 0 && sent < 90) {
-                w.send("X-Slow-" + sent++ + ": y\r\n");
+            boolean answeredWhileSending = false;
+            while (sent < SLOW_LINES) {
+                if (w.available() > 0) {
+                    answeredWhileSending = true;
+                    break;
+                }
+                try {
+                    w.send("X-Slow-" + sent++ + ": y\r\n");
+                } catch (java.io.IOException closed) {
+                    answeredWhileSending = true; // the server answered and closed between two checks
+                    break;
+                }
                 LockSupport.parkNanos(20_000_000L);
             }
+            assertTrue(answeredWhileSending, "no 408 after " + sent + " header lines sent 20 ms apart");
             Wire.Response r = w.read();
             assertEquals(408, r.status);
             assertEquals("close", r.header("Connection"));
@@ -111,15 +127,18 @@ class TimeoutsTest {
 
     @Test
     void requestsKeepAnIdleConnectionAlive() throws Exception {
-        // Each request restarts the idle clock: ten requests, each well inside the timeout, all served.
-        start(Server.builder().idleTimeout(Duration.ofSeconds(20)));
+        // Each request restarts the idle clock: 30 requests 100 ms apart outlast a 1 s idle timeout
+        // three times over, and all are served on the one connection.
+        start(Server.builder().idleTimeout(Duration.ofSeconds(1)));
         try (Wire w = new Wire(server.port())) {
-            for (int i = 0; i < 10; i++) {
+            for (int i = 0; i < 30; i++) {
                 w.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n");
-                assertEquals(200, w.read().status);
+                assertEquals(200, w.read().status, "request " + i);
+                LockSupport.parkNanos(100_000_000L);
             }
         }
         assertEquals(0, server.metrics().idleTimeouts);
+        assertEquals(1, server.metrics().accepted);
     }
 
     @Test

@@ -70,6 +70,15 @@ final class Wire implements AutoCloseable {
         return r;
     }
 
+    /** Reads exactly {@code n} bytes; throws if the connection ends first. */
+    byte[] readExactly(int n) throws IOException {
+        byte[] b = in.readNBytes(n);
+        if (b.length != n) {
+            throw new IOException("connection closed after " + b.length + " of " + n + " bytes");
+        }
+        return b;
+    }
+
     /** Whether the server closed the connection: reads to EOF (a reset counts as closed), discarding. */
     boolean closedByServer() throws IOException {
         try {

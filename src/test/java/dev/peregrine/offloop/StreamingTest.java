@@ -260,6 +260,44 @@ class StreamingTest {
     }
 
     @Test
+    void producerIsNotPulledWhileTheClientIsNotReading() throws Exception {
+        long total = 64L << 20;
+        AtomicLong produced = new AtomicLong();
+        try (Server server = Server.builder().port(0).threads(1)
+                .get("/produced", (req, res) -> {
+                    long[] left = {total};
+                    res.contentType("application/octet-stream").stream(dst -> {
+                        int n = (int) Math.min(dst.remaining(), left[0]);
+                        dst.position(dst.position() + n);
+                        left[0] -= n;
+                        produced.addAndGet(n);
+                        return left[0] > 0;
+                    });
+                })
+                .get("/fast", (req, res) -> res.text("fast"))
+                .start();
+             java.net.Socket stalled = new java.net.Socket()) {
+            stalled.setReceiveBufferSize(4096);
+            stalled.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
+            stalled.getOutputStream().write("GET /produced HTTP/1.1\r\nHost: a\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            // Nothing is read: once output is pending, the producer must wait for the socket.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (server.metrics().lentBytes == 0) {
+                assertTrue(System.nanoTime() - deadline < 0, "no output pending: " + server.metrics());
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+            }
+            // A request on another connection of the same (single) loop: when it is answered, any
+            // pulling the loop would do without backpressure has happened.
+            try (RawClient other = new RawClient(server.port())) {
+                other.send("GET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertTrue(other.readResponse().startsWith("HTTP/1.1 200 "));
+            }
+            long soFar = produced.get();
+            assertTrue(soFar <= 16L << 20, "pulled " + soFar + " bytes for a client that reads none");
+        }
+    }
+
+    @Test
     void failureAfterTheStreamBeganTruncatesAndCloses() throws Exception {
         try (Server server = Server.builder().port(0).threads(1)
                 .get("/half", Handlers.blocking((req, res) -> {

@@ -295,16 +295,14 @@ public final class HttpConnection extends Timeout implements OutputSink {
                 // A pipelined batch this long: go on only once the socket took the responses so far.
                 flushBuffer();
                 if (output != null && !readPaused) {
-                    readPaused = true;
-                    io.readInterest(false);
+                    pauseReading();
                 }
             }
         }
         if (state == OPEN) {
             keepLeftover(buf, pos, end);
             if (input != null && inputEnd > HOLD_LIMIT && !readPaused && (exchange != null || bodyOut != null)) {
-                readPaused = true; // off-loop hook: enough pipelined input held; wait for the response
-                io.readInterest(false);
+                pauseReading(); // off-loop hook: enough pipelined input held; wait for the response
             }
         } else {
             releaseInput();
@@ -616,9 +614,15 @@ public final class HttpConnection extends Timeout implements OutputSink {
         }
         out.clear();
         if (output != null && outputEnd - outputStart > ctx.config.maxPendingOutput() && !readPaused) {
-            readPaused = true; // backpressure: stop reading until the peer takes its responses
-            io.readInterest(false);
+            pauseReading(); // backpressure: stop reading until the peer takes its responses
         }
+    }
+
+    /** Stops reading until the pending output drains or the request off the loop is answered. */
+    private void pauseReading() {
+        readPaused = true;
+        ctx.metrics.readPauses++;
+        io.readInterest(false);
     }
 
     /** Appends the remaining bytes of {@code src} to the pending output. */

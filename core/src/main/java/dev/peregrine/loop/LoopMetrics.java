@@ -28,6 +28,8 @@ public final class LoopMetrics {
     public long bytesOut;
     /** Times this loop stopped accepting because the server had {@code maxConnections} open. */
     public long acceptPauses;
+    /** Times a connection of this loop stopped reading because its output or held input was at a limit. */
+    public long readPauses;
     /** Rejections (error responses of our own, then close) by status code. */
     public final long[] rejectedByStatus = new long[STATUS_SLOTS];
     /** Timeouts by kind, indexed by the {@code TIMEOUT_*} constants. */

@@ -201,6 +201,13 @@ class EpollTransportTest {
                 }
                 return null;
             });
+            // The client reads nothing until the server has stopped reading: the pause itself is
+            // what this test is about, then that every response still arrives once it lifts.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (server.metrics().readPauses == 0) {
+                assertTrue(System.nanoTime() - deadline < 0, "reading never paused: " + server.metrics());
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+            }
             for (int i = 0; i < requests; i++) {
                 RawClient.Response r = c.read();
                 assertEquals(200, r.status(), "response " + i);
