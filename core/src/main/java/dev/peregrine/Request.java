@@ -66,16 +66,32 @@ public interface Request {
     /**
      * The body (decoded if it was chunked) as a read-only view positioned at its first byte; empty
      * when there is none. The buffer is shared: read it, do not keep it.
+     *
+     * @throws IllegalStateException when the body is streamed ({@link #bodyStreamed()}): read it with
+     *     {@link #bodyStream()} instead. The same holds for {@link #bodyLength()},
+     *     {@link #bodyBytes()} and {@link #bodyString()}: a streamed body is never reported as empty.
      */
     ByteBuffer body();
 
-    /** The body length in bytes (after chunked decoding). */
+    /**
+     * The body length in bytes (after chunked decoding).
+     *
+     * @throws IllegalStateException when the body is streamed (see {@link #body()})
+     */
     int bodyLength();
 
-    /** A copy of the body. */
+    /**
+     * A copy of the body.
+     *
+     * @throws IllegalStateException when the body is streamed (see {@link #body()})
+     */
     byte[] bodyBytes();
 
-    /** The body decoded as UTF-8. */
+    /**
+     * The body decoded as UTF-8.
+     *
+     * @throws IllegalStateException when the body is streamed (see {@link #body()})
+     */
     String bodyString();
 
     /** Whether the connection stays open after this request's response (HTTP/1.1 and 1.0 rules). */
@@ -94,7 +110,8 @@ public interface Request {
     /**
      * Whether the body is streamed: it was larger than {@link ServerConfig#streamBodyThreshold()} and
      * the handler is blocking ({@link Handlers#blocking}). Then {@link #bodyStream()} delivers it as it
-     * arrives and {@link #body()} is empty.
+     * arrives, and {@link #body()}, {@link #bodyBytes()}, {@link #bodyString()} and
+     * {@link #bodyLength()} throw {@link IllegalStateException} rather than report it empty.
      */
     boolean bodyStreamed();
 

@@ -3,6 +3,7 @@ package dev.peregrine;
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.LoopMetrics;
+import dev.peregrine.loop.LoopWatchdog;
 import dev.peregrine.route.Router;
 import dev.peregrine.tls.TlsConfig;
 import dev.peregrine.tls.TlsContext;
@@ -15,7 +16,10 @@ import dev.peregrine.transport.nio.NioTransport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -50,15 +54,26 @@ public final class Server implements AutoCloseable {
     private final TransportServer runningTls;
     private final TlsContext tls;
     private final String transportName;
+    /** Reports inline handlers that hold a loop too long; null when disabled. */
+    private final LoopWatchdog watchdog;
     private volatile boolean closed;
 
     private Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
-                   String transportName) {
+                   String transportName, Map<Handler, String> routeNames, long blockedLoopWarningMillis) {
         this.config = config;
         this.running = running;
         this.runningTls = runningTls;
         this.tls = tls;
         this.transportName = transportName;
+        if (blockedLoopWarningMillis > 0) {
+            List<LoopContext> loops = new ArrayList<>(running.loops());
+            if (runningTls != null) {
+                loops.addAll(runningTls.loops());
+            }
+            watchdog = new LoopWatchdog(loops, routeNames, blockedLoopWarningMillis);
+        } else {
+            watchdog = null;
+        }
     }
 
     /** A builder with defaults: port 8080, one loop per available processor. */
@@ -113,6 +128,9 @@ public final class Server implements AutoCloseable {
         }
         closed = true;
         long started = System.nanoTime();
+        if (watchdog != null) {
+            watchdog.close();
+        }
         running.close(config.shutdownGraceMillis());
         if (runningTls != null) {
             runningTls.close(config.shutdownGraceMillis());
@@ -164,6 +182,8 @@ public final class Server implements AutoCloseable {
          * piled up behind a request handled off the loop.
          */
         public long readPauses;
+        /** WARNING lines logged because an inline handler held a loop past {@code blockedLoopWarning}. */
+        public long blockedLoopWarnings;
         private final long[] rejectedByStatus = new long[LoopMetrics.STATUS_SLOTS];
 
         Metrics() {
@@ -180,6 +200,7 @@ public final class Server implements AutoCloseable {
             bytesOut += m.bytesOut;
             acceptPauses += m.acceptPauses;
             readPauses += m.readPauses;
+            blockedLoopWarnings += m.blockedLoopWarnings;
             lentBuffers += pool.lentCount();
             lentBytes += pool.lentBytes();
             freeBytes += pool.freeBytes();
@@ -212,7 +233,8 @@ public final class Server implements AutoCloseable {
                     .append(" bytesOut=").append(bytesOut).append(" headerTimeouts=").append(headerTimeouts)
                     .append(" bodyTimeouts=").append(bodyTimeouts).append(" idleTimeouts=").append(idleTimeouts)
                     .append(" writeTimeouts=").append(writeTimeouts).append(" drainTimeouts=").append(drainTimeouts)
-                    .append(" acceptPauses=").append(acceptPauses).append(" readPauses=").append(readPauses).append(" lentBuffers=").append(lentBuffers)
+                    .append(" acceptPauses=").append(acceptPauses).append(" readPauses=").append(readPauses)
+                    .append(" blockedLoopWarnings=").append(blockedLoopWarnings).append(" lentBuffers=").append(lentBuffers)
                     .append(" lentBytes=").append(lentBytes).append(" freeBytes=").append(freeBytes).toString();
         }
     }
@@ -241,7 +263,8 @@ public final class Server implements AutoCloseable {
         int blockingPoolSize = 256;
         long asyncTimeoutMillis = 30_000;
         long streamBodyThreshold = 1024 * 1024;
-        long maxStreamedBodySize = 1L << 30;
+        /** -1: unset, the same as {@link #maxBodySize} (a body limit never changes with the handler kind). */
+        long maxStreamedBodySize = -1;
         int maxPipelinedRequests = 256;
         int maxRequestsPerConnection = 0;
         int maxConnections = 100_000;
@@ -250,7 +273,12 @@ public final class Server implements AutoCloseable {
         long idleTimeoutMillis = 60_000;
         long writeTimeoutMillis = 30_000;
         long drainTimeoutMillis = 2_000;
-        private final Router.Builder routes = Router.builder();
+        /** Checks each registration at the call (bad path, duplicate); the real router is built at start. */
+        private final Router.Builder routeCheck = Router.builder();
+        private final List<Registration> registrations = new ArrayList<>();
+        /** Where handlers of routes registered without an {@link Execution} run. */
+        Execution execution = Execution.LOOP;
+        long blockedLoopWarningMillis = 100;
 
         Builder() {
         }
@@ -410,8 +438,10 @@ public final class Server implements AutoCloseable {
         }
 
         /**
-         * Largest request body streamed to a blocking handler (413 above it, answered from the head).
-         * It is separate from {@link #maxBodySize}, which bounds bodies held in memory. Default 1 GiB.
+         * Largest request body streamed to a blocking or streaming handler (413 above it, answered from
+         * the head). By default it is {@link #maxBodySize}, so the limit a client meets does not depend
+         * on the kind of handler; raise it to take uploads larger than what is held in memory (a
+         * streamed body is never held whole).
          */
         public Builder maxStreamedBodySize(long bytes) {
             if (bytes < 0) {
@@ -479,9 +509,49 @@ public final class Server implements AutoCloseable {
             return this;
         }
 
-        /** Registers {@code handler} for {@code method} on {@code path} ({@code {name}} segments allowed). */
+        /**
+         * Where the handlers of routes registered without an explicit {@link Execution} run: on the
+         * loop (the default) or, for Helidon-style services whose handlers block, every one off it.
+         * Applies to every such route, whether registered before or after this call.
+         */
+        public Builder execution(Execution execution) {
+            this.execution = java.util.Objects.requireNonNull(execution, "execution");
+            return this;
+        }
+
+        /**
+         * How long one inline handler call may hold its event loop before one WARNING (rate-limited,
+         * with the route and the loop's stack) says so; {@link Duration#ZERO} turns the check off.
+         * The check is a watchdog thread: it costs the loop two opaque stores per handler call.
+         * Default 100 ms.
+         */
+        public Builder blockedLoopWarning(Duration threshold) {
+            if (threshold.isNegative()) {
+                throw new IllegalArgumentException("blockedLoopWarning must not be negative: " + threshold);
+            }
+            this.blockedLoopWarningMillis = threshold.toMillis();
+            return this;
+        }
+
+        /**
+         * Registers {@code handler} for {@code method} on {@code path} ({@code {name}} segments allowed),
+         * run where {@link #execution} says.
+         */
         public Builder route(String method, String path, Handler handler) {
-            routes.add(method, path, handler);
+            return register(method, path, null, handler);
+        }
+
+        /**
+         * Registers {@code handler} for {@code method} on {@code path}, run as {@code execution} says
+         * whatever the server's default. Decorators wrapped around {@code handler} cannot change it.
+         */
+        public Builder route(String method, String path, Execution execution, Handler handler) {
+            return register(method, path, java.util.Objects.requireNonNull(execution, "execution"), handler);
+        }
+
+        private Builder register(String method, String path, Execution mode, Handler handler) {
+            routeCheck.add(method, path, handler); // fails here, at the call, for a bad or duplicate route
+            registrations.add(new Registration(method, path, mode, handler));
             return this;
         }
 
@@ -489,20 +559,40 @@ public final class Server implements AutoCloseable {
             return route("GET", path, handler);
         }
 
+        public Builder get(String path, Execution execution, Handler handler) {
+            return route("GET", path, execution, handler);
+        }
+
         public Builder post(String path, Handler handler) {
             return route("POST", path, handler);
+        }
+
+        public Builder post(String path, Execution execution, Handler handler) {
+            return route("POST", path, execution, handler);
         }
 
         public Builder put(String path, Handler handler) {
             return route("PUT", path, handler);
         }
 
+        public Builder put(String path, Execution execution, Handler handler) {
+            return route("PUT", path, execution, handler);
+        }
+
         public Builder delete(String path, Handler handler) {
             return route("DELETE", path, handler);
         }
 
+        public Builder delete(String path, Execution execution, Handler handler) {
+            return route("DELETE", path, execution, handler);
+        }
+
         public Builder patch(String path, Handler handler) {
             return route("PATCH", path, handler);
+        }
+
+        public Builder patch(String path, Execution execution, Handler handler) {
+            return route("PATCH", path, execution, handler);
         }
 
         public Builder head(String path, Handler handler) {
@@ -511,6 +601,37 @@ public final class Server implements AutoCloseable {
 
         public Builder options(String path, Handler handler) {
             return route("OPTIONS", path, handler);
+        }
+
+        /** One route as registered; its execution (null: the server's default) is applied at start. */
+        private static final class Registration {
+            final String method;
+            final String path;
+            final Execution execution;
+            final Handler handler;
+
+            Registration(String method, String path, Execution execution, Handler handler) {
+                this.method = method;
+                this.path = path;
+                this.execution = execution;
+                this.handler = handler;
+            }
+        }
+
+        /**
+         * The router, each handler placed as its execution says: a blocking one is marked as the
+         * outermost layer, so whatever the user wrapped around it runs off the loop too.
+         */
+        private Router buildRouter(Map<Handler, String> names) {
+            Router.Builder router = Router.builder();
+            for (Registration r : registrations) {
+                Execution mode = r.execution != null ? r.execution : execution;
+                Handler h = mode == Execution.BLOCKING ? Handlers.blocking(r.handler) : r.handler;
+                router.add(r.method, r.path, h);
+                String name = r.method + " " + r.path;
+                names.merge(h, name, (a, b) -> a + ", " + b);
+            }
+            return router.build();
         }
 
         /**
@@ -527,7 +648,8 @@ public final class Server implements AutoCloseable {
             Transport transport = Transports.select(config.transport());
             // Built before binding, so that a bad key or a missing provider fails before any port is taken.
             TlsContext tls = tlsConfig == null ? null : TlsContext.create(tlsConfig);
-            Router router = routes.build();
+            Map<Handler, String> routeNames = new IdentityHashMap<>();
+            Router router = buildRouter(routeNames);
             TransportServer running = null;
             try {
                 running = transport.start(tlsOnMainPort ? config.forListener(config.port(), tls) : config, router);
@@ -540,7 +662,8 @@ public final class Server implements AutoCloseable {
                         runningTls != null ? ", HTTPS on " + runningTls.port() : tlsOnMainPort ? " (HTTPS)" : "",
                         transport.name(),
                         String.valueOf(config.threads()), config.threads() == 1 ? "" : "s");
-                return new Server(config, running, runningTls, tls, transport.name());
+                return new Server(config, running, runningTls, tls, transport.name(), routeNames,
+                        blockedLoopWarningMillis);
             } catch (IOException e) {
                 if (running != null) {
                     running.close(0);

@@ -15,7 +15,7 @@ import dev.peregrine.loop.OffLoopExecutor;
  *   <tr><td>{@code maxHeaderCount}</td><td>100</td><td>431</td></tr>
  *   <tr><td>{@code maxBodySize} (after chunked decoding)</td><td>8 MiB</td><td>413, from the head when Content-Length says so</td></tr>
  *   <tr><td>{@code maxPendingOutput} (unsent bytes per connection)</td><td>1 MiB</td><td>reading pauses until it drains; a streaming writer blocks</td></tr>
- *   <tr><td>{@code maxStreamedBodySize} (body streamed to a blocking handler)</td><td>1 GiB</td><td>413, from the head</td></tr>
+ *   <tr><td>{@code maxStreamedBodySize} (body streamed to a blocking or streaming handler)</td><td>{@code maxBodySize}</td><td>413, from the head</td></tr>
  *   <tr><td>{@code asyncTimeout} (off-loop handler, or its stream, silent)</td><td>30 s</td><td>503, or close once a streamed response began</td></tr>
  *   <tr><td>{@code maxPipelinedRequests} (requests answered from one read before the socket must take
  *       their responses)</td><td>256</td><td>parsing pauses until the responses are written</td></tr>
@@ -82,7 +82,7 @@ public final class ServerConfig {
         shutdownGraceMillis = b.shutdownGraceMillis;
         asyncTimeoutMillis = b.asyncTimeoutMillis;
         streamBodyThreshold = b.streamBodyThreshold;
-        maxStreamedBodySize = b.maxStreamedBodySize;
+        maxStreamedBodySize = b.maxStreamedBodySize < 0 ? b.maxBodySize : b.maxStreamedBodySize;
         blockingExecutor = new OffLoopExecutor(b.blockingPoolSize);
         maxPipelinedRequests = b.maxPipelinedRequests;
         maxRequestsPerConnection = b.maxRequestsPerConnection;

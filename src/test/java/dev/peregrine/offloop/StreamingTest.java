@@ -44,7 +44,7 @@ class StreamingTest {
         AtomicLong maxDirect = new AtomicLong();
         long directBefore = directMemoryUsed();
         Server[] holder = new Server[1];
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().port(0).threads(1).maxStreamedBodySize(GIB)
                 .post("/upload", Handlers.blocking((req, res) -> {
                     assertTrue(req.bodyStreamed());
                     byte[] buf = new byte[64 * 1024];

@@ -300,8 +300,22 @@ public final class RequestView implements Request {
         }
     }
 
+    /**
+     * Refuses in-memory access to a body that is streamed: its bytes are not in memory, and an empty
+     * answer would be a quietly wrong one.
+     */
+    private void requireBodyInMemory() {
+        if (streamedBody != null || streamInline) {
+            throw new IllegalStateException("the request body is streamed to this handler (larger than"
+                    + " streamBodyThreshold): read it with req.bodyStream()"
+                    + (streamInline ? " or req.onBody(listener)" : "")
+                    + ", not body(), bodyBytes(), bodyString() or bodyLength()");
+        }
+    }
+
     @Override
     public ByteBuffer body() {
+        requireBodyInMemory();
         if (bodyLength == 0) {
             return emptyBody;
         }
@@ -315,11 +329,13 @@ public final class RequestView implements Request {
 
     @Override
     public int bodyLength() {
+        requireBodyInMemory();
         return bodyLength;
     }
 
     @Override
     public byte[] bodyBytes() {
+        requireBodyInMemory();
         byte[] b = new byte[bodyLength];
         if (bodyLength > 0) {
             bodyBuf.get(bodyStart, b);

@@ -481,6 +481,7 @@ public final class HttpConnection extends Timeout implements OutputSink {
     /** Runs {@code h} on the loop; an exception becomes a 500 (logged once) and the loop carries on. */
     private void runInline(Handler h, RequestView req, ResponseView res) {
         ctx.offLoop.current = this;
+        ctx.enterHandler(h);
         try {
             h.handle(req, res);
         } catch (Throwable t) {
@@ -488,6 +489,8 @@ public final class HttpConnection extends Timeout implements OutputSink {
             ctx.offLoop.handlerThrew();
             res.reset();
             res.status(500);
+        } finally {
+            ctx.exitHandler();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.peregrine.loop;
 
+import dev.peregrine.Handler;
 import dev.peregrine.ServerConfig;
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.http1.HeadParser;
@@ -40,6 +41,24 @@ public final class LoopContext {
     private final System.Logger log = System.getLogger("dev.peregrine");
     private long lastMillis;
     private EventLoop eventLoop;
+    /** The inline handler running now, or null (see {@link LoopWatchdog}); opaque access only. */
+    private Handler runningHandler;
+    /** Inline handler calls begun on this loop (see {@link LoopWatchdog}); opaque access only. */
+    private long handlerCalls;
+    private volatile Thread loopThread;
+    private static final java.lang.invoke.VarHandle RUNNING;
+    private static final java.lang.invoke.VarHandle CALLS;
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+            RUNNING = l.findVarHandle(LoopContext.class, "runningHandler", Handler.class);
+            CALLS = l.findVarHandle(LoopContext.class, "handlerCalls", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** The clock as last read on this loop (by {@link #tick} or {@link #runTimers}), ms since the epoch. */
     long nowMillis = System.currentTimeMillis();
 
@@ -95,6 +114,39 @@ public final class LoopContext {
         HttpConnection connection = new HttpConnection(this, endpoint);
         endpoint.attach(connection);
         return connection;
+    }
+
+    /**
+     * Marks the start of an inline handler call for the {@link LoopWatchdog}. Opaque stores: the
+     * watchdog sees them eventually and in no particular order with other fields, which is all it needs.
+     * Thread: this loop.
+     */
+    void enterHandler(Handler h) {
+        if (loopThread == null) {
+            loopThread = Thread.currentThread();
+        }
+        CALLS.setOpaque(this, handlerCalls + 1);
+        RUNNING.setOpaque(this, h);
+    }
+
+    /** Marks the end of the inline handler call. Thread: this loop. */
+    void exitHandler() {
+        RUNNING.setOpaque(this, (Handler) null);
+    }
+
+    /** The inline handler running now, or null. Thread: any (a monitoring read). */
+    Handler runningHandler() {
+        return (Handler) RUNNING.getOpaque(this);
+    }
+
+    /** Inline handler calls begun so far. Thread: any (a monitoring read). */
+    long handlerCalls() {
+        return (long) CALLS.getOpaque(this);
+    }
+
+    /** The loop's thread, once it has run a handler (for the watchdog's stack trace); else null. */
+    Thread loopThread() {
+        return loopThread;
     }
 
     /** The loop's timer wheel. */

@@ -30,6 +30,8 @@ public final class LoopMetrics {
     public long acceptPauses;
     /** Times a connection of this loop stopped reading because its output or held input was at a limit. */
     public long readPauses;
+    /** Warnings the {@link LoopWatchdog} logged about an inline handler holding this loop. */
+    public long blockedLoopWarnings;
     /** Rejections (error responses of our own, then close) by status code. */
     public final long[] rejectedByStatus = new long[STATUS_SLOTS];
     /** Timeouts by kind, indexed by the {@code TIMEOUT_*} constants. */
