@@ -76,6 +76,8 @@ public final class RequestView implements Request {
     private InetSocketAddress remoteAddress;
     /** The body as it arrives, when it is streamed to an off-loop handler; null otherwise. */
     private InputStream streamedBody;
+    /** Set while code that runs after the handler returned (a body producer) could reach this view. */
+    private boolean expired;
     /** Set while an inline streaming handler runs for a streamed body; see {@link #takeBodyListener}. */
     private boolean streamInline;
     private BodyListener bodyListener;
@@ -173,26 +175,31 @@ public final class RequestView implements Request {
 
     @Override
     public String method() {
+        checkLive();
         return method >= 0 ? Methods.name(method) : ascii(buf, methodStart, methodEnd);
     }
 
     @Override
     public String path() {
+        checkLive();
         return pathView().toString();
     }
 
     @Override
     public CharSequence pathView() {
+        checkLive();
         return pathView.set(pathBuffer(), pathStartIndex(), pathEndIndex());
     }
 
     @Override
     public String query() {
+        checkLive();
         return queryStart < 0 ? null : ascii(buf, queryStart, targetEnd);
     }
 
     @Override
     public String queryParam(String name) {
+        checkLive();
         if (queryStart < 0) {
             return null;
         }
@@ -237,6 +244,7 @@ public final class RequestView implements Request {
 
     @Override
     public String pathParam(String name) {
+        checkLive();
         for (int i = 0; i < paramCount; i++) {
             if (paramNames[i].equals(name)) {
                 return decode(pathBuffer(), paramStart[i], paramEnd[i], false);
@@ -247,6 +255,7 @@ public final class RequestView implements Request {
 
     @Override
     public String version() {
+        checkLive();
         return version == 10 ? "HTTP/1.0" : "HTTP/1.1";
     }
 
@@ -262,34 +271,40 @@ public final class RequestView implements Request {
 
     @Override
     public String header(String name) {
+        checkLive();
         int i = indexOf(name);
         return i < 0 ? null : ascii(buf, valueStart[i], valueEnd[i]);
     }
 
     @Override
     public CharSequence headerView(String name) {
+        checkLive();
         int i = indexOf(name);
         return i < 0 ? null : headerValue(i);
     }
 
     @Override
     public boolean hasHeader(String name) {
+        checkLive();
         return indexOf(name) >= 0;
     }
 
     @Override
     public int headerCount() {
+        checkLive();
         return headerCount;
     }
 
     @Override
     public CharSequence headerName(int index) {
+        checkLive();
         checkHeader(index);
         return nameViews[index].set(buf, nameStart[index], nameEnd[index]);
     }
 
     @Override
     public CharSequence headerValue(int index) {
+        checkLive();
         checkHeader(index);
         return valueViews[index].set(buf, valueStart[index], valueEnd[index]);
     }
@@ -315,6 +330,7 @@ public final class RequestView implements Request {
 
     @Override
     public ByteBuffer body() {
+        checkLive();
         requireBodyInMemory();
         if (bodyLength == 0) {
             return emptyBody;
@@ -329,12 +345,14 @@ public final class RequestView implements Request {
 
     @Override
     public int bodyLength() {
+        checkLive();
         requireBodyInMemory();
         return bodyLength;
     }
 
     @Override
     public byte[] bodyBytes() {
+        checkLive();
         requireBodyInMemory();
         byte[] b = new byte[bodyLength];
         if (bodyLength > 0) {
@@ -350,11 +368,13 @@ public final class RequestView implements Request {
 
     @Override
     public boolean keepAlive() {
+        checkLive();
         return version >= 11 ? !connectionClose : connectionKeepAlive && !connectionClose;
     }
 
     @Override
     public InetSocketAddress remoteAddress() {
+        checkLive();
         return remoteAddress;
     }
 
@@ -370,11 +390,13 @@ public final class RequestView implements Request {
 
     @Override
     public boolean bodyStreamed() {
+        checkLive();
         return streamedBody != null || streamInline;
     }
 
     @Override
     public InputStream bodyStream() {
+        checkLive();
         if (streamInline) {
             throw new IllegalStateException("the body is streamed to the loop: use onBody(listener)");
         }
@@ -397,6 +419,7 @@ public final class RequestView implements Request {
 
     @Override
     public void onBody(BodyListener listener) throws Exception {
+        checkLive();
         if (streamInline) {
             if (bodyListener != null) {
                 throw new IllegalStateException("onBody may be called once");
@@ -413,8 +436,26 @@ public final class RequestView implements Request {
         listener.onEnd();
     }
 
+    /**
+     * While {@code on}, every {@link dev.peregrine.Request} method throws: the connection sets it
+     * around calls into code that runs after the handler returned (a {@code res.stream} producer),
+     * when this view may already describe another request, or memory given back to the pool.
+     * Thread: the owning loop.
+     */
+    public void expire(boolean on) {
+        expired = on;
+    }
+
+    private void checkLive() {
+        if (expired) {
+            throw new IllegalStateException("the request is no longer valid once its handler has returned:"
+                    + " copy what a body producer needs (or req.copy()) before returning");
+        }
+    }
+
     @Override
     public Request copy() {
+        checkLive();
         return detach(ByteBuffer.allocate(copyLength()).order(ByteOrder.LITTLE_ENDIAN), 0);
     }
 

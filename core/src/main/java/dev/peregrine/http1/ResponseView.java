@@ -54,6 +54,8 @@ public final class ResponseView implements Response {
     private FileChannel file;
     private long fileLength;
     private final ResponseOwner owner;
+    /** {@link #async()} gave the answer to an exchange's own response: this one must not be written. */
+    private boolean handedOver;
 
     /** A response with no exchange behind it (tests, tools): {@link #async()} and {@link #outputStream()} throw. */
     public ResponseView() {
@@ -95,6 +97,7 @@ public final class ResponseView implements Response {
         bodyChars = null;
         if (special != 0) {
             special = 0;
+            handedOver = false;
             producer = null;
             closeFile();
         }
@@ -151,6 +154,7 @@ public final class ResponseView implements Response {
 
     @Override
     public Response status(int code) {
+        checkNotHandedOver();
         if (code < 100 || code > 999) {
             throw new IllegalArgumentException("status code out of range: " + code);
         }
@@ -160,6 +164,7 @@ public final class ResponseView implements Response {
 
     @Override
     public Response header(String name, CharSequence value) {
+        checkNotHandedOver();
         checkName(name);
         checkValue(value);
         if (headerCount == headerNames.length) {
@@ -174,6 +179,7 @@ public final class ResponseView implements Response {
 
     @Override
     public Response contentType(CharSequence type) {
+        checkNotHandedOver();
         if (type != null) {
             checkValue(type);
         }
@@ -183,6 +189,7 @@ public final class ResponseView implements Response {
 
     @Override
     public Response body(byte[] bytes) {
+        checkNotHandedOver();
         bodyKind = BODY_BYTES;
         bodyBytes = bytes;
         return this;
@@ -190,6 +197,7 @@ public final class ResponseView implements Response {
 
     @Override
     public Response body(ByteBuffer body) {
+        checkNotHandedOver();
         bodyKind = BODY_BUFFER;
         bodyBuffer = body;
         return this;
@@ -197,6 +205,7 @@ public final class ResponseView implements Response {
 
     @Override
     public Response body(CharSequence text) {
+        checkNotHandedOver();
         bodyKind = BODY_CHARS;
         bodyChars = text;
         return this;
@@ -204,14 +213,31 @@ public final class ResponseView implements Response {
 
     @Override
     public Response text(CharSequence text) {
+        checkNotHandedOver();
         contentType = TEXT_PLAIN;
         return body(text);
     }
 
     @Override
     public Response json(CharSequence json) {
+        checkNotHandedOver();
         contentType = APPLICATION_JSON;
         return body(json);
+    }
+
+    /**
+     * Marks this response as replaced by the completion's own ({@link Completion#response()}): from
+     * now until {@link #reset}, writing to it throws instead of being silently ignored.
+     */
+    public void handOver() {
+        handedOver = true;
+    }
+
+    private void checkNotHandedOver() {
+        if (handedOver) {
+            throw new IllegalStateException("res.async() was called: fill completion.response() and call"
+                    + " completion.complete(); this response is no longer the one sent");
+        }
     }
 
     @Override
@@ -223,11 +249,13 @@ public final class ResponseView implements Response {
 
     @Override
     public OutputStream outputStream() {
+        checkNotHandedOver();
         return owner.openStream(this);
     }
 
     @Override
     public Response stream(BodyProducer p) {
+        checkNotHandedOver();
         if (p == null) {
             throw new NullPointerException("producer");
         }
@@ -239,6 +267,7 @@ public final class ResponseView implements Response {
 
     @Override
     public Response sendFile(Path path) throws IOException {
+        checkNotHandedOver();
         FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
         closeFile();
         file = ch;

@@ -1,6 +1,7 @@
 package dev.peregrine.loop;
 
 import dev.peregrine.http1.ResponseEncoder;
+import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseView;
 
 import java.io.IOException;
@@ -28,16 +29,18 @@ interface BodySource {
 
     /**
      * Encodes the head of {@code res}, whose body is a file or a producer ({@link ResponseView#FILE},
-     * {@link ResponseView#PRODUCER}), into {@code c} and returns the source of its body.
+     * {@link ResponseView#PRODUCER}), into {@code c} and returns the source of its body. {@code req} is
+     * the view the handler was given: a producer must not read it once the handler has returned.
      *
      * @return the body source; {@link HttpConnection#startBody} it with {@code keepAlive} as given back
      *     by {@link #keepAlive(ResponseView, boolean, boolean)}
      */
-    static BodySource start(ResponseView res, boolean head, boolean keepAlive, boolean http10, HttpConnection c) {
+    static BodySource start(ResponseView res, RequestView req, boolean head, boolean keepAlive, boolean http10,
+                            HttpConnection c) {
         LoopContext ctx = c.context();
         boolean bodyAllowed = ResponseEncoder.hasBody(res.statusCode(), head);
         if ((res.special() & ResponseView.PRODUCER) != 0) {
-            ProducerBody body = new ProducerBody(res.producer(), !http10, bodyAllowed);
+            ProducerBody body = new ProducerBody(res.producer(), req, !http10, bodyAllowed);
             ctx.encoder.encodeStreamHead(res, -1, keepAlive, http10, c);
             return body;
         }

@@ -52,6 +52,8 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     private RequestView request;
     private boolean head;
     private ByteBuffer copy;
+    /** Whether {@link #copy} was lent by the loop's pool (else it is heap memory the GC reclaims). */
+    private boolean copyPooled;
     /** The blocking handler to run, or null for an exchange started by {@code res.async()}. */
     private BlockingHandler handler;
     private volatile Throwable error;
@@ -65,17 +67,24 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         this.request = view;
     }
 
-    /** Loop: an exchange for {@code req}, whose handler called {@code res.async()}. Never reused. */
+    /**
+     * Loop: an exchange for {@code req}, whose handler called {@code res.async()}. Never reused. Its
+     * copy of the request is heap memory, not pooled: a completion may be kept by other threads for
+     * as long as they like, even past the timeout or a handler that threw, and must neither pin a
+     * pooled buffer nor ever see memory the pool lent to another connection.
+     */
     static Exchange async(HttpConnection conn, RequestView req) {
         Exchange x = new Exchange(conn.context(), null);
-        x.begin(conn, req);
+        x.begin(conn, req, false);
         return x;
     }
 
-    /** Loop: copies {@code req} (its body already set) into pooled memory and arms the timeout. */
-    private void begin(HttpConnection conn, RequestView req) {
+    /** Loop: copies {@code req} (its body already set) into pooled or heap memory and arms the timeout. */
+    private void begin(HttpConnection conn, RequestView req, boolean pooled) {
         this.conn = conn;
-        this.copy = ctx.pool.acquire(req.copyLength());
+        this.copyPooled = pooled;
+        this.copy = pooled ? ctx.pool.acquire(req.copyLength())
+                : ByteBuffer.allocate(req.copyLength()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         this.request = request == null ? req.detach(copy, 0) : req.detachInto(copy, 0, request);
         this.head = req.methodId() == Methods.HEAD;
         state.set(RUNNING);
@@ -94,7 +103,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         if (x == null) {
             x = new Exchange(ctx, new RequestView(ctx.config.maxHeaderCount()));
         }
-        x.begin(conn, req);
+        x.begin(conn, req, true);
         x.handler = h;
         if (streamedLength >= 0) {
             x.body = new StreamingBody(conn, x, streamedLength);
@@ -186,9 +195,27 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
 
     // ---- ResponseOwner: the handler's thread ----
 
+    /**
+     * A blocking handler going async: it completes this exchange itself, later, maybe from another
+     * thread that keeps the completion past the timeout. So the request moves from the pooled copy to
+     * heap memory now, on the handler's thread (the only one using the view at this moment), and the
+     * pooled copy goes back to the pool on the loop.
+     */
     @Override
     public Completion startAsync(ResponseView res) {
-        return this; // a blocking handler going async: it completes this exchange itself, later
+        if (copyPooled) {
+            ByteBuffer pooled = copy;
+            ByteBuffer heap = ByteBuffer.allocate(request.copyLength()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            boolean streamed = body != null;
+            request.detachInto(heap, 0, request);
+            if (streamed) {
+                request.setStreamedBody(body);
+            }
+            copy = heap;
+            copyPooled = false;
+            loop.execute(() -> ctx.pool.release(pooled));
+        }
+        return this;
     }
 
     @Override
@@ -250,7 +277,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
      */
     private boolean recyclable(Throwable t, ChunkedBodyWriter w) {
         return handler != null && t == null && w == null && body == null && state.get() == COMPLETED
-                && (response.special() & ResponseView.ASYNC) == 0;
+                && (response.special() & (ResponseView.ASYNC | ResponseView.PRODUCER)) == 0; // a producer still reads its request view
     }
 
     /** Loop: the deadline passed before the handler completed (or, streaming, sent its next piece). */
@@ -270,6 +297,8 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
             }
         }
         if (conn.exchange() == this && !conn.isClosed()) {
+            LOG.log(System.Logger.Level.WARNING, "no completion within asyncTimeout ("
+                    + ctx.config.asyncTimeoutMillis() + " ms) for " + request + "; answered 503");
             ResponseView r = ctx.response; // free: timers run between handler calls
             r.reset();
             r.status(503);
@@ -313,13 +342,14 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     private void respond(ResponseView res) {
         ctx.tick();
         boolean bodyPending = body != null && conn.bodyIn() == body;
-        boolean keepAlive = request.keepAlive() && !bodyPending && conn.isOpen();
+        boolean last = conn.lastAllowed(); // counted for every response, whatever ran the handler
+        boolean keepAlive = request.keepAlive() && !bodyPending && conn.isOpen() && !last;
         boolean http10 = request.versionNumber() == 10;
         endBodyIn();
         ctx.metrics.requests++;
         if ((res.special() & (ResponseView.FILE | ResponseView.PRODUCER)) != 0) {
             keepAlive = BodySource.keepAlive(res, keepAlive, http10);
-            conn.startBody(BodySource.start(res, head, keepAlive, http10, conn), keepAlive);
+            conn.startBody(BodySource.start(res, request, head, keepAlive, http10, conn), keepAlive);
             conn.pumpBody();
             return;
         }
@@ -339,7 +369,8 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         ctx.tick();
         boolean http10 = request.versionNumber() == 10;
         boolean bodyPending = body != null && conn.bodyIn() == body;
-        boolean keepAlive = request.keepAlive() && !http10 && !bodyPending && conn.isOpen();
+        boolean last = conn.lastAllowed();
+        boolean keepAlive = request.keepAlive() && !http10 && !bodyPending && conn.isOpen() && !last;
         ctx.metrics.requests++;
         ctx.encoder.encodeStreamHead(response, -1, keepAlive, http10, conn);
         boolean bodyAllowed = ResponseEncoder.hasBody(response.statusCode(), head);
@@ -349,10 +380,12 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         return true;
     }
 
-    /** Loop: gives the copy back to the pool once the handler has ended. */
+    /** Loop: gives the copy back to the pool once the handler has ended (heap copies are left to the GC). */
     private void release() {
         if (copy != null) {
-            ctx.pool.release(copy);
+            if (copyPooled) {
+                ctx.pool.release(copy);
+            }
             copy = null;
         }
     }

@@ -220,6 +220,9 @@ public final class HttpConnection extends Timeout implements OutputSink {
             io.readInterest(false);
             return;
         }
+        if (headScanned > 0 && rejectHeldHead()) {
+            return;
+        }
         if (output == null) {
             close();
             return;
@@ -227,6 +230,26 @@ public final class HttpConnection extends Timeout implements OutputSink {
         state = CLOSING;
         releaseInput();
         io.readInterest(false);
+    }
+
+    /**
+     * At end of input, parses the incomplete head that arrived in pieces and was so far only searched
+     * for its end ({@link HeadParser#findHeadEnd}): if what arrived is already invalid, it gets the
+     * answer (400, 414, 431...) it would have had in one piece, so no split of the input changes the
+     * outcome. Returns whether it answered.
+     */
+    private boolean rejectHeldHead() {
+        int r = ctx.parser.parse(input, 0, inputEnd, ctx.request);
+        if (r >= 0 || r == HeadParser.NEED_MORE) {
+            return false;
+        }
+        ctx.tick();
+        releaseInput();
+        headScanned = 0;
+        reject(-r);
+        flush();
+        updateTimer(false);
+        return true;
     }
 
     /** The socket can take more of the pending output. */
@@ -423,7 +446,7 @@ public final class HttpConnection extends Timeout implements OutputSink {
         boolean http10 = req.versionNumber() == 10;
         boolean keepAlive = BodySource.keepAlive(res, req.keepAlive() && !lastAllowed(), http10);
         ctx.metrics.requests++;
-        bodyOut = BodySource.start(res, req.methodId() == Methods.HEAD, keepAlive, http10, this);
+        bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, keepAlive, http10, this);
         closeAfterBody = !keepAlive;
     }
 
@@ -459,7 +482,7 @@ public final class HttpConnection extends Timeout implements OutputSink {
                 boolean http10 = req.versionNumber() == 10;
                 ctx.metrics.requests++;
                 if (res.special() != 0) {
-                    bodyOut = BodySource.start(res, req.methodId() == Methods.HEAD, false, http10, this);
+                    bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, false, http10, this);
                     closeAfterBody = true;
                     StreamingBody discard = new StreamingBody(this, null, length, null, true);
                     bodyIn = discard;
@@ -504,10 +527,11 @@ public final class HttpConnection extends Timeout implements OutputSink {
     }
 
     /**
-     * Counts an inline response against {@code maxRequestsPerConnection} (and the one request a
-     * shutdown lets finish); true when it is the last the connection may serve.
+     * Counts a response against {@code maxRequestsPerConnection} (and the one request a shutdown lets
+     * finish), whatever ran its handler (inline here, off the loop in {@link Exchange}); true when it is
+     * the last the connection may serve.
      */
-    private boolean lastAllowed() {
+    boolean lastAllowed() {
         return requestsLeft > 0 && --requestsLeft == 0;
     }
 

@@ -33,6 +33,7 @@ final class OffLoop implements ResponseOwner {
         if (pending == null) {
             pending = Exchange.async(current, ctx.request);
         }
+        res.handOver(); // from now on the handler answers through the completion's own response
         return pending;
     }
 

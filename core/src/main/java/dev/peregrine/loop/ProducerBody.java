@@ -1,6 +1,7 @@
 package dev.peregrine.loop;
 
 import dev.peregrine.BodyProducer;
+import dev.peregrine.http1.RequestView;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -25,11 +26,14 @@ final class ProducerBody implements BodySource {
     private static final int MIN_ROOM = 512;
 
     private final BodyProducer producer;
+    /** The handler's request view: expired while the producer runs (see {@link RequestView#expire}). */
+    private final RequestView request;
     private final boolean framed;
     private boolean ended;
 
-    ProducerBody(BodyProducer producer, boolean framed, boolean bodyAllowed) {
+    ProducerBody(BodyProducer producer, RequestView request, boolean framed, boolean bodyAllowed) {
         this.producer = producer;
+        this.request = request;
         this.framed = framed;
         this.ended = !bodyAllowed;
     }
@@ -50,6 +54,7 @@ final class ProducerBody implements BodySource {
             int limit = out.limit();
             out.position(dataStart).limit(limit - (framed ? 2 + LAST_CHUNK.length : 0));
             boolean more;
+            request.expire(true); // its handler returned: the view may describe another request by now
             try {
                 more = producer.produce(out);
             } catch (Throwable t) {
@@ -57,6 +62,8 @@ final class ProducerBody implements BodySource {
                 c.drain(); // what was produced before goes out; the close that follows truncates there
                 LOG.log(System.Logger.Level.WARNING, "body producer failed; connection closed mid-body", t);
                 throw new IOException("body producer failed", t);
+            } finally {
+                request.expire(false);
             }
             out.limit(limit);
             int n = out.position() - dataStart;
