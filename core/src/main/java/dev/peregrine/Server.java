@@ -56,6 +56,8 @@ public final class Server implements AutoCloseable {
     private final String transportName;
     /** Reports inline handlers that hold a loop too long; null when disabled. */
     private final LoopWatchdog watchdog;
+    /** The JVM shutdown hook that closes this server ({@link Builder#shutdownHook}), or null. */
+    private volatile Thread shutdownHook;
     private volatile boolean closed;
 
     private Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
@@ -131,16 +133,48 @@ public final class Server implements AutoCloseable {
         if (watchdog != null) {
             watchdog.close();
         }
-        running.close(config.shutdownGraceMillis());
+        // Both listeners begin stopping before either is waited for: the server honours one grace.
+        long grace = config.shutdownGraceMillis();
+        running.beginStop(grace);
         if (runningTls != null) {
-            runningTls.close(config.shutdownGraceMillis());
+            runningTls.beginStop(grace);
+        }
+        running.awaitTermination(grace);
+        if (runningTls != null) {
+            runningTls.awaitTermination(grace);
         }
         if (tls != null) {
             tls.close();
         }
         config.blockingExecutor().shutdown();
-        LOG.log(System.Logger.Level.INFO, "Peregrine on port {0} stopped in {1} ms",
-                String.valueOf(port()), String.valueOf((System.nanoTime() - started) / 1_000_000));
+        String stopped = "Peregrine on port " + port() + " stopped in " + (System.nanoTime() - started) / 1_000_000 + " ms";
+        if (Thread.currentThread() == shutdownHook) {
+            // The JVM is exiting: java.util.logging resets itself in a shutdown hook of its own that
+            // runs beside this one, and a record logged after it is dropped. This line goes to
+            // standard error instead, so that it is never lost.
+            System.err.println(stopped);
+        } else {
+            LOG.log(System.Logger.Level.INFO, stopped);
+            removeShutdownHook();
+        }
+    }
+
+    /** Registers the JVM shutdown hook (SIGTERM, SIGINT, System.exit) that closes this server. */
+    private void addShutdownHook() {
+        Thread hook = new Thread(this::close, "peregrine-shutdown");
+        shutdownHook = hook;
+        Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    private void removeShutdownHook() {
+        Thread hook = shutdownHook;
+        if (hook != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException exiting) {
+                // the JVM is already shutting down: the hook runs and finds the server closed
+            }
+        }
     }
 
     /**
@@ -279,6 +313,7 @@ public final class Server implements AutoCloseable {
         /** Where handlers of routes registered without an {@link Execution} run. */
         Execution execution = Execution.LOOP;
         long blockedLoopWarningMillis = 100;
+        boolean shutdownHook;
 
         Builder() {
         }
@@ -520,6 +555,18 @@ public final class Server implements AutoCloseable {
         }
 
         /**
+         * With {@code true}, the server closes gracefully when the JVM is asked to stop (SIGTERM,
+         * SIGINT/Ctrl-C, {@code System.exit}) through a shutdown hook registered at start and removed
+         * by an explicit {@link Server#close()}. The "stopped in N ms" line of a close from the hook
+         * goes to standard error, because java.util.logging shuts itself down at the same moment.
+         * Default false.
+         */
+        public Builder shutdownHook(boolean on) {
+            this.shutdownHook = on;
+            return this;
+        }
+
+        /**
          * How long one inline handler call may hold its event loop before one WARNING (rate-limited,
          * with the route and the loop's stack) says so; {@link Duration#ZERO} turns the check off.
          * The check is a watchdog thread: it costs the loop two opaque stores per handler call.
@@ -662,8 +709,12 @@ public final class Server implements AutoCloseable {
                         runningTls != null ? ", HTTPS on " + runningTls.port() : tlsOnMainPort ? " (HTTPS)" : "",
                         transport.name(),
                         String.valueOf(config.threads()), config.threads() == 1 ? "" : "s");
-                return new Server(config, running, runningTls, tls, transport.name(), routeNames,
+                Server server = new Server(config, running, runningTls, tls, transport.name(), routeNames,
                         blockedLoopWarningMillis);
+                if (shutdownHook) {
+                    server.addShutdownHook();
+                }
+                return server;
             } catch (IOException e) {
                 if (running != null) {
                     running.close(0);

@@ -81,4 +81,38 @@ class ShutdownTest {
         assertEquals(0, server.metrics().lentBuffers);
         assertEquals(0, server.metrics().open);
     }
+
+    @Test
+    void httpAndHttpsListenersStopTogetherUnderOneGrace() throws Exception {
+        Server server = Server.builder().port(0).host("127.0.0.1").threads(1).shutdownGrace(Duration.ofSeconds(60))
+                .https(0, dev.peregrine.tls.TlsConfig.selfSigned())
+                .post("/echo", (req, res) -> res.body(req.body()))
+                .start();
+        CompletableFuture<Void> closing;
+        try (Wire busy = new Wire(server.port())) {
+            busy.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello");
+            await("the partial request arrived", () -> server.metrics().lentBuffers == 1);
+            closing = CompletableFuture.runAsync(server::close);
+            // While the plain listener still waits for its request in flight, the HTTPS listener must
+            // already be stopping: a server that stopped its listeners in turn would keep it open for
+            // the whole first grace (60 s here, far past this wait).
+            await("the HTTPS port stopped accepting", () -> refuses(server.httpsPort()));
+            assertFalse(closing.isDone());
+            busy.send("world");
+            Wire.Response r = busy.read();
+            assertEquals("helloworld", r.bodyText());
+            assertEquals("close", r.header("Connection"));
+        }
+        closing.get(30, TimeUnit.SECONDS);
+        assertEquals(0, server.metrics().open);
+    }
+
+    private static boolean refuses(int port) {
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000);
+            return false;
+        } catch (java.io.IOException e) {
+            return true;
+        }
+    }
 }

@@ -108,7 +108,7 @@ class StreamingTest {
                 }
             });
         };
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().port(0).threads(1).maxStreamedBodySize(size)
                 .post("/count", Handlers.streaming(counting))
                 .post("/refuse", Handlers.streaming((req, res) -> res.status(403)))
                 .start();
@@ -135,7 +135,7 @@ class StreamingTest {
             long lent = server.metrics().lentBuffers;
             assertTrue(lent <= 1, "at most the last exchange's head copy is still lent: " + lent);
         }
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().port(0).threads(1).maxStreamedBodySize(100_000_000)
                 .post("/refuse", Handlers.streaming((req, res) -> res.status(403)))
                 .start();
              RawClient c = new RawClient(server.port())) {

@@ -104,10 +104,53 @@ public final class TlsConfig {
         return new Builder();
     }
 
-    /** A JDK-provider configuration serving a fresh self-signed certificate for localhost (development only). */
+    /**
+     * A JDK-provider configuration serving a fresh self-signed certificate for localhost, 127.0.0.1 and
+     * ::1 (development only). Clients trust it through {@link #certificate()} (an
+     * {@code X509Certificate} for a trust store) or {@link #writeCertificatePem} (for
+     * {@code curl --cacert}).
+     *
+     * @throws IllegalStateException naming {@code org.bouncycastle:bcpkix-jdk18on} when Bouncy Castle,
+     *     which makes the certificate, is not on the class path
+     */
     public static TlsConfig selfSigned() {
+        requireBouncyCastle();
         DevCertificate cert = DevCertificate.generate();
         return builder().identity(cert.chain(), cert.privateKey()).build();
+    }
+
+    /**
+     * Fails with a message that says what to add when Bouncy Castle's PKIX library (which builds the
+     * certificate) is not on the class path, instead of a bare {@code NoClassDefFoundError}. It must run
+     * before {@link DevCertificate} is loaded: that class's verification already needs Bouncy Castle.
+     */
+    private static void requireBouncyCastle() {
+        try {
+            Class.forName("org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder", false,
+                    TlsConfig.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new IllegalStateException("a self-signed development certificate needs Bouncy Castle on the"
+                    + " class path: add the dependency org.bouncycastle:bcpkix-jdk18on (1.84), or configure"
+                    + " a real certificate with TlsConfig.builder().identity(...)", e);
+        }
+    }
+
+    /** The certificate served by default: the leaf of the first identity. */
+    public X509Certificate certificate() {
+        return identities.get(0).chainShared()[0];
+    }
+
+    /** Writes {@link #certificate()} as PEM to {@code file} (for {@code curl --cacert file}); returns {@code file}. */
+    public Path writeCertificatePem(Path file) throws IOException {
+        try {
+            String base64 = java.util.Base64.getMimeEncoder(64, "\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+                    .encodeToString(certificate().getEncoded());
+            Files.writeString(file, "-----BEGIN CERTIFICATE-----\n" + base64 + "\n-----END CERTIFICATE-----\n",
+                    java.nio.charset.StandardCharsets.US_ASCII);
+            return file;
+        } catch (java.security.cert.CertificateEncodingException e) {
+            throw new IllegalStateException("certificate cannot be encoded", e);
+        }
     }
 
     public Provider provider() {

@@ -29,12 +29,16 @@ public final class LoopGroup implements TransportServer {
         return list;
     }
 
+    // Every loop begins stopping before any is waited for, so that the grace runs in parallel.
     @Override
-    public void close(long graceMillis) {
-        // Every loop begins stopping before any is waited for, so that the grace runs in parallel.
+    public void beginStop(long graceMillis) {
         for (TransportLoop l : loops) {
             l.beginStop(graceMillis);
         }
+    }
+
+    @Override
+    public void awaitTermination(long graceMillis) {
         for (TransportLoop l : loops) {
             l.awaitTermination(graceMillis);
         }
