@@ -23,13 +23,26 @@ import java.nio.file.Path;
  * exchange and are written when it completes; {@code body(...)} references must stay unchanged until then.
  */
 public interface Response {
-    /** Sets the status code (100–999; default 200). */
+    /**
+     * Sets the final status code (200–999; default 200).
+     *
+     * @throws IllegalArgumentException for 1xx (interim, never final) or a code out of range
+     */
     Response status(int code);
 
-    /** Adds a header field. Name and value must be visible ASCII (value may hold spaces and tabs). */
+    /**
+     * Adds a header field. Name and value must be visible ASCII (the value may hold spaces and tabs):
+     * CR, LF, NUL, other controls and non-ASCII characters are refused, so no value can split or
+     * corrupt the response. A value that is not a {@code String} is copied now, so later changes to it
+     * do not reach the wire. {@code Content-Type} is the same as {@link #contentType}; {@code Date},
+     * {@code Server}, {@code Content-Length}, {@code Transfer-Encoding} and {@code Connection} are set
+     * by the server and refused here.
+     *
+     * @throws IllegalArgumentException for a refused name or value
+     */
     Response header(String name, CharSequence value);
 
-    /** Sets {@code Content-Type}. */
+    /** Sets {@code Content-Type} (one value: a later call replaces it; validated like {@link #header}). */
     Response contentType(CharSequence type);
 
     /** Uses {@code bytes} as the body. */

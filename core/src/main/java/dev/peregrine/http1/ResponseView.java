@@ -152,11 +152,25 @@ public final class ResponseView implements Response {
         return status;
     }
 
+    /**
+     * Makes this an error answer of the server's own: {@code status} with the one short body every
+     * such answer carries ({@link Status#errorBody}). No allocation.
+     */
+    public ResponseView error(int status) {
+        status(status);
+        contentType = TEXT_PLAIN;
+        return (ResponseView) body(Status.errorBody(status));
+    }
+
     @Override
     public Response status(int code) {
         checkNotHandedOver();
-        if (code < 100 || code > 999) {
-            throw new IllegalArgumentException("status code out of range: " + code);
+        if (code < 200 || code > 999) {
+            // RFC 9110 §15.2: a 1xx is interim and never ends an exchange; sent as the final status it
+            // would leave the client waiting for another and shift every pipelined response after it.
+            throw new IllegalArgumentException(code >= 100 && code < 200
+                    ? "status " + code + " is interim (1xx), not a final status"
+                    : "status code out of range: " + code);
         }
         status = code;
         return this;
@@ -165,7 +179,11 @@ public final class ResponseView implements Response {
     @Override
     public Response header(String name, CharSequence value) {
         checkNotHandedOver();
+        if (name.length() == 12 && name.equalsIgnoreCase("Content-Type")) {
+            return contentType(value); // one Content-Type, however it is set
+        }
         checkName(name);
+        value = immutable(value);
         checkValue(value);
         if (headerCount == headerNames.length) {
             headerNames = Arrays.copyOf(headerNames, headerCount * 2);
@@ -181,6 +199,7 @@ public final class ResponseView implements Response {
     public Response contentType(CharSequence type) {
         checkNotHandedOver();
         if (type != null) {
+            type = immutable(type);
             checkValue(type);
         }
         contentType = type;
@@ -292,6 +311,9 @@ public final class ResponseView implements Response {
             case 4:
                 reserved(name, "Date");
                 break;
+            case 6:
+                reserved(name, "Server");
+                break;
             case 10:
                 reserved(name, "Connection");
                 break;
@@ -312,12 +334,27 @@ public final class ResponseView implements Response {
         }
     }
 
-    /** Rejects CR, LF and other controls, so that no value can split the response (RFC 9110 §5.5). */
+    /**
+     * What is validated must be what is encoded: a {@code String} is immutable and kept as it is (no
+     * copy on the fast path); any other {@code CharSequence} (a {@code StringBuilder}, a request's
+     * header view) could change between this call and the encoding, so its current content is copied.
+     */
+    private static CharSequence immutable(CharSequence value) {
+        return value instanceof String ? value : value.toString();
+    }
+
+    /**
+     * Rejects CR, LF, NUL and other controls, so that no value can split the response (RFC 9110 §5.5),
+     * and every byte outside visible ASCII, space and tab: the encoder writes one byte per char, so a
+     * non-ASCII value has no single right encoding on the wire (RFC 9110 §5.5 obs-text); encode it
+     * first (RFC 8187, percent-encoding).
+     */
     private static void checkValue(CharSequence value) {
         for (int i = 0, n = value.length(); i < n; i++) {
             char c = value.charAt(i);
-            if (c > 0xFF || !HttpTokens.FIELD_VALUE[c]) {
-                throw new IllegalArgumentException("invalid character in header value at index " + i);
+            if (c > 0x7E || !HttpTokens.FIELD_VALUE[c]) {
+                throw new IllegalArgumentException("invalid character in header value at index " + i
+                        + (c > 0x7E ? " (non-ASCII: encode it first)" : " (control character)"));
             }
         }
     }

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 public final class Status {
     private static final String[] REASONS = new String[1000];
     private static final byte[][] STATUS_LINES = new byte[1000][];
+    private static final byte[][] ERROR_BODIES = new byte[1000][];
 
     static {
         String[] pairs = {
@@ -31,6 +32,7 @@ public final class Status {
         for (int code = 100; code < 1000; code++) {
             String reason = REASONS[code] == null ? "" : REASONS[code];
             STATUS_LINES[code] = ("HTTP/1.1 " + code + " " + reason + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            ERROR_BODIES[code] = (code + " " + reason + "\n").getBytes(StandardCharsets.US_ASCII);
         }
     }
 
@@ -41,6 +43,16 @@ public final class Status {
     public static String reason(int code) {
         String r = code >= 0 && code < REASONS.length ? REASONS[code] : null;
         return r == null ? "" : r;
+    }
+
+    /**
+     * The body of every error answer of the server's own (the parser's rejections, the router's
+     * 404/405/501, a failed handler's 500, an async timeout's 503): {@code "<code> <reason>\n"} as
+     * {@code text/plain; charset=utf-8}. One rule, so a client sees the same shape whoever answered.
+     * Shared: do not modify.
+     */
+    public static byte[] errorBody(int code) {
+        return ERROR_BODIES[code];
     }
 
     /** {@code "HTTP/1.1 <code> <reason>\r\n"} as bytes; {@code code} from 100 to 999. Shared: do not modify. */

@@ -112,7 +112,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         try {
             ctx.config.blockingExecutor().execute(x.blockingTask);
         } catch (RejectedExecutionException e) {
-            x.response.status(503); // the server is closing
+            x.response.error(503); // the server is closing
             x.state.set(COMPLETED);
             x.loop.execute(x);
         }
@@ -257,7 +257,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         } else if (conn.exchange() == this && !conn.isClosed()) {
             if (t != null) {
                 response.reset();
-                response.status(500);
+                response.error(500);
             }
             respond(response);
         }
@@ -301,7 +301,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
                     + ctx.config.asyncTimeoutMillis() + " ms) for " + request + "; answered 503");
             ResponseView r = ctx.response; // free: timers run between handler calls
             r.reset();
-            r.status(503);
+            r.error(503);
             respond(r);
         }
     }

@@ -511,7 +511,7 @@ public final class HttpConnection extends Timeout implements OutputSink {
             ctx.handlerFailed(req, t);
             ctx.offLoop.handlerThrew();
             res.reset();
-            res.status(500);
+            res.error(500);
         } finally {
             ctx.exitHandler();
         }

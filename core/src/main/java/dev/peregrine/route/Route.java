@@ -2,6 +2,7 @@ package dev.peregrine.route;
 
 import dev.peregrine.Handler;
 import dev.peregrine.http1.Methods;
+import dev.peregrine.http1.ResponseView;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +39,7 @@ final class Route {
         }
         allow = String.join(", ", methods);
         String allowValue = allow;
-        methodNotAllowed = (req, res) -> res.status(405).header("Allow", allowValue);
+        methodNotAllowed = (req, res) -> ((ResponseView) res).error(405).header("Allow", allowValue);
         options = (req, res) -> res.status(204).header("Allow", allowValue);
     }
 

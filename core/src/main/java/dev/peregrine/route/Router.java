@@ -3,6 +3,7 @@ package dev.peregrine.route;
 import dev.peregrine.Handler;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseView;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -33,8 +34,12 @@ import java.util.TreeSet;
  * <p>Immutable and shared by all loops; {@link #resolve} writes only into the caller's arrays.
  */
 public final class Router {
-    private static final Handler NOT_FOUND = (req, res) -> res.status(404);
-    private static final Handler NOT_IMPLEMENTED = (req, res) -> res.status(501);
+    private static final Handler NOT_FOUND = (req, res) -> ((ResponseView) res).error(404);
+    private static final Handler NOT_IMPLEMENTED = (req, res) -> ((ResponseView) res).error(501);
+    /** A path parameter that could leave its segment (see {@link #unsafeParameter}). */
+    private static final Handler BAD_PARAMETER = (req, res) -> ((ResponseView) res).error(400);
+    /** {@link #match}: the route matches, but a parameter is unsafe. */
+    private static final int UNSAFE = -2;
 
     private final byte[][] keys;
     private final Route[] values;
@@ -125,6 +130,9 @@ public final class Router {
         }
         for (Route r : patterns) {
             int n = match(r, b, start, end, starts, ends);
+            if (n == UNSAFE) {
+                return BAD_PARAMETER;
+            }
             if (n >= 0) {
                 req.setPathParams(r.paramNames, starts, ends, n);
                 return r.handlerFor(method);
@@ -142,7 +150,10 @@ public final class Router {
         return true;
     }
 
-    /** Matches a pattern against {@code [start, end)}; returns the parameter count or -1. */
+    /**
+     * Matches a pattern against {@code [start, end)}; returns the parameter count, -1, or
+     * {@link #UNSAFE} when the path matches but a parameter is unsafe.
+     */
     private static int match(Route r, ByteBuffer b, int start, int end, int[] starts, int[] ends) {
         int p = start;
         int params = 0;
@@ -159,6 +170,9 @@ public final class Router {
                 if (p == s) {
                     return -1;
                 }
+                if (unsafeParameter(b, s, p)) {
+                    return UNSAFE; // even if a later segment would not match: such a path is refused
+                }
                 starts[params] = s;
                 ends[params] = p;
                 params++;
@@ -167,6 +181,55 @@ public final class Router {
             }
         }
         return p == end ? params : -1;
+    }
+
+    /**
+     * Whether the segment {@code [start, end)} captured by a {@code {name}} parameter could, once
+     * decoded, leave its segment — a handler doing {@code root.resolve(req.pathParam("file"))} must not
+     * be led out of {@code root}. Refused (400, as Jetty refuses ambiguous segments): an encoded
+     * {@code /} ({@code %2F}), {@code \} ({@code %5C}) or NUL ({@code %00}) anywhere in it, and a
+     * value that decodes to {@code .} or {@code ..}. Unencoded {@code /} cannot occur (it ends the
+     * segment), and the request parser already refuses raw NUL and backslash-free control bytes.
+     */
+    static boolean unsafeParameter(ByteBuffer b, int start, int end) {
+        int dots = 0;
+        boolean onlyDots = true;
+        for (int i = start; i < end; i++) {
+            byte c = b.get(i);
+            if (c == '%' && i + 2 < end) {
+                int v = hex(b.get(i + 1)) << 4 | hex(b.get(i + 2));
+                if (v == '/' || v == '\\' || v == 0) {
+                    return true;
+                }
+                if (v == '.') {
+                    dots++;
+                } else {
+                    onlyDots = false;
+                }
+                i += 2;
+            } else if (c == '\\') {
+                return true;
+            } else if (c == '.') {
+                dots++;
+            } else {
+                onlyDots = false;
+            }
+        }
+        return onlyDots && (dots == 1 || dots == 2);
+    }
+
+    /** The value of an ASCII hex digit, or a value that makes any escape it is part of harmless. */
+    private static int hex(byte c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        return 0x100;
     }
 
     /** Collects routes; {@link #build} freezes them. */

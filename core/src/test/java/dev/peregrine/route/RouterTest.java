@@ -82,6 +82,16 @@ class RouterTest {
     }
 
     @Test
+    void parametersThatCouldLeaveTheirSegmentAre400() throws Exception {
+        for (String bad : new String[] {"%2F", "a%2fb", "%5C", "a%5cb", "%00", "x%00.png", "..", ".", "%2e%2E", "%2e", ".%2e"}) {
+            assertTrue(answer("GET", "/users/" + bad).startsWith("HTTP/1.1 400 "), bad);
+        }
+        for (String fine : new String[] {"...", "a..b", "%2e%2e%2e", "%41", "%2", "a%2"}) {
+            assertSame(getUser, resolve(req("GET", "/users/" + fine)), fine);
+        }
+    }
+
+    @Test
     void headIsServedByGet() {
         assertSame(getUsers, resolve(req("HEAD", "/users")));
         assertSame(getUser, resolve(req("HEAD", "/users/7")));

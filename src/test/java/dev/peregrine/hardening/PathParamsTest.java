@@ -1,0 +1,55 @@
+package dev.peregrine.hardening;
+
+import dev.peregrine.Server;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A handler that trusts a path parameter — {@code root.resolve(req.pathParam("file"))}, the naive
+ * way — still cannot be led out of its directory: parameters that decode to a separator, NUL or a dot
+ * segment are refused with 400 before the handler runs.
+ */
+class PathParamsTest {
+    private Server server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nio", "epoll"})
+    void encodedSeparatorsAndDotSegmentsInAParameterAre400(String transport, @TempDir Path dir) throws Exception {
+        Path root = Files.createDirectories(dir.resolve("public"));
+        Files.writeString(root.resolve("hello.txt"), "hello");
+        Files.writeString(dir.resolve("secret.txt"), "secret");
+        server = Server.builder().host("127.0.0.1").port(0).transport(transport).threads(1)
+                .get("/naive/{file}", (req, res) -> res.sendFile(root.resolve(req.pathParam("file"))))
+                .start();
+        try (Wire w = new Wire(server.port())) {
+            w.send("GET /naive/hello.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+            Wire.Response ok = w.read();
+            assertEquals(200, ok.status);
+            assertEquals("hello", ok.bodyText());
+            for (String attack : List.of("..%2fsecret.txt", "..%2Fsecret.txt", "..%5csecret.txt", "%2e%2e",
+                    "..", "%2E", "hello.txt%00.png", "..%2f..%2f..%2f..%2f..%2fetc%2fhostname")) {
+                w.send("GET /naive/" + attack + " HTTP/1.1\r\nHost: x\r\n\r\n");
+                Wire.Response r = w.read();
+                assertEquals(400, r.status, attack);
+            }
+            // Encoded bytes that cannot leave the segment are fine.
+            w.send("GET /naive/hello%2etxt HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertEquals("hello", w.read().bodyText());
+        }
+    }
+}
