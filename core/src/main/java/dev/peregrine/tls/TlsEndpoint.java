@@ -222,6 +222,21 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         return inputEnded ? -1 : 0;
     }
 
+    /**
+     * Whether a client began a new handshake on an established TLS 1.2 (or older) session: a
+     * renegotiation, which costs the server a full handshake each time for the client's price of a
+     * few bytes (CVE-2011-1473). It is refused by closing the connection (one DEBUG line), as nginx
+     * does. TLS 1.3 has no renegotiation: its post-handshake messages (KeyUpdate) are left to the
+     * engine.
+     */
+    private boolean renegotiating(SSLEngineResult.HandshakeStatus hs) {
+        if (hs == SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING || hs == SSLEngineResult.HandshakeStatus.FINISHED) {
+            return false;
+        }
+        String protocol = engine.getSession().getProtocol();
+        return !"TLSv1.3".equals(protocol);
+    }
+
     /** One unwrap of {@code netIn}, straight into {@code dst} when a record fits, else through {@code appIn}. */
     private int unwrapOnce(ByteBuffer dst) throws SSLException {
         boolean direct = dst.remaining() >= appSize;
@@ -253,6 +268,8 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         }
         if (r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.FINISHED) {
             handshakeFinished();
+        } else if (!handshaking && renegotiating(r.getHandshakeStatus())) {
+            throw new SSLException("client-initiated renegotiation refused");
         }
         if (direct) {
             return r.bytesProduced();
