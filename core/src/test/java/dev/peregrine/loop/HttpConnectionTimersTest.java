@@ -61,25 +61,6 @@ class HttpConnectionTimersTest {
     }
 
     @Test
-    void eachAnsweredRequestRestartsTheIdleClock() {
-        // Requests 40 s apart, for longer than the 60 s idle timeout: each one restarts the clock, so
-        // the connection is still open 80 s after it began and closes 60 s after the last request.
-        ConnectionHarness h = connection(Server.builder());
-        h.send(GET);
-        h.ctx.nowMillis += 40_000;
-        h.send(GET);
-        h.ctx.nowMillis += 40_000;
-        h.send(GET);
-        expire(h, 59_000);
-        assertFalse(h.closed(), "59 s after the last request");
-        assertEquals(0, h.ctx.metrics.timeouts[LoopMetrics.TIMEOUT_IDLE]);
-        expire(h, 1_001);
-        assertTrue(h.closed(), "60 s after the last request");
-        assertEquals(1, h.ctx.metrics.timeouts[LoopMetrics.TIMEOUT_IDLE]);
-        assertEquals(3, h.ctx.metrics.requests);
-    }
-
-    @Test
     void keepAliveRequestsDoNotTouchTheWheel() {
         ConnectionHarness h = connection(Server.builder());
         Timeout before = h.connection;
