@@ -116,7 +116,8 @@ class StreamingTest {
             c.send("POST /count HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello");
             CRC32 small = new CRC32();
             small.update("hello".getBytes(StandardCharsets.US_ASCII));
-            assertTrue(c.readResponse().endsWith("false 5 " + Long.toHexString(small.getValue())));
+            String first = c.readResponse();
+            assertTrue(first.endsWith("false 5 " + Long.toHexString(small.getValue())), first);
             c.send("POST /count HTTP/1.1\r\nHost: a\r\nContent-Length: " + size + "\r\n\r\n");
             byte[] block = new byte[256 * 1024];
             new Random(3).nextBytes(block);
