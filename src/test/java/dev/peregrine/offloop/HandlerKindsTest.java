@@ -114,7 +114,8 @@ class HandlerKindsTest {
             case "async": // (an inline handler is covered by ShutdownTest: it cannot wait on the loop)
                 b.get("/r", decorated((req, res) -> {
                     Completion c = res.async();
-                    CompletableFuture.runAsync(() -> {
+                    // A thread of its own: it blocks, so not the common pool, which close() also needs.
+                    new Thread(() -> {
                         try {
                             held.handle(c.request(), c.response());
                         } catch (Exception e) {
@@ -122,7 +123,7 @@ class HandlerKindsTest {
                             return;
                         }
                         c.complete();
-                    });
+                    }, "held-handler").start();
                 }));
                 break;
             default:
@@ -132,7 +133,11 @@ class HandlerKindsTest {
         try (RawClient c = new RawClient(server.port())) {
             c.send("GET /r HTTP/1.1\r\nHost: a\r\n\r\n");
             assertTrue(entered.await(30, TimeUnit.SECONDS));
-            CompletableFuture<Void> stopped = CompletableFuture.runAsync(server::close);
+            CompletableFuture<Void> stopped = new CompletableFuture<>();
+            new Thread(() -> {
+                server.close();
+                stopped.complete(null);
+            }, "closer").start();
             awaitCondition("shutdown begun", this::stoppingVisible);
             closing.countDown();
             String r = c.readResponse();
