@@ -57,6 +57,14 @@ public interface Request {
     /** How many header fields the request has (trailers of a chunked body not included). */
     int headerCount();
 
+    /**
+     * The host (and port, if given) the request is for: the authority of an absolute-form target
+     * ({@code GET http://example.com:8080/x}), which wins over the Host header (RFC 9112 §3.2.2), else
+     * the Host header's value; null when neither is there (HTTP/1.0 without Host). Both are validated
+     * by the parser (400 otherwise). Allocates a String.
+     */
+    String host();
+
     /** The name of header field {@code index} (0-based, in arrival order) as a view. */
     CharSequence headerName(int index);
 

@@ -43,13 +43,36 @@ public final class ChunkedDecoder {
     private static final int TRAILER_LF = 9;
     private static final int END_LF = 10;
 
+    // Phases of the extensions after a chunk size (RFC 9112 §7.1.1):
+    //   chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
+    //   chunk-ext-val = token / quoted-string
+    //   AFTER_SIZE -BWS-> AFTER_SIZE_BWS -;-> NAME_START -tchar-> NAME -BWS/=/;/CR-> ...
+    //   after a name: '=' (VALUE_START), ';', CR, or BWS then '=' or ';' (AFTER_NAME)
+    //   after a value: ';', CR, or BWS then ';' (AFTER_SIZE_BWS)
+    //   VALUE_START -tchar-> TOKEN | -"-> QUOTED (qdtext, \ escapes) -"-> AFTER_VALUE
+    // CR ends the line only where a complete extension (or none) stands: "5;", "a " and an open quote
+    // at the line end are refused there and then.
+    private static final int X_AFTER_SIZE = 0;
+    private static final int X_AFTER_SIZE_BWS = 1;
+    private static final int X_NAME_START = 2;
+    private static final int X_NAME = 3;
+    private static final int X_AFTER_NAME = 4;
+    private static final int X_VALUE_START = 5;
+    private static final int X_TOKEN = 6;
+    private static final int X_QUOTED = 7;
+    private static final int X_QUOTED_ESCAPE = 8;
+    private static final int X_AFTER_VALUE = 9;
+    /** {@link #extension}: the byte was the line's CR. */
+    private static final int EXT_DONE = 1;
+
     private int state;
     private int readRel;
     private int writeRel;
     private int bodyStartRel;
     private long chunkRemaining;
     private int sizeDigits;
-    private boolean extStarted;
+    /** Where {@link #extension} is in the chunk-size line after the size (the {@code X_*} phases). */
+    private int extPhase = X_AFTER_SIZE;
     private int lineBytes;
     private int trailerBytes;
     private int nameLength;
@@ -64,7 +87,7 @@ public final class ChunkedDecoder {
         this.bodyStartRel = bodyStartRel;
         chunkRemaining = 0;
         sizeDigits = 0;
-        extStarted = false;
+        extPhase = X_AFTER_SIZE;
         lineBytes = 0;
         trailerBytes = 0;
         nameLength = 0;
@@ -124,28 +147,27 @@ public final class ChunkedDecoder {
                     state = EXT;
                     continue;
                 }
-                case EXT:
-                    if (c == '\r') {
+                case EXT: {
+                    int r = extension(c);
+                    if (r < 0) {
+                        return r;
+                    }
+                    if (r == EXT_DONE) {
                         state = SIZE_LF;
-                    } else if (c == ';') {
-                        extStarted = true;
-                    } else if (!extStarted && c != ' ' && c != '\t') {
-                        return -400; // only BWS may stand between size and ';'
-                    } else if (!HttpTokens.FIELD_VALUE[c]) {
-                        return -400; // controls, bare LF
                     }
                     p++;
                     if (++lineBytes > MAX_LINE) {
                         return -400;
                     }
                     continue;
+                }
                 case SIZE_LF:
                     if (c != '\n') {
                         return -400;
                     }
                     p++;
                     sizeDigits = 0;
-                    extStarted = false;
+                    extPhase = X_AFTER_SIZE;
                     lineBytes = 0;
                     state = chunkRemaining == 0 ? TRAILER_START : DATA;
                     continue;
@@ -236,6 +258,116 @@ public final class ChunkedDecoder {
         readRel = p - base;
         writeRel = w - base;
         return NEED_MORE;
+    }
+
+    /**
+     * Takes one byte of the chunk-size line after the size; returns 0 to go on, {@link #EXT_DONE} for
+     * the line's CR, or -400.
+     */
+    private int extension(int c) {
+        boolean ws = c == ' ' || c == '\t';
+        switch (extPhase) {
+            case X_AFTER_SIZE:
+            case X_AFTER_SIZE_BWS:
+                if (c == '\r' && extPhase == X_AFTER_SIZE) {
+                    return EXT_DONE;
+                }
+                if (ws) {
+                    extPhase = X_AFTER_SIZE_BWS; // BWS only before a ';'
+                    return 0;
+                }
+                if (c == ';') {
+                    extPhase = X_NAME_START;
+                    return 0;
+                }
+                return -400;
+            case X_NAME_START:
+                if (ws) {
+                    return 0;
+                }
+                if (HttpTokens.TCHAR[c]) {
+                    extPhase = X_NAME;
+                    return 0;
+                }
+                return -400; // ";" needs a name: "5;\r\n" is refused
+            case X_NAME:
+                if (HttpTokens.TCHAR[c]) {
+                    return 0;
+                }
+                return afterName(c, ws);
+            case X_AFTER_NAME:
+                if (ws) {
+                    return 0; // BWS after a name only before '=' or ';'
+                }
+                if (c == '=') {
+                    extPhase = X_VALUE_START;
+                    return 0;
+                }
+                if (c == ';') {
+                    extPhase = X_NAME_START;
+                    return 0;
+                }
+                return -400;
+            case X_VALUE_START:
+                if (ws) {
+                    return 0;
+                }
+                if (c == '"') {
+                    extPhase = X_QUOTED;
+                    return 0;
+                }
+                if (HttpTokens.TCHAR[c]) {
+                    extPhase = X_TOKEN;
+                    return 0;
+                }
+                return -400;
+            case X_TOKEN:
+                if (HttpTokens.TCHAR[c]) {
+                    return 0;
+                }
+                return afterValue(c, ws);
+            case X_QUOTED:
+                if (c == '"') {
+                    extPhase = X_AFTER_VALUE;
+                    return 0;
+                }
+                if (c == '\\') {
+                    extPhase = X_QUOTED_ESCAPE;
+                    return 0;
+                }
+                return c == '\t' || (c >= 0x20 && c != 0x7F) ? 0 : -400; // CR here: an unbalanced quote
+            case X_QUOTED_ESCAPE:
+                extPhase = X_QUOTED;
+                return c == '\t' || (c >= 0x20 && c != 0x7F) ? 0 : -400;
+            default: // X_AFTER_VALUE
+                return afterValue(c, ws);
+        }
+    }
+
+    /** The byte after a name: '=', ';', the line's CR, or BWS (then only '=' or ';' may follow). */
+    private int afterName(int c, boolean ws) {
+        if (c == '=') {
+            extPhase = X_VALUE_START;
+            return 0;
+        }
+        if (ws) {
+            extPhase = X_AFTER_NAME;
+            return 0;
+        }
+        return afterValue(c, false);
+    }
+
+    /** The byte after a value (or a name): ';', the line's CR, or BWS (then only ';' may follow). */
+    private int afterValue(int c, boolean ws) {
+        if (ws) {
+            extPhase = X_AFTER_SIZE_BWS;
+            return 0;
+        }
+        if (c == ';') {
+            extPhase = X_NAME_START;
+            return 0;
+        }
+        return c == '\r' ? EXT_DONE : -400;
     }
 
     /**

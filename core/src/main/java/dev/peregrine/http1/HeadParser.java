@@ -23,8 +23,11 @@ import java.nio.ByteBuffer;
  *   <tr><td>request line longer than {@code maxRequestLine}</td><td>414</td><td>RFC 9112 §3</td></tr>
  *   <tr><td>head longer than {@code maxHeadSize}, more than {@code maxHeaders} fields</td><td>431</td><td>RFC 6585 §5</td></tr>
  *   <tr><td>method not a token, not exactly one SP between parts, bad target byte</td><td>400</td><td>RFC 9112 §3</td></tr>
- *   <tr><td>version not {@code HTTP/d.d}</td><td>400</td><td>RFC 9112 §2.3</td></tr>
- *   <tr><td>major version other than 1</td><td>505</td><td>RFC 9110 §15.6.6</td></tr>
+ *   <tr><td>version not {@code HTTP/d.d} (answered at its first wrong byte, before the line ends)</td><td>400</td><td>RFC 9112 §2.3</td></tr>
+ *   <tr><td>major version other than 1 (answered once its digit is in)</td><td>505</td><td>RFC 9110 §15.6.6</td></tr>
+ *   <tr><td>more than {@link #MAX_EMPTY_LINES} empty lines (CRLF) before the request line (fewer are ignored)</td><td>400</td><td>RFC 9112 §2.2</td></tr>
+ *   <tr><td>Host value not {@code host [":" port]} (reg-name, IPv4 or [IPv6]; port ≤ 65535; no userinfo);
+ *       the same for an absolute-form target's authority, which then names the target</td><td>400</td><td>RFC 9112 §3.2, §3.2.2</td></tr>
  *   <tr><td>bare CR or bare LF, NUL or other control in a field value</td><td>400</td><td>RFC 9112 §2.2, RFC 9110 §5.5</td></tr>
  *   <tr><td>whitespace between field name and colon, empty name</td><td>400</td><td>RFC 9112 §5.1</td></tr>
  *   <tr><td>obs-fold (a line starting with SP or HTAB)</td><td>400</td><td>RFC 9112 §5.2</td></tr>
@@ -73,6 +76,8 @@ public final class HeadParser {
     private boolean teChunkedTwice;
     private boolean teChunkedSeen;
     private int hostCount;
+    private int hostStart;
+    private int hostEnd;
 
     /**
      * @param maxRequestLine longest request line in bytes, CRLF excluded
@@ -100,7 +105,11 @@ public final class HeadParser {
         teChunkedSeen = false;
         hostCount = 0;
 
-        int p = start;
+        int p = skipEmptyLines(b, start, end);
+        if (p < 0) {
+            return p == NEED_MORE ? NEED_MORE : -400;
+        }
+        int lineStart = p;
         // ---- method ----
         if (end - p >= 4 && b.getInt(p) == GET_SP) {
             r.method = Methods.GET;
@@ -110,7 +119,7 @@ public final class HeadParser {
         } else {
             while (true) {
                 if (p >= end) {
-                    return needMoreInRequestLine(start, end);
+                    return needMoreInRequestLine(lineStart, end);
                 }
                 int c = b.get(p) & 0xFF;
                 if (c == ' ') {
@@ -121,12 +130,12 @@ public final class HeadParser {
                 }
                 p++;
             }
-            if (p == start) {
+            if (p == lineStart) {
                 return -400;
             }
-            r.methodStart = start;
+            r.methodStart = lineStart;
             r.methodEnd = p;
-            r.method = Methods.id(b, start, p);
+            r.method = Methods.id(b, lineStart, p);
             p++;
         }
 
@@ -144,7 +153,7 @@ public final class HeadParser {
                 p += Swar.firstIndex(special);
             }
             if (p >= end) {
-                return needMoreInRequestLine(start, end);
+                return needMoreInRequestLine(lineStart, end);
             }
             int c = b.get(p) & 0xFF;
             if (c == ' ') {
@@ -176,11 +185,14 @@ public final class HeadParser {
         p++;
 
         // ---- HTTP-version CRLF ----
-        if (p - start + 8 > maxRequestLine) {
+        if (p - lineStart + 8 > maxRequestLine) {
             return -414;
         }
         if (end - p < 10) {
-            return NEED_MORE; // the line's length is known to fit: only its version and CRLF are missing
+            // The line's length is known to fit: only its version and CRLF are missing. Answer as soon
+            // as the bytes so far can no longer begin HTTP/1.0 or HTTP/1.1 (no waiting on "HTTP/5.6").
+            int early = partialVersion(b, p, end);
+            return early != 0 ? early : NEED_MORE;
         }
         long v = b.getLong(p);
         if (v == HTTP_1_1) {
@@ -313,6 +325,9 @@ public final class HeadParser {
         if (hostCount > 1) {
             return -400;
         }
+        if (hostCount == 1 && !validAuthority(r.buf, hostStart, hostEnd, true)) {
+            return -400; // RFC 9112 §3.2: a server MUST answer 400 to an invalid Host value
+        }
         if (teSeen) {
             if (r.version == 10 || r.contentLength >= 0) {
                 return -400; // RFC 9112 §6.1 (1.0 framing in doubt), §6.3 item 3 (both present: smuggling)
@@ -356,9 +371,11 @@ public final class HeadParser {
         while (p < pathEnd && b.get(p) != '/') {
             p++;
         }
-        if (p == authorityStart) {
+        if (p == authorityStart || !validAuthority(b, authorityStart, p, false)) {
             return 400;
         }
+        r.authorityStart = authorityStart; // RFC 9112 §3.2.2: this authority, not Host, names the target
+        r.authorityEnd = p;
         if (p == pathEnd) {
             r.absolutePathEmpty = true;
         }
@@ -371,15 +388,131 @@ public final class HeadParser {
     }
 
     /** A version other than 1.0 and 1.1 at {@code p}: 11 for 1.x (RFC 9110 §2.5), or {@code -status}. */
+    /** Most empty lines (CRLF) ignored before a request line (RFC 9112 §2.2 SHOULD ignore at least one). */
+    public static final int MAX_EMPTY_LINES = 8;
+
+    /**
+     * Skips the empty lines (CRLF) before a request line, as RFC 9112 §2.2 asks (a client may send one
+     * after a POST body), at most {@link #MAX_EMPTY_LINES}.
+     *
+     * @return the index of the request line's first byte (which may be {@code end}), {@link #NEED_MORE}
+     *     when the input ends inside a CRLF, or -400 past the bound or for a bare CR
+     */
+    public static int skipEmptyLines(ByteBuffer b, int start, int end) {
+        int p = start;
+        int lines = 0;
+        while (p < end && b.get(p) == '\r') {
+            if (p + 1 >= end) {
+                return NEED_MORE;
+            }
+            if (b.get(p + 1) != '\n' || ++lines > MAX_EMPTY_LINES) {
+                return -400;
+            }
+            p += 2;
+        }
+        return p;
+    }
+
+    /**
+     * The answer due for an incomplete version {@code [p, end)} (fewer than 10 bytes): 0 while it can
+     * still become {@code HTTP/1.x CRLF}, -505 once its major digit is another, -400 once it cannot be a
+     * version at all.
+     */
+    private static int partialVersion(ByteBuffer b, int p, int end) {
+        for (int i = p; i < end && i < p + 8; i++) {
+            int c = b.get(i);
+            int at = i - p;
+            boolean ok = at < 5 ? c == "HTTP/".charAt(at) : at == 6 ? c == '.' : isDigit((byte) c);
+            if (!ok) {
+                return -400;
+            }
+            if (at == 5 && c != '1') {
+                return -505;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Whether {@code [s, e)} is a valid authority: {@code host [":" port]} with host an IP-literal
+     * ({@code [v6]}), or a reg-name / IPv4 of unreserved, pct-encoded and sub-delims characters (RFC 3986
+     * §3.2.2), and port at most 65535. No userinfo. An empty Host value is allowed (RFC 9112 §3.2: the
+     * target had no authority); an absolute-form authority must not be empty.
+     */
+    static boolean validAuthority(ByteBuffer b, int s, int e, boolean emptyAllowed) {
+        if (s == e) {
+            return emptyAllowed;
+        }
+        int p = s;
+        if (b.get(p) == '[') {
+            p++;
+            while (p < e && b.get(p) != ']') {
+                int c = b.get(p);
+                if (!(isHexDigit(c) || c == ':' || c == '.')) {
+                    return false;
+                }
+                p++;
+            }
+            if (p == e || p == s + 1) {
+                return false;
+            }
+            p++;
+        } else {
+            while (p < e && b.get(p) != ':') {
+                int c = b.get(p) & 0xFF;
+                if (c == '%') {
+                    if (p + 2 >= e || !isHexDigit(b.get(p + 1)) || !isHexDigit(b.get(p + 2))) {
+                        return false;
+                    }
+                    p += 3;
+                    continue;
+                }
+                if (!REG_NAME[c]) {
+                    return false;
+                }
+                p++;
+            }
+        }
+        if (p == e) {
+            return true;
+        }
+        if (b.get(p) != ':') {
+            return false;
+        }
+        p++;
+        int port = 0;
+        for (int digits = 0; p < e; p++, digits++) {
+            int c = b.get(p);
+            if (!isDigit((byte) c) || digits == 5) {
+                return false;
+            }
+            port = port * 10 + c - '0';
+        }
+        return port <= 65535;
+    }
+
+    /** unreserved / sub-delims (RFC 3986 §2.2, §2.3): the bytes of a reg-name besides pct-encoded. */
+    private static final boolean[] REG_NAME = new boolean[256];
+
+    static {
+        for (char c : "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=".toCharArray()) {
+            REG_NAME[c] = true;
+        }
+    }
+
+    private static boolean isHexDigit(int c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    }
+
+    /**
+     * A version other than the two fast-path words: HTTP/1.x with another minor is served as 1.1
+     * (RFC 9110 §2.5); otherwise the first byte that breaks {@code HTTP/d.d}, read left to right,
+     * decides (400, or 505 at a major digit other than 1), exactly as {@link #partialVersion} decides
+     * on fewer bytes, so that any split of the input gives the same answer.
+     */
     private static int otherVersion(ByteBuffer b, int p) {
-        if (b.get(p) != 'H' || b.get(p + 1) != 'T' || b.get(p + 2) != 'T' || b.get(p + 3) != 'P' || b.get(p + 4) != '/'
-                || !isDigit(b.get(p + 5)) || b.get(p + 6) != '.' || !isDigit(b.get(p + 7))) {
-            return -400;
-        }
-        if (b.get(p + 5) != '1') {
-            return -505;
-        }
-        return 11;
+        int r = partialVersion(b, p, p + 8);
+        return r != 0 ? r : 11;
     }
 
     private static boolean isDigit(byte c) {
@@ -408,6 +541,8 @@ public final class HeadParser {
             case 4:
                 if ((b.getInt(ns) | LOWER_4) == HOST_4) {
                     hostCount++;
+                    hostStart = vs;
+                    hostEnd = ve;
                 }
                 return 0;
             case 6:

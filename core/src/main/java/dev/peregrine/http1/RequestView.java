@@ -43,6 +43,9 @@ public final class RequestView implements Request {
     int version;
     boolean asteriskForm;
     boolean absolutePathEmpty;
+    /** The absolute-form target's authority {@code [authorityStart, authorityEnd)}; -1 for other forms. */
+    int authorityStart = -1;
+    int authorityEnd;
 
     final int[] nameStart;
     final int[] nameEnd;
@@ -101,6 +104,7 @@ public final class RequestView implements Request {
         this.buf = buf;
         headerCount = 0;
         queryStart = -1;
+        authorityStart = -1;
         contentLength = -1;
         chunked = false;
         expectContinue = false;
@@ -251,6 +255,15 @@ public final class RequestView implements Request {
             }
         }
         return null;
+    }
+
+    @Override
+    public String host() {
+        checkLive();
+        if (authorityStart >= 0) {
+            return ascii(buf, authorityStart, authorityEnd); // RFC 9112 §3.2.2: the target's, not Host
+        }
+        return header("Host");
     }
 
     @Override
@@ -493,6 +506,8 @@ public final class RequestView implements Request {
         c.pathStart = pathStart + shift;
         c.pathEnd = pathEnd + shift;
         c.queryStart = queryStart < 0 ? -1 : queryStart + shift;
+        c.authorityStart = authorityStart < 0 ? -1 : authorityStart + shift;
+        c.authorityEnd = authorityEnd + shift;
         c.targetEnd = targetEnd + shift;
         c.version = version;
         c.asteriskForm = asteriskForm;
@@ -557,7 +572,8 @@ public final class RequestView implements Request {
 
     @Override
     public String toString() {
-        return method() + " " + path() + (queryStart < 0 ? "" : "?" + query()) + " " + version();
+        // For logs: the raw request line, never refused (not even while expired).
+        return ascii(buf, methodStart, targetEnd) + (version == 10 ? " HTTP/1.0" : " HTTP/1.1");
     }
 
     static String ascii(ByteBuffer b, int start, int end) {

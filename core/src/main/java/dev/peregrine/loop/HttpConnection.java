@@ -342,6 +342,10 @@ public final class HttpConnection extends Timeout implements OutputSink {
         if (awaitBytes > 0 && end - pos < awaitBytes) {
             return NEED_MORE;
         }
+        if (headScanned == 0 && awaitBytes == 0 && (chunked == null || !chunked.active())
+                && HeadParser.skipEmptyLines(b, pos, end) == end) {
+            return end; // nothing but empty lines before the next request (RFC 9112 §2.2): none kept
+        }
         HeadParser parser = ctx.parser;
         if (headScanned > 0 && end - pos <= parser.maxRequestLine()) {
             // A head arriving in pieces: look only for its end until it is there (see HeadParser).

@@ -96,12 +96,35 @@ class ChunkedDecoderTest {
     void malformedFramingIs400() {
         String[] bad = {"\r\n", "x\r\n", "5x\r\nhello\r\n", " 5\r\n", "5\nhello", "5\r\nhelloX", "5\r\nhello\rX",
             "5;\u0001\r\n", "5 x\r\n", "0\r\n X: y\r\n\r\n", "0\r\nX : y\r\n\r\n", "0\r\n: y\r\n\r\n", "0\r\nX: \u0000\r\n\r\n",
-            "0\r\nX: y\n\r\n", "0\r\n\n"};
+            "0\r\nX: y\n\r\n", "0\r\n\n",
+            // RFC 9112 §7.1.1: a name after every ';', BWS only before ';' or '=', quotes closed by the line end
+            "5;\r\n", "5;;a\r\n", "a \r\n", "5\t\r\n", "5;a \r\n", "5;a=b \r\n", "5;a=\r\n", "5;a=\"b\r\n",
+            "5;a=\"b\\\"\r\n", "5;=b\r\n", "5;a=b c\r\n", "5;a=\"b\"c\r\n"};
         for (String s : bad) {
             ChunkedDecoder d = new ChunkedDecoder();
             d.start(0);
             assertEquals(-400, d.decode(buf(s), 0, s.length(), MAX_BODY, MAX_TRAILERS), s);
         }
+    }
+
+    @Test
+    void wellFormedExtensionsWithBwsAndQuotedValuesAreAccepted() {
+        String[] good = {"5 ;a\r\n", "5\t; a\r\n", "5;a = b\r\n", "5;a=\"b;c\\\"d\"\r\n", "5;a;b=c ;d\r\n", "5;a=\"\"\r\n"};
+        for (String line : good) {
+            String s = line + "hello\r\n0\r\n\r\n";
+            ChunkedDecoder d = new ChunkedDecoder();
+            d.start(0);
+            assertEquals(s.length(), d.decode(buf(s), 0, s.length(), MAX_BODY, MAX_TRAILERS), line);
+            assertEquals(5, d.decodedLength(), line);
+        }
+    }
+
+    @Test
+    void anUnbalancedQuoteIsRefusedAtTheLineEndNotWaitedOn() {
+        String s = "5;a=\"open\r\n";
+        ChunkedDecoder d = new ChunkedDecoder();
+        d.start(0);
+        assertEquals(-400, d.decode(buf(s), 0, s.length(), MAX_BODY, MAX_TRAILERS));
     }
 
     @Test

@@ -195,6 +195,39 @@ class HeadParserTest {
     }
 
     @Test
+    void aVersionThatCannotBecomeHttp1IsAnsweredBeforeTheLineEnds() {
+        assertEquals(-505, parse("GET / HTTP/5"));
+        assertEquals(-505, parse("GET / HTTP/5.6"));
+        assertEquals(-400, parse("GET / HTTX"));
+        assertEquals(-400, parse("GET / HTTP/1,"));
+        assertEquals(HeadParser.NEED_MORE, parse("GET / HTTP/1."));
+        assertEquals(HeadParser.NEED_MORE, parse("GET / HTTP/1.1\r"));
+    }
+
+    @Test
+    void emptyLinesBeforeTheRequestLineAreIgnoredUpToABound() {
+        assertEquals("/a", parseOk("\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n").request.path());
+        assertEquals(HeadParser.NEED_MORE, parse("\r\n"));
+        assertEquals(-400, parse("\r\n".repeat(HeadParser.MAX_EMPTY_LINES + 1) + "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assertEquals(-400, parse("\rGET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
+    }
+
+    @Test
+    void hostValuesAreValidatedAndAnAbsoluteFormAuthorityWins() {
+        for (String bad : new String[] {"a b c", "x/y?z", "\u00ff\u00fe", "a:99999999", "a:123456", "user@a", "[::1", "[]", "a%zz", "a:b"}) {
+            assertEquals(-400, parse("GET / HTTP/1.1\r\nHost: " + bad + "\r\n\r\n"), bad);
+        }
+        for (String good : new String[] {"", "a", "a.example", "a:", "a:65535", "127.0.0.1:80", "[::1]", "[::1]:8080", "a%41", "xn--bcher-kva.example"}) {
+            assertEquals("/", parseOk("GET / HTTP/1.1\r\nHost: " + good + "\r\n\r\n").request.path(), good);
+        }
+        assertEquals("target.example:8080", parseOk("GET http://target.example:8080/x HTTP/1.1\r\nHost: other\r\n\r\n").request.host());
+        assertEquals("other", parseOk("GET /x HTTP/1.1\r\nHost: other\r\n\r\n").request.host());
+        assertEquals("h", parseOk("GET http://h?x=1 HTTP/1.1\r\nHost: h\r\n\r\n").request.host());
+        assertEquals("x=1", parseOk("GET http://h?x=1 HTTP/1.1\r\nHost: h\r\n\r\n").request.query());
+        assertEquals(-400, parse("GET http://u@h/ HTTP/1.1\r\nHost: h\r\n\r\n"));
+    }
+
+    @Test
     void asteriskFormOnlyForOptions() {
         Framer f = parseOk("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n");
         assertTrue(f.request.isAsteriskForm());
