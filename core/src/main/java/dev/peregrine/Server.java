@@ -581,8 +581,11 @@ public final class Server implements AutoCloseable {
         }
 
         /**
-         * Registers {@code handler} for {@code method} on {@code path} ({@code {name}} segments allowed),
-         * run where {@link #execution} says.
+         * Registers {@code handler} for {@code method} on {@code path}, run where {@link #execution}
+         * says. {@code method} is any token ({@code GET}, {@code PROPFIND}, {@code PURGE},
+         * {@code QUERY}...; not CONNECT). {@code path} may hold {@code {name}} segments (one segment
+         * each, {@code req.pathParam("name")}) and end in {@code /*} (the rest of the path,
+         * {@code req.pathParam("*")}); parameters that could leave their segment are answered 400.
          */
         public Builder route(String method, String path, Handler handler) {
             return register(method, path, null, handler);

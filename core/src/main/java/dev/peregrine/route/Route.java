@@ -15,6 +15,8 @@ import java.util.List;
 final class Route {
     final String pattern;
     final Handler[] byMethod = new Handler[Methods.COUNT];
+    /** Handlers of methods outside {@link Methods} (WebDAV, {@code PURGE}, {@code QUERY}...), by exact name. */
+    final java.util.Map<String, Handler> otherMethods = new java.util.LinkedHashMap<>();
     /** Names of the {@code {param}} segments, in order; empty for a static path. */
     final String[] paramNames;
     /** Per segment: the literal bytes, or {@code null} for a parameter. Only for patterns. */
@@ -37,10 +39,19 @@ final class Route {
                 methods.add(Methods.name(m));
             }
         }
+        methods.addAll(otherMethods.keySet());
         allow = String.join(", ", methods);
         String allowValue = allow;
         methodNotAllowed = (req, res) -> ((ResponseView) res).error(405).header("Allow", allowValue);
         options = (req, res) -> res.status(204).header("Allow", allowValue);
+    }
+
+    /**
+     * The handler for a method outside {@link Methods} named {@code name}, or null when this route
+     * has none.
+     */
+    Handler otherHandler(String name) {
+        return otherMethods.get(name);
     }
 
     /** The handler for method {@code m}, with HEAD served by GET (RFC 9110 §9.3.2) and OPTIONS built in. */

@@ -38,6 +38,8 @@ public final class Router {
     private static final Handler NOT_IMPLEMENTED = (req, res) -> ((ResponseView) res).error(501);
     /** A path parameter that could leave its segment (see {@link #unsafeParameter}). */
     private static final Handler BAD_PARAMETER = (req, res) -> ((ResponseView) res).error(400);
+    /** {@link Route#segments} entry for a trailing {@code *}: matches the rest of the path. */
+    static final byte[] WILDCARD = new byte[0];
     /** {@link #match}: the route matches, but a parameter is unsafe. */
     private static final int UNSAFE = -2;
 
@@ -46,6 +48,8 @@ public final class Router {
     private final int mask;
     private final Route[] patterns;
     private final Handler serverOptions;
+    /** Every registered method outside {@link Methods} (known to this server: 405, not 501, elsewhere). */
+    private final java.util.Set<String> otherMethodNames = new java.util.LinkedHashSet<>();
 
     private Router(Map<String, Route> statics, List<Route> patterns) {
         int size = Integer.highestOneBit(Math.max(4, statics.size() * 3)) << 1;
@@ -65,9 +69,11 @@ public final class Router {
         this.patterns = patterns.toArray(new Route[0]);
         for (Route r : statics.values()) {
             all.add(r.allow);
+            otherMethodNames.addAll(r.otherMethods.keySet());
         }
         for (Route r : patterns) {
             all.add(r.allow);
+            otherMethodNames.addAll(r.otherMethods.keySet());
         }
         List<String> methods = new ArrayList<>();
         for (int m = 0; m < Methods.COUNT; m++) {
@@ -76,6 +82,7 @@ public final class Router {
                 methods.add(name);
             }
         }
+        methods.addAll(otherMethodNames);
         String allow = String.join(", ", methods.isEmpty() ? List.of("OPTIONS") : methods);
         serverOptions = (req, res) -> res.status(204).header("Allow", allow);
     }
@@ -110,8 +117,8 @@ public final class Router {
      */
     public Handler resolve(RequestView req, int[] starts, int[] ends) {
         int method = req.methodId();
-        if (method == Methods.OTHER) {
-            return NOT_IMPLEMENTED;
+        if (method == Methods.OTHER && otherMethodNames.isEmpty()) {
+            return NOT_IMPLEMENTED; // RFC 9110 §15.6.2: a method this server does not know
         }
         if (req.isAsteriskForm()) {
             return serverOptions;
@@ -124,7 +131,7 @@ public final class Router {
         byte[] k;
         while ((k = keys[i]) != null) {
             if (k.length == len && equal(k, b, start)) {
-                return values[i].handlerFor(method);
+                return handlerFor(values[i], method, req);
             }
             i = (i + 1) & mask;
         }
@@ -135,10 +142,23 @@ public final class Router {
             }
             if (n >= 0) {
                 req.setPathParams(r.paramNames, starts, ends, n);
-                return r.handlerFor(method);
+                return handlerFor(r, method, req);
             }
         }
         return NOT_FOUND;
+    }
+
+    /** {@code r}'s handler for the request's method; a registered custom method is looked up by name. */
+    private Handler handlerFor(Route r, int method, RequestView req) {
+        if (method != Methods.OTHER) {
+            return r.handlerFor(method);
+        }
+        String name = req.method(); // a String only for methods outside the usual nine
+        Handler h = r.otherHandler(name);
+        if (h != null) {
+            return h;
+        }
+        return otherMethodNames.contains(name) ? r.methodNotAllowed : NOT_IMPLEMENTED;
     }
 
     private static boolean equal(byte[] k, ByteBuffer b, int start) {
@@ -162,6 +182,19 @@ public final class Router {
                 return -1;
             }
             p++;
+            if (seg == WILDCARD) { // the last segment: the rest of the path, however many segments
+                for (int s = p, e = p; e <= end; e++) {
+                    if (e == end || b.get(e) == '/') {
+                        if (unsafeParameter(b, s, e)) {
+                            return UNSAFE;
+                        }
+                        s = e + 1;
+                    }
+                }
+                starts[params] = p;
+                ends[params] = end;
+                return params + 1;
+            }
             int s = p;
             while (p < end && b.get(p) != '/') {
                 p++;
@@ -239,14 +272,21 @@ public final class Router {
 
         /**
          * Registers {@code handler} for {@code method} on {@code path}. A path starts with {@code /};
-         * a segment {@code {name}} matches any one non-empty segment.
+         * a segment {@code {name}} matches any one non-empty segment; a last segment {@code *} matches
+         * the rest of the path, any number of segments, available as {@code pathParam("*")}. Static
+         * paths win over patterns, and patterns are tried in the order registered, wildcard routes
+         * last. {@code method} is any token (RFC 9110 §9: {@code PROPFIND}, {@code PURGE},
+         * {@code QUERY}...), case-sensitive; CONNECT is not supported (no tunnelling here).
          *
-         * @throws IllegalArgumentException for a malformed path or a duplicate registration
+         * @throws IllegalArgumentException for a malformed method or path, or a duplicate registration
          */
         public Builder add(String method, String path, Handler handler) {
             int m = Methods.id(method);
-            if (m == Methods.OTHER || m == Methods.CONNECT) {
-                throw new IllegalArgumentException("unsupported method: " + method);
+            if (m == Methods.CONNECT) {
+                throw new IllegalArgumentException("unsupported method: CONNECT (no tunnelling)");
+            }
+            if (m == Methods.OTHER && !isToken(method)) {
+                throw new IllegalArgumentException("a method must be a token (RFC 9110 §9.1): " + method);
             }
             if (handler == null) {
                 throw new NullPointerException("handler");
@@ -254,13 +294,31 @@ public final class Router {
             if (path.isEmpty() || path.charAt(0) != '/') {
                 throw new IllegalArgumentException("path must start with '/': " + path);
             }
-            Route route = path.contains("{") ? patterns.computeIfAbsent(path, Builder::pattern)
+            boolean isPattern = path.contains("{") || path.contains("*");
+            Route route = isPattern ? patterns.computeIfAbsent(path, Builder::pattern)
                     : statics.computeIfAbsent(path, p -> new Route(p, new String[0], null));
-            if (route.byMethod[m] != null) {
+            if (m == Methods.OTHER ? route.otherMethods.containsKey(method) : route.byMethod[m] != null) {
                 throw new IllegalArgumentException("duplicate route: " + method + " " + path);
             }
-            route.byMethod[m] = handler;
+            if (m == Methods.OTHER) {
+                route.otherMethods.put(method, handler);
+            } else {
+                route.byMethod[m] = handler;
+            }
             return this;
+        }
+
+        private static boolean isToken(String s) {
+            if (s.isEmpty()) {
+                return false;
+            }
+            for (int i = 0; i < s.length(); i++) {
+                char c = s.charAt(i);
+                if (c > 0xFF || !dev.peregrine.http1.HttpTokens.TCHAR[c]) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         private static Route pattern(String path) {
@@ -275,8 +333,11 @@ public final class Router {
                         throw new IllegalArgumentException("parameter {" + name + "} twice in " + path);
                     }
                     names.add(name);
-                } else if (part.contains("{") || part.contains("}")) {
-                    throw new IllegalArgumentException("a parameter must be a whole segment: " + path);
+                } else if (part.equals("*") && i == parts.length - 1) {
+                    segments[i] = WILDCARD;
+                    names.add("*");
+                } else if (part.contains("{") || part.contains("}") || part.contains("*")) {
+                    throw new IllegalArgumentException("a parameter must be a whole segment, and * the last one: " + path);
                 } else {
                     segments[i] = part.getBytes(StandardCharsets.UTF_8);
                 }
@@ -291,7 +352,9 @@ public final class Router {
         public Router build() {
             statics.values().forEach(Route::seal);
             patterns.values().forEach(Route::seal);
-            return new Router(statics, new ArrayList<>(patterns.values()));
+            List<Route> ordered = new ArrayList<>(patterns.values());
+            ordered.sort(java.util.Comparator.comparing(r -> r.segments[r.segments.length - 1] == WILDCARD)); // stable
+            return new Router(statics, ordered);
         }
     }
 }

@@ -92,6 +92,53 @@ class RouterTest {
     }
 
     @Test
+    void anyMethodTokenCanBeRegisteredAndWildcardsTakeTheRestOfThePath() throws Exception {
+        Handler purge = (q, s) -> s.status(200);
+        Handler propfind = (q, s) -> s.status(207);
+        Handler statics = (q, s) -> s.status(200);
+        Handler specific = (q, s) -> s.status(200);
+        Router r = Router.builder()
+                .add("GET", "/static/*", statics)
+                .add("GET", "/static/{name}/special", specific)
+                .add("PURGE", "/cache/*", purge)
+                .add("PROPFIND", "/dav", propfind)
+                .add("GET", "/dav", getUsers)
+                .build();
+        int[] s = new int[16];
+        int[] e = new int[16];
+        RequestView deep = req("GET", "/static/css/site/main.css");
+        assertSame(statics, r.resolve(deep, s, e));
+        assertEquals("css/site/main.css", deep.pathParam("*"));
+        RequestView empty = req("GET", "/static/");
+        assertSame(statics, r.resolve(empty, s, e));
+        assertEquals("", empty.pathParam("*"));
+        assertSame(specific, r.resolve(req("GET", "/static/x/special"), s, e), "patterns before wildcards");
+        assertSame(statics, r.resolve(req("HEAD", "/static/a"), s, e));
+        assertSame(purge, r.resolve(req("PURGE", "/cache/a/b"), s, e));
+        assertSame(propfind, r.resolve(req("PROPFIND", "/dav"), s, e));
+        for (String bad : new String[] {"/static/a/..%2fb", "/static/../etc/passwd", "/static/a/%2e%2e/b", "/static/a%00"}) {
+            ResponseView res = new ResponseView();
+            res.reset();
+            RequestView q = req("GET", bad);
+            r.resolve(q, s, e).handle(q, res);
+            assertEquals(400, res.statusCode(), bad);
+        }
+        // A registered custom method elsewhere is known (405 with Allow); an unknown one is 501.
+        ResponseView res = new ResponseView();
+        res.reset();
+        RequestView q = req("PROPFIND", "/cache/x");
+        r.resolve(q, s, e).handle(q, res);
+        assertEquals(405, res.statusCode());
+        res.reset();
+        q = req("BREW", "/dav");
+        r.resolve(q, s, e).handle(q, res);
+        assertEquals(501, res.statusCode());
+        assertThrows(IllegalArgumentException.class, () -> Router.builder().add("BAD METHOD", "/x", purge));
+        assertThrows(IllegalArgumentException.class, () -> Router.builder().add("GET", "/a/*/b", purge));
+        assertThrows(IllegalArgumentException.class, () -> Router.builder().add("CONNECT", "/x", purge));
+    }
+
+    @Test
     void headIsServedByGet() {
         assertSame(getUsers, resolve(req("HEAD", "/users")));
         assertSame(getUser, resolve(req("HEAD", "/users/7")));
@@ -160,7 +207,7 @@ class RouterTest {
         assertThrows(IllegalArgumentException.class, () -> b.add("GET", "x", getUsers));
         assertThrows(IllegalArgumentException.class, () -> b.add("GET", "", getUsers));
         assertThrows(IllegalArgumentException.class, () -> b.add("CONNECT", "/y", getUsers));
-        assertThrows(IllegalArgumentException.class, () -> b.add("PURGE", "/y", getUsers));
+        assertThrows(IllegalArgumentException.class, () -> b.add("PUR GE", "/y", getUsers));
         assertThrows(IllegalArgumentException.class, () -> b.add("GET", "/a{b}", getUsers));
         assertThrows(IllegalArgumentException.class, () -> b.add("GET", "/{a}/{a}", getUsers));
         assertThrows(NullPointerException.class, () -> b.add("GET", "/z", null));
