@@ -61,6 +61,18 @@ public interface Response {
     Response json(CharSequence json);
 
     /**
+     * Sends an interim (1xx) response now, ahead of the final one: {@code 103 Early Hints} with
+     * {@code Link} headers, for instance. {@code headers} are name, value pairs, validated like
+     * {@link #header}. Not sent to an HTTP/1.0 client (RFC 9110 §15.2: it knows no 1xx), nor after
+     * the final response has begun. From an inline handler it goes out in the same write as the final
+     * response, before it; from a blocking handler or a {@link Completion} it is written at once.
+     *
+     * @throws IllegalArgumentException for a status outside 102–199 (100 is the server's own, sent for
+     *     {@code Expect: 100-continue}; 101 belongs to a protocol switch) or a refused header
+     */
+    Response interim(int status, String... headers);
+
+    /**
      * Finishes this response later, from any thread: the returned {@link Completion} carries a copy of
      * the request and its own response, and the loop writes that response once
      * {@link Completion#complete()} is called (or answers 503 after

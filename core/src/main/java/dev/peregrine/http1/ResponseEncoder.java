@@ -166,6 +166,39 @@ public final class ResponseEncoder {
     }
 
     /** Writes {@code 100 Continue} (RFC 9110 §10.1.1). */
+    /**
+     * Writes an interim response: its status line, {@code headers} (name, value pairs, validated by
+     * the caller) and the empty line. No Date, no Server: RFC 9110 §15.2 asks for neither.
+     */
+    public void encodeInterim(int status, String[] headers, OutputSink sink) {
+        int size = 64;
+        for (String h : headers) {
+            size += h.length() + 4;
+        }
+        ByteBuffer out = sink.out();
+        if (out.remaining() < size) {
+            sink.drain();
+            out = sink.out();
+            if (out.remaining() < size) {
+                throw new IllegalArgumentException("interim response larger than the write buffer: " + size + " bytes");
+            }
+        }
+        out.put(Status.statusLine(status));
+        for (int i = 0; i < headers.length; i += 2) {
+            putAscii(out, headers[i]);
+            out.put((byte) ':').put((byte) ' ');
+            putAscii(out, headers[i + 1]);
+            out.put(CRLF);
+        }
+        out.put(CRLF);
+    }
+
+    private static void putAscii(ByteBuffer out, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            out.put((byte) s.charAt(i));
+        }
+    }
+
     public void encodeContinue(OutputSink sink) {
         ByteBuffer out = sink.out();
         if (out.remaining() < CONTINUE.length) {

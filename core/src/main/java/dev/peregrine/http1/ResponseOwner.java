@@ -15,4 +15,10 @@ public interface ResponseOwner {
 
     /** Opens the streamed body of {@code res}; see {@link dev.peregrine.Response#outputStream()}. */
     OutputStream openStream(ResponseView res);
+
+    /**
+     * Sends an interim response {@code status} with {@code headers} (name, value pairs, already
+     * validated) ahead of {@code res}'s final one; see {@link dev.peregrine.Response#interim}.
+     */
+    void sendInterim(ResponseView res, int status, String[] headers);
 }

@@ -75,6 +75,11 @@ public final class ResponseView implements Response {
         public OutputStream openStream(ResponseView res) {
             throw new IllegalStateException("this response belongs to no connection");
         }
+
+        @Override
+        public void sendInterim(ResponseView res, int status, String[] headers) {
+            throw new IllegalStateException("this response belongs to no connection");
+        }
     }
 
     /** @param owner what {@link #async()} and {@link #outputStream()} turn to */
@@ -257,6 +262,23 @@ public final class ResponseView implements Response {
             throw new IllegalStateException("res.async() was called: fill completion.response() and call"
                     + " completion.complete(); this response is no longer the one sent");
         }
+    }
+
+    @Override
+    public Response interim(int status, String... headers) {
+        checkNotHandedOver();
+        if (status < 102 || status > 199) {
+            throw new IllegalArgumentException("an interim status is 102-199 (100 and 101 are the server's): " + status);
+        }
+        if (headers.length % 2 != 0) {
+            throw new IllegalArgumentException("headers are name, value pairs: " + headers.length + " strings");
+        }
+        for (int i = 0; i < headers.length; i += 2) {
+            checkName(headers[i]);
+            checkValue(headers[i + 1]);
+        }
+        owner.sendInterim(this, status, headers.clone());
+        return this;
     }
 
     @Override

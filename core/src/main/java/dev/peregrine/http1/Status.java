@@ -10,7 +10,7 @@ public final class Status {
 
     static {
         String[] pairs = {
-            "100", "Continue", "101", "Switching Protocols",
+            "100", "Continue", "101", "Switching Protocols", "102", "Processing", "103", "Early Hints",
             "200", "OK", "201", "Created", "202", "Accepted", "203", "Non-Authoritative Information",
             "204", "No Content", "205", "Reset Content", "206", "Partial Content",
             "300", "Multiple Choices", "301", "Moved Permanently", "302", "Found", "303", "See Other",

@@ -218,6 +218,25 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         return this;
     }
 
+    /**
+     * A blocking handler's (or a completion's) interim response: handed to the loop, which writes it
+     * at once if the final response has not begun by then. The loop's queue keeps it ahead of the
+     * completion that follows it.
+     */
+    @Override
+    public void sendInterim(ResponseView res, int status, String[] headers) {
+        loop.execute(() -> {
+            ChunkedBodyWriter w = writer;
+            // Still this exchange's turn (its completion, queued after this task, has not run yet)?
+            if (conn == null || conn.exchange() != this || conn.isClosed()
+                    || (w != null && w.headSent()) || request.versionNumber() == 10) {
+                return; // too late, gone, or an HTTP/1.0 client (RFC 9110 §15.2)
+            }
+            ctx.encoder.encodeInterim(status, headers, conn);
+            conn.drain();
+        });
+    }
+
     @Override
     public OutputStream openStream(ResponseView res) {
         ChunkedBodyWriter w = writer;

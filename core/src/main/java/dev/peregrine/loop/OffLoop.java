@@ -44,6 +44,15 @@ final class OffLoop implements ResponseOwner {
                 + " completion.response().outputStream() from another thread");
     }
 
+    /** An inline handler's interim response: into the loop's write buffer now, before its final one. */
+    @Override
+    public void sendInterim(ResponseView res, int status, String[] headers) {
+        if (ctx.request.versionNumber() == 10) {
+            return; // RFC 9110 §15.2: no 1xx to an HTTP/1.0 client
+        }
+        ctx.encoder.encodeInterim(status, headers, current);
+    }
+
     /** The exchange started by the handler that just returned, or null; forgets it. */
     Exchange takePending() {
         Exchange x = pending;
