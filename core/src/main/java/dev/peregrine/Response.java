@@ -106,10 +106,21 @@ public interface Response {
     /**
      * Sends the file at {@code file} as the body, with {@code Content-Length}, straight from the file
      * system to the socket ({@code FileChannel.transferTo}) where the transport allows, otherwise
-     * through the loop's buffers. The file is opened now (so a missing file fails the handler) and
-     * read as the socket takes it; it should not change meanwhile.
+     * through the loop's buffers. The file is opened now and read as the socket takes it; it should
+     * not change meanwhile. A missing file (or a directory) answers 404. Without a content type set,
+     * one is chosen from the file name ({@code text/html; charset=utf-8} for {@code .html}...).
      *
-     * @throws IOException if the file cannot be opened
+     * @throws IOException if the file exists but cannot be opened
      */
     Response sendFile(Path file) throws IOException;
+
+    /**
+     * Sends the file {@code relativePath} under the directory {@code root}, as {@link #sendFile(Path)},
+     * but never one outside it: a path that is absolute, holds a NUL, a backslash or a {@code .} or
+     * {@code ..} segment, or leads out of {@code root} through a symbolic link, answers 404, as does a
+     * missing file. For {@code req.pathParam("*")} of a {@code /files/*} route, for instance.
+     *
+     * @throws IOException if the file exists but cannot be opened
+     */
+    Response sendFile(Path root, String relativePath) throws IOException;
 }

@@ -52,4 +52,35 @@ class PathParamsTest {
             assertEquals("hello", w.read().bodyText());
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nio", "epoll"})
+    void sendFileUnderARootNeverLeavesIt(String transport, @TempDir Path dir) throws Exception {
+        Path root = Files.createDirectories(dir.resolve("public"));
+        Files.createDirectories(root.resolve("css"));
+        Files.writeString(root.resolve("css/site.css"), "body{}");
+        Files.writeString(root.resolve("index.html"), "<p>hi</p>");
+        Files.writeString(dir.resolve("secret.txt"), "secret");
+        Files.createSymbolicLink(root.resolve("escape.txt"), dir.resolve("secret.txt"));
+        Files.createSymbolicLink(root.resolve("inside.txt"), root.resolve("index.html"));
+        server = Server.builder().host("127.0.0.1").port(0).transport(transport).threads(1)
+                .get("/files/*", (req, res) -> res.sendFile(root, req.pathParam("*")))
+                .get("/missing", (req, res) -> res.sendFile(dir.resolve("nope.txt")))
+                .start();
+        try (Wire w = new Wire(server.port())) {
+            w.send("GET /files/css/site.css HTTP/1.1\r\nHost: x\r\n\r\n");
+            Wire.Response css = w.read();
+            assertEquals(200, css.status);
+            assertEquals("text/css; charset=utf-8", css.header("Content-Type"));
+            assertEquals("body{}", css.bodyText());
+            w.send("GET /files/inside.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertEquals("<p>hi</p>", w.read().bodyText(), "a link that stays inside the root is followed");
+            for (String path : List.of("/files/escape.txt", "/files/nope.txt", "/files/css", "/files/", "/missing")) {
+                w.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
+                Wire.Response r = w.read();
+                assertEquals(404, r.status, path);
+                assertEquals("404 Not Found\n", r.bodyText(), path);
+            }
+        }
+    }
 }

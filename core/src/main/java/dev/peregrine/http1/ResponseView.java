@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
@@ -309,13 +311,61 @@ public final class ResponseView implements Response {
     @Override
     public Response sendFile(Path path) throws IOException {
         checkNotHandedOver();
-        FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+        if (!Files.isRegularFile(path)) {
+            return error(404);
+        }
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(path, StandardOpenOption.READ);
+        } catch (NoSuchFileException gone) {
+            return error(404); // removed since the check
+        }
+        if (contentType == null) {
+            Path name = path.getFileName();
+            contentType = MediaTypes.forFileName(name == null ? "" : name.toString());
+        }
         closeFile();
         file = ch;
         fileLength = ch.size();
         special |= FILE;
         bodyKind = BODY_NONE;
         return this;
+    }
+
+    @Override
+    public Response sendFile(Path root, String relativePath) throws IOException {
+        checkNotHandedOver();
+        Path file = resolveUnder(root, relativePath);
+        return file == null ? error(404) : sendFile(file);
+    }
+
+    /**
+     * {@code relativePath} under {@code root}, or null when it is not a plain relative path of normal
+     * segments or its real path (symbolic links followed) is not inside root's real path.
+     */
+    private static Path resolveUnder(Path root, String relativePath) throws IOException {
+        if (relativePath.isEmpty() || relativePath.indexOf('\0') >= 0 || relativePath.indexOf('\\') >= 0
+                || relativePath.startsWith("/")) {
+            return null;
+        }
+        for (String segment : relativePath.split("/", -1)) {
+            if (segment.equals(".") || segment.equals("..")) {
+                return null;
+            }
+        }
+        Path base;
+        Path candidate;
+        try {
+            base = root.toRealPath();
+            candidate = base.resolve(relativePath).normalize();
+        } catch (java.nio.file.InvalidPathException | NoSuchFileException e) {
+            return null;
+        }
+        if (!candidate.startsWith(base) || !Files.exists(candidate)) {
+            return null;
+        }
+        Path real = candidate.toRealPath(); // follows links: a link out of root is refused here
+        return real.startsWith(base) ? real : null;
     }
 
     private static void checkName(String name) {

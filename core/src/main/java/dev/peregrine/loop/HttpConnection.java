@@ -107,6 +107,8 @@ public final class HttpConnection extends Timeout implements OutputSink {
     private int outputEnd;
     /** Bytes, from the request's start, needed before a Content-Length request is complete. */
     private int awaitBytes;
+    /** Empty lines (CRLF) consumed since the last request line, across reads (RFC 9112 §2.2 bound). */
+    private int emptyLines;
     /** Bytes of an incomplete head already searched for its end. */
     private int headScanned;
     private boolean continueSent;
@@ -342,9 +344,20 @@ public final class HttpConnection extends Timeout implements OutputSink {
         if (awaitBytes > 0 && end - pos < awaitBytes) {
             return NEED_MORE;
         }
-        if (headScanned == 0 && awaitBytes == 0 && (chunked == null || !chunked.active())
-                && HeadParser.skipEmptyLines(b, pos, end) == end) {
-            return end; // nothing but empty lines before the next request (RFC 9112 §2.2): none kept
+        if (headScanned == 0 && awaitBytes == 0 && (chunked == null || !chunked.active())) {
+            // Empty lines before a request line are ignored (RFC 9112 §2.2), up to the parser's bound
+            // counted across reads, so that no split of them changes the answer.
+            int first = HeadParser.skipEmptyLines(b, pos, end);
+            if (first >= pos) {
+                emptyLines += (first - pos) / 2;
+                if (emptyLines > HeadParser.MAX_EMPTY_LINES) {
+                    return reject(400);
+                }
+                if (first == end) {
+                    return end; // nothing but empty lines so far: none kept, the connection stays idle
+                }
+                emptyLines = 0; // a request line begins (the parser skips those lines again itself)
+            }
         }
         HeadParser parser = ctx.parser;
         if (headScanned > 0 && end - pos <= parser.maxRequestLine()) {

@@ -13,16 +13,16 @@ import java.util.List;
  * The shared request corpus ({@code src/test/resources/corpus} at the top of the repository, put on
  * this module's test class path by its pom): {@code index.txt} lists every file with what it must give.
  */
-final class Corpus {
+public final class Corpus {
     /** One corpus file. For a valid one, {@code status} is what the e2e server answers. */
-    static final class Entry {
-        final String file;
+    public static final class Entry {
+        public final String file;
         final int status;
         final boolean valid;
         final String method;
         final String path;
         final int bodyLength;
-        final byte[] bytes;
+        public final byte[] bytes;
 
         Entry(String file, int status, boolean valid, String method, String path, int bodyLength, byte[] bytes) {
             this.file = file;
@@ -43,11 +43,11 @@ final class Corpus {
     private Corpus() {
     }
 
-    static List<Entry> valid() {
+    public static List<Entry> valid() {
         return load(true);
     }
 
-    static List<Entry> invalid() {
+    public static List<Entry> invalid() {
         return load(false);
     }
 
