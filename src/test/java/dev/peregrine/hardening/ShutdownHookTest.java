@@ -64,7 +64,7 @@ class ShutdownHookTest {
                         });
                     }
                     p.destroy(); // SIGTERM
-                    Wire.await("the listener closed", () -> refuses(port));
+                    Wire.await("the listener closed", () -> Wire.refuses(port));
                     // The request in flight still gets its answer, marked as the last.
                     busy.send("world");
                     Wire.Response r = busy.read();
@@ -80,15 +80,6 @@ class ShutdownHookTest {
                     "stop line in: " + lines);
         } finally {
             Files.deleteIfExists(err);
-        }
-    }
-
-    private static boolean refuses(int port) {
-        try (java.net.Socket s = new java.net.Socket()) {
-            s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000);
-            return false;
-        } catch (java.io.IOException e) {
-            return true;
         }
     }
 }

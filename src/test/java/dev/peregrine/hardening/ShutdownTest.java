@@ -96,8 +96,11 @@ class ShutdownTest {
             // While the plain listener still waits for its request in flight, the HTTPS listener must
             // already be stopping: a server that stopped its listeners in turn would keep it open for
             // the whole first grace (60 s here, far past this wait).
-            await("the HTTPS port stopped accepting", () -> refuses(server.httpsPort()));
+            await("the HTTPS port stopped accepting", () -> Wire.refuses(server.httpsPort()));
             assertFalse(closing.isDone());
+            // The plain loop closes its listener and marks its connections in one task: once its port
+            // refuses too, the request under way is marked as the last.
+            await("the HTTP port stopped accepting", () -> Wire.refuses(server.port()));
             busy.send("world");
             Wire.Response r = busy.read();
             assertEquals("helloworld", r.bodyText());
@@ -105,14 +108,5 @@ class ShutdownTest {
         }
         closing.get(30, TimeUnit.SECONDS);
         assertEquals(0, server.metrics().open);
-    }
-
-    private static boolean refuses(int port) {
-        try (java.net.Socket s = new java.net.Socket()) {
-            s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000);
-            return false;
-        } catch (java.io.IOException e) {
-            return true;
-        }
     }
 }

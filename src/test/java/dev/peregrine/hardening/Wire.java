@@ -121,6 +121,16 @@ final class Wire implements AutoCloseable {
         socket.close();
     }
 
+    /** Whether a connection to {@code port} on 127.0.0.1 is refused (the listener is closed). */
+    static boolean refuses(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     /** Polls {@code condition} every 10 ms for up to 30 s; fails with {@code what} if it never holds. */
     static void await(String what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + 30_000_000_000L;
