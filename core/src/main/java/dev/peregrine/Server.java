@@ -307,9 +307,7 @@ public final class Server implements AutoCloseable {
         long idleTimeoutMillis = 60_000;
         long writeTimeoutMillis = 30_000;
         long drainTimeoutMillis = 2_000;
-        /** Checks each registration at the call (bad path, duplicate); the real router is built at start. */
-        private final Router.Builder routeCheck = Router.builder();
-        private final List<Registration> registrations = new ArrayList<>();
+        private final RouteTable routes = new RouteTable();
         /** Where handlers of routes registered without an {@link Execution} run. */
         Execution execution = Execution.LOOP;
         long blockedLoopWarningMillis = 100;
@@ -600,8 +598,7 @@ public final class Server implements AutoCloseable {
         }
 
         private Builder register(String method, String path, Execution mode, Handler handler) {
-            routeCheck.add(method, path, handler); // fails here, at the call, for a bad or duplicate route
-            registrations.add(new Registration(method, path, mode, handler));
+            routes.add(method, path, mode, handler);
             return this;
         }
 
@@ -653,37 +650,6 @@ public final class Server implements AutoCloseable {
             return route("OPTIONS", path, handler);
         }
 
-        /** One route as registered; its execution (null: the server's default) is applied at start. */
-        private static final class Registration {
-            final String method;
-            final String path;
-            final Execution execution;
-            final Handler handler;
-
-            Registration(String method, String path, Execution execution, Handler handler) {
-                this.method = method;
-                this.path = path;
-                this.execution = execution;
-                this.handler = handler;
-            }
-        }
-
-        /**
-         * The router, each handler placed as its execution says: a blocking one is marked as the
-         * outermost layer, so whatever the user wrapped around it runs off the loop too.
-         */
-        private Router buildRouter(Map<Handler, String> names) {
-            Router.Builder router = Router.builder();
-            for (Registration r : registrations) {
-                Execution mode = r.execution != null ? r.execution : execution;
-                Handler h = mode == Execution.BLOCKING ? Handlers.blocking(r.handler) : r.handler;
-                router.add(r.method, r.path, h);
-                String name = r.method + " " + r.path;
-                names.merge(h, name, (a, b) -> a + ", " + b);
-            }
-            return router.build();
-        }
-
         /**
          * Binds and starts the loops; returns once the server accepts connections.
          *
@@ -699,7 +665,7 @@ public final class Server implements AutoCloseable {
             // Built before binding, so that a bad key or a missing provider fails before any port is taken.
             TlsContext tls = tlsConfig == null ? null : TlsContext.create(tlsConfig);
             Map<Handler, String> routeNames = new IdentityHashMap<>();
-            Router router = buildRouter(routeNames);
+            Router router = routes.build(execution, routeNames);
             TransportServer running = null;
             try {
                 running = transport.start(tlsOnMainPort ? config.forListener(config.port(), tls) : config, router);

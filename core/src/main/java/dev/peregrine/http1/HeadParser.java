@@ -325,7 +325,7 @@ public final class HeadParser {
         if (hostCount > 1) {
             return -400;
         }
-        if (hostCount == 1 && !validAuthority(r.buf, hostStart, hostEnd, true)) {
+        if (hostCount == 1 && !Authority.valid(r.buf, hostStart, hostEnd, true)) {
             return -400; // RFC 9112 §3.2: a server MUST answer 400 to an invalid Host value
         }
         if (teSeen) {
@@ -371,7 +371,7 @@ public final class HeadParser {
         while (p < pathEnd && b.get(p) != '/') {
             p++;
         }
-        if (p == authorityStart || !validAuthority(b, authorityStart, p, false)) {
+        if (p == authorityStart || !Authority.valid(b, authorityStart, p, false)) {
             return 400;
         }
         r.authorityStart = authorityStart; // RFC 9112 §3.2.2: this authority, not Host, names the target
@@ -431,77 +431,6 @@ public final class HeadParser {
             }
         }
         return 0;
-    }
-
-    /**
-     * Whether {@code [s, e)} is a valid authority: {@code host [":" port]} with host an IP-literal
-     * ({@code [v6]}), or a reg-name / IPv4 of unreserved, pct-encoded and sub-delims characters (RFC 3986
-     * §3.2.2), and port at most 65535. No userinfo. An empty Host value is allowed (RFC 9112 §3.2: the
-     * target had no authority); an absolute-form authority must not be empty.
-     */
-    static boolean validAuthority(ByteBuffer b, int s, int e, boolean emptyAllowed) {
-        if (s == e) {
-            return emptyAllowed;
-        }
-        int p = s;
-        if (b.get(p) == '[') {
-            p++;
-            while (p < e && b.get(p) != ']') {
-                int c = b.get(p);
-                if (!(isHexDigit(c) || c == ':' || c == '.')) {
-                    return false;
-                }
-                p++;
-            }
-            if (p == e || p == s + 1) {
-                return false;
-            }
-            p++;
-        } else {
-            while (p < e && b.get(p) != ':') {
-                int c = b.get(p) & 0xFF;
-                if (c == '%') {
-                    if (p + 2 >= e || !isHexDigit(b.get(p + 1)) || !isHexDigit(b.get(p + 2))) {
-                        return false;
-                    }
-                    p += 3;
-                    continue;
-                }
-                if (!REG_NAME[c]) {
-                    return false;
-                }
-                p++;
-            }
-        }
-        if (p == e) {
-            return true;
-        }
-        if (b.get(p) != ':') {
-            return false;
-        }
-        p++;
-        int port = 0;
-        for (int digits = 0; p < e; p++, digits++) {
-            int c = b.get(p);
-            if (!isDigit((byte) c) || digits == 5) {
-                return false;
-            }
-            port = port * 10 + c - '0';
-        }
-        return port <= 65535;
-    }
-
-    /** unreserved / sub-delims (RFC 3986 §2.2, §2.3): the bytes of a reg-name besides pct-encoded. */
-    private static final boolean[] REG_NAME = new boolean[256];
-
-    static {
-        for (char c : "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=".toCharArray()) {
-            REG_NAME[c] = true;
-        }
-    }
-
-    private static boolean isHexDigit(int c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
     }
 
     /**

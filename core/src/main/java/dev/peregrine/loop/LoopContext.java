@@ -106,6 +106,9 @@ public final class LoopContext {
      * calls this instead of constructing {@link HttpConnection} itself. Thread: this loop.
      */
     public HttpConnection newConnection(SocketEndpoint socket) {
+        if (loopThread == null) {
+            loopThread = Thread.currentThread(); // for the watchdog's stack trace; once, not per request
+        }
         EndpointLayer layer = config.endpointLayer();
         if (layer == null) {
             return new HttpConnection(this, socket);
@@ -122,9 +125,6 @@ public final class LoopContext {
      * Thread: this loop.
      */
     void enterHandler(Handler h) {
-        if (loopThread == null) {
-            loopThread = Thread.currentThread();
-        }
         CALLS.setOpaque(this, handlerCalls + 1);
         RUNNING.setOpaque(this, h);
     }
@@ -144,7 +144,7 @@ public final class LoopContext {
         return (long) CALLS.getOpaque(this);
     }
 
-    /** The loop's thread, once it has run a handler (for the watchdog's stack trace); else null. */
+    /** The loop's thread, once it has a connection (for the watchdog's stack trace); else null. */
     Thread loopThread() {
         return loopThread;
     }
