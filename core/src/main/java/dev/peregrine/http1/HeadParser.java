@@ -78,6 +78,10 @@ public final class HeadParser {
     private int hostCount;
     private int hostStart;
     private int hostEnd;
+    // The last Host value found valid, 8 to 16 bytes (see validHost).
+    private int lastHostLength;
+    private long lastHostFirst;
+    private long lastHostLast;
 
     /**
      * @param maxRequestLine longest request line in bytes, CRLF excluded
@@ -317,6 +321,30 @@ public final class HeadParser {
         return finish(r, p);
     }
 
+    /**
+     * {@link Authority#valid} for the Host value, remembering the last valid one of 8 to 16 bytes
+     * (two overlapping words and the length identify it exactly): clients send the same Host on every
+     * request, and a byte-by-byte check per request cost about 10% of a pipelined request's CPU.
+     */
+    private boolean validHost(ByteBuffer b, int s, int e) {
+        int length = e - s;
+        if (length >= 8 && length <= 16) {
+            long first = b.getLong(s);
+            long last = b.getLong(e - 8);
+            if (length == lastHostLength && first == lastHostFirst && last == lastHostLast) {
+                return true;
+            }
+            if (!Authority.valid(b, s, e, true)) {
+                return false;
+            }
+            lastHostLength = length;
+            lastHostFirst = first;
+            lastHostLast = last;
+            return true;
+        }
+        return Authority.valid(b, s, e, true);
+    }
+
     /** Checks the rules that need the whole head; returns {@code headEnd} or {@code -status}. */
     private int finish(RequestView r, int headEnd) {
         if (r.version == 11 && hostCount != 1) {
@@ -325,7 +353,7 @@ public final class HeadParser {
         if (hostCount > 1) {
             return -400;
         }
-        if (hostCount == 1 && !Authority.valid(r.buf, hostStart, hostEnd, true)) {
+        if (hostCount == 1 && !validHost(r.buf, hostStart, hostEnd)) {
             return -400; // RFC 9112 §3.2: a server MUST answer 400 to an invalid Host value
         }
         if (teSeen) {
