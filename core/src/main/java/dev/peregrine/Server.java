@@ -279,6 +279,7 @@ public final class Server implements AutoCloseable {
         int port = 8080;
         int threads = Runtime.getRuntime().availableProcessors();
         String transport = System.getProperty("peregrine.transport", "auto");
+        dev.peregrine.loop.ProtocolSwitches protocolSwitches = dev.peregrine.loop.ProtocolSwitches.NONE;
         boolean reusePort = true;
         int backlog = 1024;
         int maxRequestLineLength = 8 * 1024;
@@ -553,6 +554,43 @@ public final class Server implements AutoCloseable {
         }
 
         /**
+         * Lets a connection switch to {@code protocol} on an HTTP/1.1 request carrying
+         * {@code Upgrade: token} and {@code Connection: upgrade} without a body (RFC 9110 §7.8): the
+         * server answers {@code 101 Switching Protocols} and the bytes after that request, including
+         * any that arrived with it, are the new protocol's. For protocol implementers (WebSocket, h2c);
+         * {@code protocol} is asked for a new instance per connection.
+         */
+        public Builder upgrade(String token, java.util.function.Supplier<? extends dev.peregrine.loop.Protocol> protocol) {
+            if (!dev.peregrine.http1.HttpTokens.isToken(token)) {
+                throw new IllegalArgumentException("upgrade token must be an RFC 9110 token: " + token);
+            }
+            protocolSwitches = protocolSwitches.withUpgrade(token, java.util.Objects.requireNonNull(protocol, "protocol"));
+            return this;
+        }
+
+        /**
+         * Hands a connection whose first bytes are the HTTP/2 connection preface (RFC 9113 §3.4,
+         * "prior knowledge") to {@code protocol}, preface unread. Without it such a connection is
+         * answered as HTTP/1.1 would answer it (505).
+         */
+        public Builder priorKnowledge(java.util.function.Supplier<? extends dev.peregrine.loop.Protocol> protocol) {
+            protocolSwitches = protocolSwitches.withPriorKnowledge(java.util.Objects.requireNonNull(protocol, "protocol"));
+            return this;
+        }
+
+        /**
+         * Offers {@code name} in TLS ALPN (RFC 7301) before {@code http/1.1}, and hands connections
+         * whose client chose it to {@code protocol} before their first byte is read.
+         */
+        public Builder alpn(String name, java.util.function.Supplier<? extends dev.peregrine.loop.Protocol> protocol) {
+            if (name.isEmpty() || name.equals("http/1.1")) {
+                throw new IllegalArgumentException("ALPN name must be non-empty and not http/1.1: " + name);
+            }
+            protocolSwitches = protocolSwitches.withAlpn(name, java.util.Objects.requireNonNull(protocol, "protocol"));
+            return this;
+        }
+
+        /**
          * With {@code true}, the server closes gracefully when the JVM is asked to stop (SIGTERM,
          * SIGINT/Ctrl-C, {@code System.exit}) through a shutdown hook registered at start and removed
          * by an explicit {@link Server#close()}. The "stopped in N ms" line of a close from the hook
@@ -663,7 +701,8 @@ public final class Server implements AutoCloseable {
             ServerConfig config = new ServerConfig(this);
             Transport transport = Transports.select(config.transport());
             // Built before binding, so that a bad key or a missing provider fails before any port is taken.
-            TlsContext tls = tlsConfig == null ? null : TlsContext.create(tlsConfig);
+            TlsContext tls = tlsConfig == null ? null
+                    : TlsContext.create(tlsConfig, new java.util.ArrayList<>(protocolSwitches.alpn().keySet()));
             Map<Handler, String> routeNames = new IdentityHashMap<>();
             Router router = routes.build(execution, routeNames);
             TransportServer running = null;

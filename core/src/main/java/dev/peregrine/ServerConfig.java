@@ -64,6 +64,7 @@ public final class ServerConfig {
     private final long idleTimeoutMillis;
     private final long writeTimeoutMillis;
     private final long drainTimeoutMillis;
+    private final dev.peregrine.loop.ProtocolSwitches protocolSwitches;
 
     ServerConfig(Server.Builder b) {
         host = b.host;
@@ -92,6 +93,7 @@ public final class ServerConfig {
         idleTimeoutMillis = b.idleTimeoutMillis;
         writeTimeoutMillis = b.writeTimeoutMillis;
         drainTimeoutMillis = b.drainTimeoutMillis;
+        protocolSwitches = b.protocolSwitches;
         endpointLayer = null;
     }
 
@@ -123,6 +125,7 @@ public final class ServerConfig {
         idleTimeoutMillis = c.idleTimeoutMillis;
         writeTimeoutMillis = c.writeTimeoutMillis;
         drainTimeoutMillis = c.drainTimeoutMillis;
+        protocolSwitches = c.protocolSwitches;
         endpointLayer = layer;
     }
 
@@ -197,6 +200,11 @@ public final class ServerConfig {
     }
 
     /** The layer (TLS) between this listener's sockets and their connections; null for plain HTTP. */
+    /** The protocols a connection may switch to (HTTP/1 Upgrade, the HTTP/2 preface, ALPN). */
+    public dev.peregrine.loop.ProtocolSwitches protocolSwitches() {
+        return protocolSwitches;
+    }
+
     public EndpointLayer endpointLayer() {
         return endpointLayer;
     }

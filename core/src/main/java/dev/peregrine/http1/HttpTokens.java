@@ -18,6 +18,20 @@ public final class HttpTokens {
     /** Hex digit values, or -1. */
     public static final byte[] HEX = new byte[256];
 
+    /** Whether {@code s} is a non-empty RFC 9110 §5.6.2 token. */
+    public static boolean isToken(String s) {
+        if (s.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            if (ch > 255 || !TCHAR[ch]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static {
         for (int c = '0'; c <= '9'; c++) {
             TCHAR[c] = true;

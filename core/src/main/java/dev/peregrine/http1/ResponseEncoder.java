@@ -165,7 +165,6 @@ public final class ResponseEncoder {
         return !head && status >= 200 && status != 204 && status != 304;
     }
 
-    /** Writes {@code 100 Continue} (RFC 9110 §10.1.1). */
     /**
      * Writes an interim response: its status line, {@code headers} (name, value pairs, validated by
      * the caller) and the empty line. No Date, no Server: RFC 9110 §15.2 asks for neither.
@@ -199,6 +198,7 @@ public final class ResponseEncoder {
         }
     }
 
+    /** Writes {@code 100 Continue} (RFC 9110 §10.1.1). */
     public void encodeContinue(OutputSink sink) {
         ByteBuffer out = sink.out();
         if (out.remaining() < CONTINUE.length) {

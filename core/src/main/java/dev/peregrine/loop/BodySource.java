@@ -16,13 +16,13 @@ import java.io.IOException;
 interface BodySource {
     /**
      * Moves as much of the body toward the socket as backpressure allows: into the connection's
-     * output ({@link HttpConnection#out()}, emptied with {@link HttpConnection#drain()}) or straight to
+     * output ({@link Http1ServerProtocol#out()}, emptied with {@link Http1ServerProtocol#drain()}) or straight to
      * the socket. Returns {@code true} once the whole body has been handed over.
      *
      * @throws IOException when the body cannot be read; the connection is then closed (the client sees
      *     a truncated message)
      */
-    boolean pump(HttpConnection c) throws IOException;
+    boolean pump(Http1ServerProtocol c) throws IOException;
 
     /** The connection closed or gave up on the body: free what it holds. Idempotent. */
     void abort();
@@ -32,11 +32,11 @@ interface BodySource {
      * {@link ResponseView#PRODUCER}), into {@code c} and returns the source of its body. {@code req} is
      * the view the handler was given: a producer must not read it once the handler has returned.
      *
-     * @return the body source; {@link HttpConnection#startBody} it with {@code keepAlive} as given back
+     * @return the body source; {@link Http1ServerProtocol#startBody} it with {@code keepAlive} as given back
      *     by {@link #keepAlive(ResponseView, boolean, boolean)}
      */
     static BodySource start(ResponseView res, RequestView req, boolean head, boolean keepAlive, boolean http10,
-                            HttpConnection c) {
+                            Http1ServerProtocol c) {
         LoopContext ctx = c.context();
         boolean bodyAllowed = ResponseEncoder.hasBody(res.statusCode(), head);
         if ((res.special() & ResponseView.PRODUCER) != 0) {

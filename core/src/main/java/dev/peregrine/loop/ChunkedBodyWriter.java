@@ -187,7 +187,7 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
     }
 
     @Override
-    public boolean pump(HttpConnection c) {
+    public boolean pump(Http1ServerProtocol c) {
         int limit = c.maxPendingOutput();
         while (c.pendingOutput() <= limit) {
             Chunk k = filled.poll();

@@ -48,7 +48,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     private final EventLoop loop;
     private final ResponseView response;
     private final Runnable blockingTask = this::runBlocking;
-    private HttpConnection conn;
+    private Http1ServerProtocol conn;
     private RequestView request;
     private boolean head;
     private ByteBuffer copy;
@@ -73,14 +73,14 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
      * as long as they like, even past the timeout or a handler that threw, and must neither pin a
      * pooled buffer nor ever see memory the pool lent to another connection.
      */
-    static Exchange async(HttpConnection conn, RequestView req) {
+    static Exchange async(Http1ServerProtocol conn, RequestView req) {
         Exchange x = new Exchange(conn.context(), null);
         x.begin(conn, req, false);
         return x;
     }
 
     /** Loop: copies {@code req} (its body already set) into pooled or heap memory and arms the timeout. */
-    private void begin(HttpConnection conn, RequestView req, boolean pooled) {
+    private void begin(Http1ServerProtocol conn, RequestView req, boolean pooled) {
         this.conn = conn;
         this.copyPooled = pooled;
         this.copy = pooled ? ctx.pool.acquire(req.copyLength())
@@ -97,7 +97,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
      * Exchanges of plain blocking requests are reused (see {@link #recyclable}), so a hand-off
      * allocates little beyond the thread that runs it.
      */
-    static Exchange blocking(HttpConnection conn, RequestView req, BlockingHandler h, long streamedLength) {
+    static Exchange blocking(Http1ServerProtocol conn, RequestView req, BlockingHandler h, long streamedLength) {
         LoopContext ctx = conn.context();
         Exchange x = ctx.offLoop.reusableExchange();
         if (x == null) {
@@ -145,7 +145,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         return loop;
     }
 
-    HttpConnection connection() {
+    Http1ServerProtocol connection() {
         return conn;
     }
 

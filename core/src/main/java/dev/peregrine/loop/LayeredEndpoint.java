@@ -4,8 +4,8 @@ package dev.peregrine.loop;
  * A {@link SocketEndpoint} that transforms bytes on their way (TLS) and may therefore hold bytes the
  * socket does not know about: decrypted input not yet read, or encrypted output not yet written.
  *
- * <p><b>Contract with {@link HttpConnection}.</b> The connection reads only when the transport reports
- * readability, so a layer holding input of its own must ask for another {@link HttpConnection#onReadable}
+ * <p><b>Contract with {@link Connection}.</b> The connection reads only when the transport reports
+ * readability, so a layer holding input of its own must ask for another {@link Connection#onReadable}
  * itself (through {@link EventLoop#execute}); and it reports its own unsent output through
  * {@link SocketEndpoint#flushBuffered}, which the connection calls first on every writability event.
  *
@@ -13,5 +13,5 @@ package dev.peregrine.loop;
  */
 public interface LayeredEndpoint extends SocketEndpoint {
     /** Tells the layer which connection it serves; called once, right after the connection is built. */
-    void attach(HttpConnection connection);
+    void attach(Connection connection);
 }

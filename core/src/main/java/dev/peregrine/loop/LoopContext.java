@@ -103,18 +103,20 @@ public final class LoopContext {
     /**
      * Builds the connection for a socket this loop accepted, through the listener's
      * {@link EndpointLayer} (TLS) when {@link ServerConfig#endpointLayer()} names one. Every transport
-     * calls this instead of constructing {@link HttpConnection} itself. Thread: this loop.
+     * calls this instead of constructing a {@link Connection} itself. Every accepted connection
+     * starts speaking HTTP/1.1 ({@link Http1ServerProtocol}), which hands it to another protocol when
+     * {@link ServerConfig#protocolSwitches()} says so. Thread: this loop.
      */
-    public HttpConnection newConnection(SocketEndpoint socket) {
+    public Connection newConnection(SocketEndpoint socket) {
         if (loopThread == null) {
             loopThread = Thread.currentThread(); // for the watchdog's stack trace; once, not per request
         }
         EndpointLayer layer = config.endpointLayer();
         if (layer == null) {
-            return new HttpConnection(this, socket);
+            return new Connection(this, socket, new Http1ServerProtocol(this));
         }
         LayeredEndpoint endpoint = layer.wrap(socket, this);
-        HttpConnection connection = new HttpConnection(this, endpoint);
+        Connection connection = new Connection(this, endpoint, new Http1ServerProtocol(this));
         endpoint.attach(connection);
         return connection;
     }

@@ -18,7 +18,7 @@ import java.io.OutputStream;
 final class OffLoop implements ResponseOwner {
     private final LoopContext ctx;
     /** The connection whose handler is running; set before each inline handler call. */
-    HttpConnection current;
+    Http1ServerProtocol current;
     private Exchange pending;
     /** Finished blocking exchanges kept for reuse (see {@code Exchange.recyclable}). */
     private final java.util.ArrayDeque<Exchange> reusable = new java.util.ArrayDeque<>();

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 
 /**
- * One non-blocking connected socket as a transport offers it to {@link HttpConnection}. Buffers
+ * One non-blocking connected socket as a transport offers it to a {@link Connection}. Buffers
  * passed in are direct; reads fill from {@code position()} to {@code limit()}, writes send from
  * {@code position()} to {@code limit()}, and both advance the position by the bytes moved.
  *
@@ -48,6 +48,11 @@ public interface SocketEndpoint {
      */
     default long transferFile(FileChannel file, long position, long count) throws IOException {
         return -1;
+    }
+
+    /** The protocol TLS negotiated with ALPN (RFC 7301) once the handshake is done, or null. */
+    default String applicationProtocol() {
+        return null;
     }
 
     /** The peer's address (cached). */

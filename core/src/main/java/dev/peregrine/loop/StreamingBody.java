@@ -39,7 +39,7 @@ final class StreamingBody extends InputStream {
     static final int CHUNK_SIZE = 64 * 1024;
     static final int CHUNKS = 4;
 
-    private final HttpConnection conn;
+    private final Http1ServerProtocol conn;
     private final Exchange exchange;
     private final ArrayBlockingQueue<Chunk> free = new ArrayBlockingQueue<>(CHUNKS);
     private final ArrayBlockingQueue<Chunk> filled = new ArrayBlockingQueue<>(2 * CHUNKS + 2);
@@ -60,12 +60,12 @@ final class StreamingBody extends InputStream {
     private Chunk current;
     private boolean eof;
 
-    StreamingBody(HttpConnection conn, Exchange exchange, long length) {
+    StreamingBody(Http1ServerProtocol conn, Exchange exchange, long length) {
         this(conn, exchange, length, null, false);
     }
 
     /** A body for an inline handler: {@code listener} gets the bytes; null discards them. */
-    StreamingBody(HttpConnection conn, Exchange exchange, long length, BodyListener listener, boolean inline) {
+    StreamingBody(Http1ServerProtocol conn, Exchange exchange, long length, BodyListener listener, boolean inline) {
         this.conn = conn;
         this.exchange = exchange;
         this.remaining = length;
@@ -103,7 +103,7 @@ final class StreamingBody extends InputStream {
     }
 
     /** Loop: the socket is readable. Reads while chunks are free and the body is not complete. */
-    void onReadable(SocketEndpoint io, ByteBuffer scratch) throws IOException {
+    void onReadable(Connection io, ByteBuffer scratch) throws IOException {
         while (remaining > 0) {
             if (discarding || inline) {
                 scratch.clear();
@@ -216,7 +216,7 @@ final class StreamingBody extends InputStream {
             filled.offer(Chunk.ABORT);
             if (paused) {
                 paused = false;
-                conn.endpoint().readInterest(true);
+                conn.connection().readInterest(true);
             }
         }
     }
@@ -225,8 +225,8 @@ final class StreamingBody extends InputStream {
         resumeScheduled.set(false);
         if (paused && conn.bodyIn() == this) {
             paused = false;
-            conn.endpoint().readInterest(true);
-            conn.onReadable();
+            conn.connection().readInterest(true);
+            conn.connection().onReadable();
         }
     }
 

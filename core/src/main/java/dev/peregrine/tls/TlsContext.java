@@ -19,22 +19,27 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The TLS layer of one HTTPS listener: the {@link SSLContext} built from a {@link TlsConfig}, the
- * engine parameters every connection gets (protocol versions, ALPN offering only {@code http/1.1},
- * RFC 7301), and the small executor that runs the engines' delegated tasks (certificate and key
+ * engine parameters every connection gets (protocol versions, ALPN offering the server's protocols
+ * and {@code http/1.1}, RFC 7301), and the small executor that runs the engines' delegated tasks (certificate and key
  * operations) off the loop threads. {@link #wrap} puts a {@link TlsEndpoint} over each accepted socket.
  *
  * <p>Thread: any; {@link #wrap} on the loop accepting the socket.
  */
 public final class TlsContext implements EndpointLayer {
-    /** ALPN (RFC 7301): the only application protocol this server speaks. */
-    static final String[] ALPN = {"http/1.1"};
+    /** ALPN (RFC 7301): the protocol every connection starts with, offered last. */
+    static final String HTTP_1_1 = "http/1.1";
 
     private final TlsConfig config;
     private final SSLContext sslContext;
     private final ThreadPoolExecutor tasks;
+    /** ALPN names in the server's order of preference, {@code http/1.1} last. */
+    private final String[] alpn;
 
-    private TlsContext(TlsConfig config, SSLContext sslContext) {
+    private TlsContext(TlsConfig config, SSLContext sslContext, java.util.List<String> alpn) {
         this.config = config;
+        java.util.List<String> names = new java.util.ArrayList<>(alpn);
+        names.add(HTTP_1_1);
+        this.alpn = names.toArray(new String[0]);
         this.sslContext = sslContext;
         AtomicInteger n = new AtomicInteger();
         int threads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
@@ -52,6 +57,14 @@ public final class TlsContext implements EndpointLayer {
      * @throws IllegalStateException when the provider cannot be set up (e.g. bctls missing)
      */
     public static TlsContext create(TlsConfig config) {
+        return create(config, java.util.List.of());
+    }
+
+    /**
+     * Builds the SSL context for {@code config}, offering {@code alpn} (in this order of preference)
+     * before {@code http/1.1}.
+     */
+    public static TlsContext create(TlsConfig config, java.util.List<String> alpn) {
         KeyManager keys = new SniKeyManager(config.identities());
         try {
             SSLContext ctx;
@@ -66,7 +79,7 @@ public final class TlsContext implements EndpointLayer {
                 ctx = SSLContext.getInstance("TLS");
                 ctx.init(new KeyManager[]{keys}, null, new SecureRandom());
             }
-            return new TlsContext(config, ctx);
+            return new TlsContext(config, ctx, alpn);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("cannot set up TLS: " + e.getMessage(), e);
         }
@@ -78,7 +91,7 @@ public final class TlsContext implements EndpointLayer {
         engine.setUseClientMode(false);
         SSLParameters p = engine.getSSLParameters();
         p.setProtocols(config.protocols());
-        p.setApplicationProtocols(ALPN);
+        p.setApplicationProtocols(alpn);
         p.setUseCipherSuitesOrder(true);
         engine.setSSLParameters(p);
         return engine;

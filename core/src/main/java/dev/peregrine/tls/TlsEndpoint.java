@@ -2,7 +2,7 @@ package dev.peregrine.tls;
 
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.loop.EventLoop;
-import dev.peregrine.loop.HttpConnection;
+import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LayeredEndpoint;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.SocketEndpoint;
@@ -18,7 +18,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * TLS between a transport's socket and one {@link HttpConnection}, driven by a non-blocking
+ * TLS between a transport's socket and one {@link Connection}, driven by a non-blocking
  * {@link SSLEngine}. The connection sees plaintext: {@link #read} unwraps received records into the
  * connection's buffer (the loop's read buffer or its lent input buffer), {@link #write} wraps the
  * connection's batch of responses into records and sends them in one socket write where they fit.
@@ -38,12 +38,12 @@ import java.util.concurrent.RejectedExecutionException;
  * because the connection's buffer had less room than a record, kept until the connection has read it).
  * An idle TLS connection holds none of them; the engine keeps its own session state.
  *
- * <p><b>Reading again without a readiness event.</b> {@link HttpConnection} reads only when the
+ * <p><b>Reading again without a readiness event.</b> {@link Connection} reads only when the
  * transport reports the socket readable. After a read this endpoint may still hold input the socket
  * no longer shows: decrypted bytes that did not fit, whole records behind the ones unwrapped, a
  * close_notify to report as end of stream, or a socket read that filled {@code netIn} (more may be
  * waiting, and an edge-triggered transport would not report it again). Then it schedules
- * {@link HttpConnection#onReadable} once on the loop through {@link EventLoop#execute}
+ * {@link Connection#onReadable} once on the loop through {@link EventLoop#execute}
  * ({@code readAgain}, a {@link Runnable} made once per connection). The same happens when the
  * connection turns reading back on ({@link #readInterest}) after pausing for backpressure, and when a
  * handshake step that waited for a delegated task or for the socket to take our flight can go on.
@@ -84,7 +84,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
      * forms allocate a {@code ByteBuffer[]} per call. Holds a reference only during the call.
      */
     private final ByteBuffer[] one = new ByteBuffer[1];
-    private HttpConnection connection;
+    private Connection connection;
 
     /** Ciphertext received and not yet unwrapped, in read mode; null when none. */
     private ByteBuffer netIn;
@@ -128,8 +128,18 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         ctx.timers().schedule(this, handshakeTimeoutMillis, System.currentTimeMillis());
     }
 
+    /** The ALPN choice once the handshake is done (null before, or when none was made). */
     @Override
-    public void attach(HttpConnection connection) {
+    public String applicationProtocol() {
+        if (handshaking) {
+            return null;
+        }
+        String p = engine.getApplicationProtocol();
+        return p == null || p.isEmpty() ? null : p;
+    }
+
+    @Override
+    public void attach(Connection connection) {
         this.connection = connection;
     }
 

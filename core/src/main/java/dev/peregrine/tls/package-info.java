@@ -1,16 +1,16 @@
 /**
- * HTTPS: TLS 1.3 and 1.2 between the socket and {@link dev.peregrine.loop.HttpConnection}, driven
+ * HTTPS: TLS 1.3 and 1.2 between the socket and {@link dev.peregrine.loop.Connection}, driven
  * by a non-blocking {@link javax.net.ssl.SSLEngine} from the JDK or from Bouncy Castle's JSSE.
  *
  * <pre>
- *   transport socket --&gt; TlsEndpoint (unwrap into the connection's buffer) --&gt; HttpConnection
- *   transport socket &lt;-- TlsEndpoint (wrap the batch into records, one write) &lt;-- HttpConnection
+ *   transport socket --&gt; TlsEndpoint (unwrap into the connection's buffer) --&gt; Connection
+ *   transport socket &lt;-- TlsEndpoint (wrap the batch into records, one write) &lt;-- Connection
  * </pre>
  * <ul>
  *   <li>{@link dev.peregrine.tls.TlsConfig} — what to serve: identities (chain + key, from PEM or
  *       PKCS#12, each for SNI names), provider, protocol versions, handshake timeout.</li>
  *   <li>{@link dev.peregrine.tls.TlsContext} — the {@code EndpointLayer} of an HTTPS listener: the
- *       SSL context, engine parameters (ALPN {@code http/1.1}) and the delegated-task executor.</li>
+ *       SSL context, engine parameters (ALPN: the server's protocols, then {@code http/1.1}) and the delegated-task executor.</li>
  *   <li>{@code TlsEndpoint} — one connection's engine and its pooled network buffers.</li>
  *   <li>{@code SniKeyManager} — picks the certificate from the client's server name.</li>
  *   <li>{@link dev.peregrine.tls.PemFiles}, {@link dev.peregrine.tls.DevCertificate} — key files

@@ -5,10 +5,9 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Test harness: frames one request the way {@code HttpConnection.handleOne} does — head with
- * {@link HeadParser}, then the body by Content-Length or with {@link ChunkedDecoder} — so that the
- * corpus can be fed at every split point without sockets. Restartable like the connection: call
- * {@link #frame} again from the request's first byte once more bytes are there.
+ * Test harness around the production {@link RequestFramer}, with a {@link HeadParser} and a
+ * {@link RequestView} of its own and test limits, so that the corpus can be fed at every split point
+ * without sockets; plus the buffers and the snapshot the tests compare. It frames nothing itself.
  */
 final class Framer {
     static final int MAX_REQUEST_LINE = 8 * 1024;
@@ -17,8 +16,7 @@ final class Framer {
 
     final HeadParser parser;
     final RequestView request;
-    final ChunkedDecoder decoder = new ChunkedDecoder();
-    final long maxBody;
+    final RequestFramer framer;
 
     Framer(long maxBody) {
         this(MAX_REQUEST_LINE, MAX_HEAD, MAX_HEADERS, maxBody);
@@ -27,35 +25,12 @@ final class Framer {
     Framer(int maxRequestLine, int maxHead, int maxHeaders, long maxBody) {
         parser = new HeadParser(maxRequestLine, maxHead, maxHeaders);
         request = new RequestView(maxHeaders);
-        this.maxBody = maxBody;
+        framer = new RequestFramer(parser, maxBody, maxHead, Long.MAX_VALUE);
     }
 
-    /** @return the message's end, {@link HeadParser#NEED_MORE} or {@code -status} */
+    /** Frames the request at index 0 of {@code b}: its end, {@link RequestFramer#NEED_MORE} or {@code -status}. */
     int frame(ByteBuffer b, int end) {
-        int headEnd = parser.parse(b, 0, end, request);
-        if (headEnd < 0) {
-            return headEnd;
-        }
-        if (request.chunked) {
-            if (!decoder.active()) {
-                decoder.start(headEnd);
-            }
-            int r = decoder.decode(b, 0, end, maxBody, MAX_HEAD);
-            if (r < 0) {
-                return r;
-            }
-            request.setBody(b, decoder.bodyStartRel(), decoder.decodedLength());
-            return r;
-        }
-        if (request.contentLength > maxBody) {
-            return -413;
-        }
-        int length = (int) Math.max(0, request.contentLength);
-        if (end - headEnd < length) {
-            return HeadParser.NEED_MORE;
-        }
-        request.setBody(b, headEnd, length);
-        return headEnd + length;
+        return framer.frame(b, 0, end, request);
     }
 
     /** Everything the request view says, as one string to compare between splits. */

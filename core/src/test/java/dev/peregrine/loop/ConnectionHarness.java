@@ -7,13 +7,13 @@ import dev.peregrine.route.Router;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One {@link HttpConnection} on a {@link MemoryEndpoint}, driven the way a loop drives it: readable
+ * One {@link Connection} on a {@link MemoryEndpoint}, driven the way a loop drives it: readable
  * while there is input and read interest, writable while write interest is on. No threads, no sockets.
  */
 public final class ConnectionHarness {
     public final LoopContext ctx;
     public final MemoryEndpoint io = new MemoryEndpoint();
-    public final HttpConnection connection;
+    public final Connection connection;
 
     /** A connection to a server with {@code settings} (a builder with routes and limits). */
     public ConnectionHarness(Server.Builder settings, Router router) {
@@ -23,7 +23,7 @@ public final class ConnectionHarness {
     /** A new connection on an existing loop (reused across connections, as a real loop is). */
     public ConnectionHarness(LoopContext ctx) {
         this.ctx = ctx;
-        connection = new HttpConnection(ctx, io);
+        connection = new Connection(ctx, io, new Http1ServerProtocol(ctx));
     }
 
     /** Delivers {@code bytes} in one read and runs the connection until it waits for the peer. */
@@ -61,13 +61,15 @@ public final class ConnectionHarness {
 
     private String describe() {
         StringBuilder b = new StringBuilder();
-        for (java.lang.reflect.Field f : HttpConnection.class.getDeclaredFields()) {
-            if (!java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
-                try {
-                    f.setAccessible(true);
-                    b.append(f.getName()).append('=').append(f.get(connection)).append(' ');
-                } catch (ReflectiveOperationException e) {
-                    b.append(f.getName()).append("=? ");
+        for (Object o : new Object[] {connection, connection.protocol()}) {
+            for (java.lang.reflect.Field f : o.getClass().getDeclaredFields()) {
+                if (!java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+                    try {
+                        f.setAccessible(true);
+                        b.append(f.getName()).append('=').append(f.get(o)).append(' ');
+                    } catch (ReflectiveOperationException e) {
+                        b.append(f.getName()).append("=? ");
+                    }
                 }
             }
         }

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Every corpus request, and all valid ones pipelined in one stream, through the production
- * {@link HttpConnection} (not a test copy of its framing) split at every byte: the responses must be
+ * {@link Connection} (not a test copy of its framing) split at every byte: the responses must be
  * those of the unsplit delivery, but for the Date line and {@code 100 Continue}.
  */
 class ConnectionSplitTest {

@@ -112,7 +112,7 @@ class FileBodyTest {
         for (boolean canTransfer : new boolean[] {false, true}) {
             LoopContext ctx = new LoopContext(config, router);
             MemoryEndpoint io = new MemoryEndpoint("GET /f HTTP/1.1\r\nHost: a\r\n\r\n", canTransfer, 7_000);
-            HttpConnection c = new HttpConnection(ctx, io);
+            Connection c = new Connection(ctx, io, new Http1ServerProtocol(ctx));
             c.onReadable();
             int rounds = 0;
             while (io.writeInterest && rounds++ < 10_000) {

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Backpressure in {@link HttpConnection} against a scripted socket, so that the order of partial
+ * Backpressure in {@link Connection} against a scripted socket, so that the order of partial
  * writes is exact: reading pauses while more than {@code maxPendingOutput} bytes wait, and resumes —
  * answering the requests already buffered — however the pending bytes drain, including inside the
  * writing of one large response, where no writability event follows.
@@ -113,7 +113,7 @@ class HttpConnectionBackpressureTest {
         LoopContext ctx = context();
         // Refusing the first writes pauses reading during /big; the rest of /big then drains at once.
         ScriptedSocket socket = new ScriptedSocket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", 2);
-        HttpConnection c = new HttpConnection(ctx, socket);
+        Connection c = new Connection(ctx, socket, new Http1ServerProtocol(ctx));
         c.onReadable();
         assertEquals(2, socket.responses(), "the buffered request behind the large one is answered");
         assertTrue(socket.reading, "reading resumed");
@@ -128,7 +128,7 @@ class HttpConnectionBackpressureTest {
     void heldRequestsAreAnsweredWhereverTheOutputDrains(int refusals) {
         LoopContext ctx = context();
         ScriptedSocket socket = new ScriptedSocket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", refusals);
-        HttpConnection c = new HttpConnection(ctx, socket);
+        Connection c = new Connection(ctx, socket, new Http1ServerProtocol(ctx));
         c.onReadable();
         for (int events = 0; socket.writing && events < 100; events++) {
             c.onWritable(); // as a loop would, while write interest is on
@@ -144,7 +144,7 @@ class HttpConnectionBackpressureTest {
     void writabilityResumesReadingAndAnswersBufferedRequests() {
         LoopContext ctx = context();
         ScriptedSocket socket = new ScriptedSocket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", 1_000);
-        HttpConnection c = new HttpConnection(ctx, socket);
+        Connection c = new Connection(ctx, socket, new Http1ServerProtocol(ctx));
         c.onReadable();
         assertFalse(socket.reading, "paused while the large response waits");
         assertTrue(socket.writing);

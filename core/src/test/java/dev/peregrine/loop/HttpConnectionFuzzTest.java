@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Any bytes through a whole {@link HttpConnection} on a {@link MemoryEndpoint}, differentially:
+ * Any bytes through a whole {@link Connection} on a {@link MemoryEndpoint}, differentially:
  * delivered in one piece to a peer that reads everything, and in fuzzer-chosen pieces to a peer that
  * reads in fuzzer-chosen amounts, the responses must be the same (but for the Date line and
  * {@code 100 Continue}). Also: nothing throws, the connection never livelocks, and once it is closed

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
 /**
- * A {@link SocketEndpoint} in memory, for driving an {@link HttpConnection} without sockets: the test
+ * A {@link SocketEndpoint} in memory, for driving an {@link Connection} without sockets: the test
  * queues input pieces (each read returns at most one), decides how many bytes each write takes (to
  * play a slow reader), and reads what the connection wrote.
  */

@@ -1,6 +1,6 @@
 package dev.peregrine.transport.epoll;
 
-import dev.peregrine.loop.HttpConnection;
+import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.SocketEndpoint;
 import dev.peregrine.transport.ConnectionLimit;
 
@@ -10,17 +10,17 @@ import java.nio.ByteBuffer;
 
 /**
  * One accepted connection on an {@link EpollEventLoop}: the {@link SocketEndpoint} its
- * {@link HttpConnection} talks to, and the receiver of the socket's epoll events.
+ * {@link Connection} talks to, and the receiver of the socket's epoll events.
  *
  * <p><b>Edge-triggered input.</b> epoll reports "readable" once per change, not while bytes wait, so
  * this class remembers it: {@code readReady} is set by an event and cleared only when the kernel has
  * shown there is no more (a read shorter than asked, {@code EAGAIN} or end of stream). While it is set
- * and the connection wants input, {@link #pump} calls {@link HttpConnection#onReadable()} again.
+ * and the connection wants input, {@link #pump} calls {@link Connection#onReadable()} again.
  * <pre>
  *   event(in) ---&gt; readReady = true ---&gt; pump: while readReady &amp;&amp; reading: onReadable()
  *                                             |- short read / EAGAIN / EOF: readReady = false, stop
- *                                             |- the connection read nothing (paused, closing) and
- *                                             |  did not ask for input again: stop, readReady kept
+ *                                             |- onReadable() returned false (the connection takes
+ *                                             |  no input now: paused, closing): stop, readReady kept
  *                                             '- READS_PER_TURN reached: queue resume() behind the
  *                                                loop's other work, readReady kept
  *   readInterest(true) outside an event ---&gt; queue resume()      (backpressure lifted from a task)
@@ -45,7 +45,7 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
     private final InetSocketAddress remote;
     private final ConnectionLimit limit;
     private final Runnable resume = this::resume;
-    HttpConnection connection;
+    Connection connection;
     /** The loop's list of open endpoints (for shutdown). */
     EpollEndpoint prev;
     EpollEndpoint next;
@@ -57,10 +57,6 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
     private boolean inEvent;
     private boolean resumeQueued;
     private boolean closed;
-    /** Counts read calls, so that the pump notices an onReadable() that did not read. */
-    private int reads;
-    /** Set when the connection asks for input (e.g. it starts draining after rejecting a request unread). */
-    private boolean interestRaised;
 
     /** Takes over {@code fd}, whose slot in {@code limit} is released when it closes. */
     EpollEndpoint(EpollEventLoop loop, NettyEpoll.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
@@ -115,10 +111,7 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
                 queueResume();
                 return;
             }
-            int before = reads;
-            interestRaised = false;
-            connection.onReadable();
-            if (reads == before && !interestRaised) {
+            if (!connection.onReadable()) {
                 return; // the connection is not taking input now; readReady stays for later
             }
         }
@@ -135,7 +128,6 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
-        reads++;
         int asked = dst.remaining();
         if (asked == 0) {
             return 0;
@@ -161,7 +153,6 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
     @Override
     public void readInterest(boolean on) {
         reading = on;
-        interestRaised |= on;
         if (on && readReady && !inEvent && !closed) {
             queueResume(); // no edge will come for bytes that are already waiting
         }

@@ -1,7 +1,7 @@
 package dev.peregrine.transport.epoll;
 
 import dev.peregrine.loop.EventLoop;
-import dev.peregrine.loop.HttpConnection;
+import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.transport.ConnectionLimit;
 import dev.peregrine.transport.TransportLoop;
@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * One loop thread on Linux epoll (through {@link NettyEpoll}): accepts on its own listening socket
  * (or receives connections from loop 0 where {@code SO_REUSEPORT} is off), reads, parses, handles and
- * writes, all on this thread. Everything above the socket is the same {@link HttpConnection} the NIO
+ * writes, all on this thread. Everything above the socket is the same {@link Connection} the NIO
  * transport drives.
  *
  * <pre>
@@ -242,7 +242,7 @@ final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readi
     }
 
     /** A bug of ours must cost one connection, not the loop. */
-    void connectionFailed(HttpConnection c, Throwable t) {
+    void connectionFailed(Connection c, Throwable t) {
         LOG.log(System.Logger.Level.ERROR, "connection failed on event loop " + index, t);
         c.close();
     }

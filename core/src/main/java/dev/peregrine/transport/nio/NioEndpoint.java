@@ -1,6 +1,6 @@
 package dev.peregrine.transport.nio;
 
-import dev.peregrine.loop.HttpConnection;
+import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.SocketEndpoint;
 import dev.peregrine.transport.ConnectionLimit;
 
@@ -18,7 +18,7 @@ final class NioEndpoint implements SocketEndpoint {
     private final InetSocketAddress remote;
     private final ConnectionLimit limit;
     private boolean closed;
-    HttpConnection connection;
+    Connection connection;
 
     /** Takes over {@code channel}, whose slot in {@code limit} is released when it closes. */
     NioEndpoint(SocketChannel channel, SelectionKey key, ConnectionLimit limit) throws IOException {

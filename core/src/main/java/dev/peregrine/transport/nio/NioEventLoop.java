@@ -1,7 +1,7 @@
 package dev.peregrine.transport.nio;
 
 import dev.peregrine.loop.EventLoop;
-import dev.peregrine.loop.HttpConnection;
+import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.transport.TransportLoop;
 import dev.peregrine.transport.ConnectionLimit;
@@ -159,7 +159,7 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
     private void onKey(SelectionKey key) {
         Object a = key.attachment();
         if (a instanceof NioEndpoint) {
-            HttpConnection c = ((NioEndpoint) a).connection;
+            Connection c = ((NioEndpoint) a).connection;
             try {
                 int ready = key.readyOps();
                 if ((ready & SelectionKey.OP_WRITE) != 0) {
@@ -261,14 +261,14 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
             stopping = true;
             stopDeadlineNanos = System.nanoTime() + graceMillis * 1_000_000L;
             closeListener();
-            for (HttpConnection c : connections()) {
+            for (Connection c : connections()) {
                 c.shutdown();
             }
         });
     }
 
-    private List<HttpConnection> connections() {
-        List<HttpConnection> list = new ArrayList<>();
+    private List<Connection> connections() {
+        List<Connection> list = new ArrayList<>();
         for (SelectionKey k : selector.keys()) {
             if (k.isValid() && k.attachment() instanceof NioEndpoint) {
                 list.add(((NioEndpoint) k.attachment()).connection);
@@ -290,12 +290,12 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
     private void closeEverything() {
         stopping = true;
         closeListener();
-        List<HttpConnection> left = connections();
+        List<Connection> left = connections();
         if (!left.isEmpty()) {
             LOG.log(System.Logger.Level.INFO, "event loop {0} closes {1} connection(s) still busy at the shutdown grace",
                     String.valueOf(index), String.valueOf(left.size()));
         }
-        for (HttpConnection c : left) {
+        for (Connection c : left) {
             c.close();
         }
         Runnable task;

@@ -1,0 +1,681 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.buffer.BufferPool;
+import dev.peregrine.http1.OutputSink;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * One connection, whatever it speaks: the layer between a transport's {@link SocketEndpoint} (TLS
+ * being one) and a {@link Protocol}. It owns everything that is not the protocol's business:
+ * reading into the loop's buffers and lending input, the batch of output and its backpressure, the
+ * close sequence, and the connection's one timer node. Transports call {@link #onReadable},
+ * {@link #onWritable}, {@link #shutdown} and {@link #close}; the protocol calls the rest.
+ *
+ * <p><b>Input.</b> Bytes are read into the loop's shared read buffer and offered to the protocol
+ * there. Only what the protocol did not consume is copied into a buffer lent by the pool
+ * ({@code input}); later reads append to it and the protocol is offered the whole again. An idle
+ * connection holds no buffer.
+ *
+ * <p><b>Output.</b> The protocol encodes into the loop's shared write buffer ({@link #out()}); the
+ * batch leaves in one write when the input that caused it has been handled ({@link #flush}). What
+ * the socket does not take is kept in a lent buffer ({@code output}) and written when the socket is
+ * writable; while more than {@code maxPendingOutput} bytes wait, the connection is not read
+ * ({@link #pauseReading}, counted in {@code readPauses}).
+ *
+ * <pre>
+ *   OPEN ----------------------------------------------------------.
+ *    | closeAfterOutput() (the protocol's last answer is queued)     | close(): error, timeout,
+ *    v                                                               | peer gone with nothing to send
+ *   CLOSING: nothing read; pending output and what the protocol      |
+ *            still produces are written                              |
+ *    | output empty and the protocol not producing                   |
+ *    v                                                               |
+ *   DRAINING: FIN sent; input discarded until EOF, a 256 KiB budget  |
+ *             or drainTimeout                                         |
+ *    v                                                               v
+ *   CLOSED: timer cancelled, buffers back in the pool, protocol told, socket closed
+ * </pre>
+ * Draining instead of closing at once keeps the kernel from answering the client's unread bytes
+ * with RST, which could destroy the last response before the client reads it.
+ *
+ * <p><b>Timer.</b> The connection is itself the {@link Timeout} node in its loop's wheel: it waits
+ * for one thing at a time. The phase is the connection's own while output is pending (WRITE,
+ * {@code writeTimeout}, restarted by every byte the peer takes) or while draining (DRAIN,
+ * {@code drainTimeout}), else the protocol's ({@link Protocol#timerPhase}). The wheel is touched only
+ * when the phase changes; progress inside a phase stores the time, and an expiry that finds the
+ * deadline moved re-arms for the rest.
+ *
+ * <p><b>Readiness report.</b> {@link #onReadable} returns whether a read moved bytes (or the end of
+ * stream), or the connection asked to read again, so an edge-triggered transport knows when to stop
+ * calling it without counting reads of its own.
+ *
+ * <p>Thread: the owning loop thread only.
+ */
+public final class Connection extends Timeout implements OutputSink {
+    /** The close sequence (see the class javadoc). */
+    public enum State { OPEN, CLOSING, DRAINING, CLOSED }
+
+    /** Bytes of input held while the protocol is producing output before reading pauses. */
+    static final int HOLD_LIMIT = 64 * 1024;
+    /** Bytes discarded after our FIN before the connection is closed regardless. */
+    private static final int DRAIN_BUDGET = 256 * 1024;
+    private static final int PHASE_NONE = 0;
+    private static final int PHASE_WRITE = -1;
+    private static final int PHASE_DRAIN = -2;
+
+    private final LoopContext ctx;
+    private final SocketEndpoint io;
+    private final BufferPool pool;
+    private Protocol protocol;
+    private State state = State.OPEN;
+    /** Lent buffer holding input not yet consumed at {@code [0, inputEnd)}; null when none. */
+    private ByteBuffer input;
+    private int inputEnd;
+    /** Lent buffer holding unsent bytes at {@code [outputStart, outputEnd)}; null when none. */
+    private ByteBuffer output;
+    private int outputStart;
+    private int outputEnd;
+    private boolean readPaused;
+    /** writePending lifted the pause: input held meanwhile waits to be offered again. */
+    private boolean resumedByDrain;
+    /** The peer ended its input while the protocol was producing: close once that is answered. */
+    private boolean peerEnded;
+    private int drained;
+    private int timerPhase = PHASE_NONE;
+    /** When the current phase's clock started, loop clock milliseconds. */
+    private long timerSince;
+    /** The protocol finished a unit of work: a phase whose clock progress does not restart, restarts. */
+    private boolean restartPhase;
+    /** Reads made and read interest raised, for {@link #onReadable}'s report. */
+    private int reads;
+    private boolean interestRaised;
+
+    /** A connection on {@code io} speaking {@code protocol}. Thread: the loop owning {@code ctx}. */
+    public Connection(LoopContext ctx, SocketEndpoint io, Protocol protocol) {
+        this.ctx = ctx;
+        this.io = io;
+        this.pool = ctx.pool;
+        this.protocol = protocol;
+        ctx.metrics.accepted++;
+        ctx.tick();
+        protocol.onOpen(this);
+        updateTimer();
+    }
+
+    // ---------------------------------------------------------------- transport events
+
+    /**
+     * The socket has bytes (or EOF) to read. Returns whether the connection read it, or asked to read
+     * it again, during the call: false means it takes no input now (paused, closing, closed) and an
+     * edge-triggered transport should keep the readiness for later.
+     */
+    public boolean onReadable() {
+        int before = reads;
+        interestRaised = false;
+        readable();
+        return reads != before || interestRaised;
+    }
+
+    private void readable() {
+        if (state == State.DRAINING) {
+            discardInput();
+            return;
+        }
+        try {
+            if (state == State.OPEN && protocol.onReadable(this)) {
+                return;
+            }
+            if (state != State.OPEN || readPaused) {
+                if (state == State.CLOSING) {
+                    // Nothing more is read until the last output is out; a level-triggered selector
+                    // would otherwise report the peer's bytes again and again. startDraining turns it back on.
+                    io.readInterest(false);
+                }
+                return;
+            }
+            ByteBuffer buf;
+            int n;
+            if (input != null) {
+                if (inputEnd == input.capacity()) {
+                    if (input.capacity() >= pool.maxBufferSize()) {
+                        ctx.tick();
+                        protocol.onInputOverflow(this);
+                        if (state != State.OPEN) {
+                            releaseInput();
+                        }
+                        flush();
+                        updateTimer();
+                        return;
+                    }
+                    // Doubling, but never past what the protocol expects (and never int overflow).
+                    int next = (int) Math.min(2L * input.capacity(), Math.max(protocol.expectedInput(), pool.maxBufferSize()));
+                    input = pool.grow(input, 0, inputEnd, next);
+                }
+                input.limit(input.capacity()).position(inputEnd);
+                n = read(input);
+                if (n > 0) {
+                    inputEnd += n;
+                }
+                buf = input;
+            } else {
+                buf = ctx.readBuffer;
+                buf.clear();
+                n = read(buf);
+            }
+            if (n < 0) {
+                ctx.tick();
+                peerEnded = true;
+                protocol.onEndOfInput(this);
+                return;
+            }
+            if (n == 0) {
+                return;
+            }
+            ctx.metrics.bytesIn += n;
+            resumedByDrain = false;
+            process(buf, 0, buf == input ? inputEnd : n);
+            processHeld();
+        } catch (IOException e) {
+            close();
+        }
+    }
+
+    /** The socket can take more of the pending output. */
+    public void onWritable() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        ctx.tick();
+        try {
+            if (!io.flushBuffered()) {
+                return; // the endpoint's own bytes (TLS records) go first, even while draining
+            }
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        if (state == State.DRAINING) {
+            return;
+        }
+        boolean wasPaused = readPaused;
+        writePending();
+        if (state == State.CLOSED) {
+            return;
+        }
+        if (protocol.producing()) {
+            protocol.onOutputReady(this);
+        } else if (wasPaused && !readPaused && state == State.OPEN && input != null) {
+            resumedByDrain = false;
+            process(input, 0, inputEnd); // input that arrived while reading was paused
+            processHeld();
+        }
+        updateTimer();
+    }
+
+    /**
+     * Starts a graceful close from the loop (server shutdown); the protocol decides what is finished
+     * first (see {@link Protocol#onShutdown}).
+     */
+    public void shutdown() {
+        if (state == State.OPEN) {
+            protocol.onShutdown(this);
+        }
+    }
+
+    /** Closes at once and returns every lent buffer. Idempotent. */
+    public void close() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        state = State.CLOSED;
+        ctx.timers.cancel(this);
+        timerPhase = PHASE_NONE;
+        releaseInput();
+        protocol.onClosed(this);
+        if (output != null) {
+            pool.release(output);
+            output = null;
+        }
+        ctx.metrics.closed++;
+        io.close();
+    }
+
+    // ---------------------------------------------------------------- input
+
+    /**
+     * Offers {@code [start, end)} of {@code buf} to the protocol (and to the protocol it switches to),
+     * keeps what it left, and writes the batch.
+     */
+    private void process(ByteBuffer buf, int start, int end) {
+        ctx.tick();
+        int pos = start;
+        while (true) {
+            Protocol p = protocol;
+            pos = p.onInput(this, buf, pos, end);
+            if (protocol == p || state != State.OPEN || pos >= end) {
+                break; // a switch offers the rest to the new protocol at once
+            }
+        }
+        if (state == State.OPEN) {
+            keepLeftover(buf, pos, end);
+            if (input != null && inputEnd > HOLD_LIMIT && !readPaused && protocol.producing()) {
+                pauseReading(); // enough input held behind work under way; wait for it
+            }
+        } else {
+            releaseInput();
+        }
+        flush();
+        if (state != State.CLOSED) {
+            protocol.onOutputReady(this);
+        }
+        updateTimer();
+    }
+
+    /**
+     * Offers the input held while reading was paused, when the pause was lifted by the final flush of
+     * {@link #process} (after the protocol had stopped at the pause): no writability event follows
+     * then, and the peer may have nothing more to send.
+     */
+    private void processHeld() {
+        while (resumedByDrain && !readPaused && state == State.OPEN && input != null) {
+            resumedByDrain = false;
+            process(input, 0, inputEnd);
+        }
+        resumedByDrain = false;
+    }
+
+    /** Keeps the unconsumed bytes {@code [pos, end)} of {@code buf} in {@code input}, or frees it if none. */
+    private void keepLeftover(ByteBuffer buf, int pos, int end) {
+        if (pos == end) {
+            releaseInput();
+            return;
+        }
+        // Memory follows the bytes that arrived, not what a peer announced (a request head alone must
+        // not reserve megabytes); onReadable grows the buffer as more comes in.
+        int want = Math.max(Math.min(protocol.expectedInput(), ctx.config.readBufferSize()), end - pos + 1);
+        if (buf == input && input.capacity() >= want) {
+            inputEnd = protocol.keep(input, pos, end, input);
+            return;
+        }
+        ByteBuffer dst = pool.acquire(want);
+        inputEnd = protocol.keep(buf, pos, end, dst);
+        if (buf == input) {
+            pool.release(input);
+        }
+        input = dst;
+    }
+
+    /**
+     * Reads from the socket into {@code dst} (for a protocol reading the socket itself in
+     * {@link Protocol#onReadable}); -1 at end of stream.
+     */
+    public int read(ByteBuffer dst) throws IOException {
+        int n = io.read(dst);
+        if (n != 0) {
+            // Only reads that moved something count for onReadable's report: a 0 means the socket is
+            // empty, or a layer (TLS) waits on something that will call onReadable again by itself.
+            reads++;
+        }
+        return n;
+    }
+
+    /** Turns the transport's read interest on or off, without touching the backpressure pause. */
+    public void readInterest(boolean on) {
+        interestRaised |= on;
+        io.readInterest(on);
+    }
+
+    /** The input held for the protocol ({@code [0, heldInputLength())}), or null when none is held. */
+    public ByteBuffer heldInput() {
+        return input;
+    }
+
+    public int heldInputLength() {
+        return inputEnd;
+    }
+
+    /** Drops the held input (the protocol has answered it or given up on it). */
+    public void releaseInput() {
+        if (input != null) {
+            pool.release(input);
+            input = null;
+            inputEnd = 0;
+        }
+    }
+
+    /**
+     * The protocol finished work that held input back (a response produced off the loop, a body in
+     * pieces): lifts a pause when no output is pending, offers the held input again, and closes once
+     * it is answered if the peer has meanwhile ended its input.
+     */
+    public void resumeInput() {
+        ctx.tick();
+        if (state == State.OPEN && !protocol.producing()) {
+            if (readPaused && output == null) {
+                readPaused = false;
+                readInterest(!peerEnded);
+            }
+            if (input != null && !readPaused) {
+                process(input, 0, inputEnd);
+            }
+            if (peerEnded && state == State.OPEN && !protocol.producing()) {
+                state = State.CLOSING; // everything the peer sent before its FIN is answered
+                releaseInput();
+            }
+        }
+        flush();
+        updateTimer();
+    }
+
+    /** Stops reading until pending output drains or {@link #resumeInput} (counted in {@code readPauses}). */
+    public void pauseReading() {
+        readPaused = true;
+        ctx.metrics.readPauses++;
+        io.readInterest(false);
+    }
+
+    public boolean readPaused() {
+        return readPaused;
+    }
+
+    /** Whether the peer has ended its input (FIN) while the connection stayed open. */
+    public boolean peerEnded() {
+        return peerEnded;
+    }
+
+    // ---------------------------------------------------------------- output
+
+    @Override
+    public ByteBuffer out() {
+        return ctx.writeBuffer;
+    }
+
+    /** Writes what the batch holds now (the encoder calls this when the write buffer is full). */
+    @Override
+    public void drain() {
+        flushBatch();
+    }
+
+    /** Writes the batch; then, if closing and nothing is pending or still produced, starts draining. */
+    public void flush() {
+        flushBatch();
+        if (state == State.CLOSING && output == null && !protocol.producing()) {
+            startDraining();
+        }
+    }
+
+    /** Writes the batch now; what the socket refuses is kept and written on writability. */
+    public void flushBatch() {
+        ByteBuffer out = ctx.writeBuffer;
+        if (out.position() == 0) {
+            return;
+        }
+        if (state == State.CLOSED || state == State.DRAINING) {
+            out.clear();
+            return;
+        }
+        out.flip();
+        try {
+            if (output == null) {
+                int n = io.write(out);
+                ctx.metrics.bytesOut += n;
+                if (out.hasRemaining()) {
+                    stash(out);
+                    io.writeInterest(true);
+                }
+            } else {
+                stash(out);
+                writePending();
+            }
+        } catch (IOException e) {
+            out.clear();
+            close();
+            return;
+        }
+        out.clear();
+        if (output != null && outputEnd - outputStart > ctx.config.maxPendingOutput() && !readPaused) {
+            pauseReading(); // backpressure: stop reading until the peer takes its output
+        }
+    }
+
+    /** Unsent bytes kept for this connection. */
+    public int pendingOutput() {
+        return output == null ? 0 : outputEnd - outputStart;
+    }
+
+    /** Turns write readiness reports on (a protocol writing the socket itself, e.g. sendfile). */
+    public void writeInterest(boolean on) {
+        io.writeInterest(on || output != null);
+    }
+
+    /** Appends the remaining bytes of {@code src} to the pending output. */
+    private void stash(ByteBuffer src) {
+        int n = src.remaining();
+        if (output == null) {
+            output = pool.acquire(n);
+            outputStart = 0;
+            outputEnd = 0;
+        }
+        // writePending left the limit at the old end; absolute puts are bounded by the limit.
+        output.limit(output.capacity());
+        if (output.capacity() - outputEnd < n) {
+            int pending = outputEnd - outputStart;
+            if (pending + n <= output.capacity()) {
+                output.put(0, output, outputStart, pending);
+            } else {
+                output = pool.grow(output, outputStart, pending, pending + n);
+            }
+            outputStart = 0;
+            outputEnd = pending;
+        }
+        output.put(outputEnd, src, src.position(), n);
+        outputEnd += n;
+        src.position(src.limit());
+    }
+
+    private void writePending() {
+        if (output == null) {
+            return;
+        }
+        try {
+            output.limit(outputEnd).position(outputStart);
+            int n = io.write(output);
+            ctx.metrics.bytesOut += n;
+            outputStart += n;
+            if (n > 0) {
+                timerSince = ctx.nowMillis; // progress: the write timeout starts again
+            }
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        if (outputStart == outputEnd) {
+            pool.release(output);
+            output = null;
+            io.writeInterest(false);
+            if (state == State.CLOSING && !protocol.producing()) {
+                startDraining();
+            } else if (readPaused && state == State.OPEN) {
+                // Resumed here, wherever the output drained: also mid-batch, when no writability follows.
+                readPaused = false;
+                resumedByDrain = true;
+                readInterest(true);
+            }
+        } else {
+            io.writeInterest(true);
+        }
+    }
+
+    // ---------------------------------------------------------------- closing
+
+    /** The protocol's last output is queued: write it (and what it still produces), then drain and close. */
+    public void closeAfterOutput() {
+        if (state == State.OPEN) {
+            state = State.CLOSING;
+        }
+    }
+
+    /**
+     * The peer has gone (FIN) and nothing more will be answered: close now if nothing is pending,
+     * else once the pending output is written.
+     */
+    public void closeOnceWritten() {
+        if (output == null) {
+            close();
+            return;
+        }
+        state = State.CLOSING;
+        releaseInput();
+        io.readInterest(false);
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public boolean isOpen() {
+        return state == State.OPEN;
+    }
+
+    public boolean isClosed() {
+        return state == State.CLOSED;
+    }
+
+    private void startDraining() {
+        releaseInput();
+        state = State.DRAINING;
+        drained = 0;
+        io.shutdownOutput();
+        readInterest(true);
+        updateTimer();
+    }
+
+    private void discardInput() {
+        ByteBuffer buf = ctx.readBuffer;
+        try {
+            while (true) {
+                buf.clear();
+                int n = read(buf);
+                if (n < 0) {
+                    close();
+                    return;
+                }
+                if (n == 0) {
+                    return;
+                }
+                drained += n;
+                if (drained > DRAIN_BUDGET) {
+                    close();
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            close();
+        }
+    }
+
+    // ---------------------------------------------------------------- switching and context
+
+    /**
+     * Hands this connection to {@code next} from now on (called by the current protocol inside
+     * {@link Protocol#onInput}, which then returns where its own bytes end: the rest goes to
+     * {@code next} at once). The old protocol is forgotten; it must hold nothing.
+     */
+    public void switchTo(Protocol next) {
+        protocol = next;
+        next.onOpen(this);
+    }
+
+    public Protocol protocol() {
+        return protocol;
+    }
+
+    public SocketEndpoint endpoint() {
+        return io;
+    }
+
+    public LoopContext context() {
+        return ctx;
+    }
+
+    // ---------------------------------------------------------------- timer
+
+    /** The protocol finished a unit of work: its current phase starts again (e.g. the next head's clock). */
+    public void restartTimerPhase() {
+        restartPhase = true;
+    }
+
+    /**
+     * Puts the timer in the phase the connection's state calls for: a new phase arms the wheel;
+     * progress in the same phase only moves {@code timerSince}.
+     */
+    public void updateTimer() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        int phase;
+        if (state == State.DRAINING) {
+            phase = PHASE_DRAIN;
+        } else if (output != null) {
+            phase = PHASE_WRITE;
+        } else {
+            phase = protocol.timerPhase();
+        }
+        boolean restart = restartPhase;
+        restartPhase = false;
+        if (phase == PHASE_NONE) {
+            if (timerPhase != PHASE_NONE) {
+                ctx.timers.cancel(this); // the protocol waits on a deadline of its own
+                timerPhase = PHASE_NONE;
+            }
+            return;
+        }
+        long now = ctx.nowMillis;
+        boolean restarts = phase > 0 && protocol.progressRestarts(phase);
+        if (phase != timerPhase || (restart && phase > 0 && !restarts)) {
+            timerPhase = phase;
+            timerSince = now;
+            ctx.timers.schedule(this, phaseTimeout(phase), now);
+        } else if (restarts) {
+            timerSince = now;
+        }
+    }
+
+    private long phaseTimeout(int phase) {
+        if (phase == PHASE_WRITE) {
+            return ctx.config.writeTimeoutMillis();
+        }
+        if (phase == PHASE_DRAIN) {
+            return ctx.config.drainTimeoutMillis();
+        }
+        return protocol.timeoutMillis(phase);
+    }
+
+    /** The wheel found this connection's deadline passed, or moved by progress since it was armed. */
+    @Override
+    protected void onTimeout() {
+        if (state == State.CLOSED || timerPhase == PHASE_NONE) {
+            return;
+        }
+        long now = ctx.nowMillis;
+        long deadline = timerSince + phaseTimeout(timerPhase);
+        if (now < deadline) {
+            ctx.timers.schedule(this, deadline - now, now);
+            return;
+        }
+        int phase = timerPhase;
+        timerPhase = PHASE_NONE;
+        if (phase == PHASE_WRITE) {
+            ctx.metrics.timeouts[LoopMetrics.TIMEOUT_WRITE]++;
+            close();
+        } else if (phase == PHASE_DRAIN) {
+            ctx.metrics.timeouts[LoopMetrics.TIMEOUT_DRAIN]++;
+            close();
+        } else {
+            ctx.tick();
+            protocol.onTimeout(this, phase);
+        }
+    }
+}

@@ -1,0 +1,605 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.BlockingHandler;
+import dev.peregrine.BodyListener;
+import dev.peregrine.Handler;
+import dev.peregrine.ServerConfig;
+import dev.peregrine.StreamingHandler;
+import dev.peregrine.http1.RequestFramer;
+import dev.peregrine.http1.HeadParser;
+import dev.peregrine.http1.Methods;
+import dev.peregrine.http1.OutputSink;
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseView;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The HTTP/1.1 server as a {@link Protocol} on a {@link Connection}: it frames requests (head, then
+ * Content-Length or chunked body, {@code 100 Continue}), dispatches them to handlers, and encodes
+ * the responses into the connection's batch. The socket, buffers, batching, backpressure, closing and
+ * the timer node are the connection's.
+ *
+ * <p><b>States.</b> Each request passes through these; the connection's close states
+ * ({@link Connection.State}) run beside them, and a request that cannot be answered on the loop
+ * parks the protocol in one of the BUSY states:
+ * <pre>
+ *   IDLE --first byte--&gt; HEAD --head parsed--&gt; BODY (Content-Length / chunked) --complete--&gt; dispatch
+ *     ^                                                                                  |
+ *     |   inline handler: response encoded into the batch                                 |
+ *     +-----------------------------------------------------------------------------------+
+ *     |   BUSY exchange: blocking handler or async() (Exchange); held input waits
+ *     |   BUSY body out: response body in pieces (BodySource: file, producer, output stream)
+ *     |   BUSY body in:  request body streamed to a handler (StreamingBody), reads go to it
+ *     +--- exchangeDone / body finished: resumeInput() offers the held input again
+ *   any state --bad request (4xx/5xx, Connection: close), Connection: close, HTTP/1.0, last allowed
+ *               request--&gt; connection CLOSING
+ *   HEAD --Upgrade: token (registered)--&gt; 101, connection switched to the token's protocol
+ *   IDLE --first bytes are the HTTP/2 preface / ALPN chose another protocol--&gt; switched
+ * </pre>
+ * The timer phase follows the state ({@link #timerPhase}):
+ * <pre>
+ *   phase   while                                   clock starts            on expiry
+ *   IDLE    no request under way, nothing pending   last request answered   close
+ *   HEAD    a request head is incomplete            its first byte          408, close
+ *   BODY    a request body is incomplete            last byte received      408, close
+ *   (none)  BUSY: the exchange's asyncTimeout bounds it
+ * </pre>
+ * (WRITE and DRAIN are the connection's phases.) So a keep-alive request costs one field store for
+ * its timeout, not a wheel operation.
+ *
+ * <p><b>Off the loop.</b> A request for a blocking handler, or whose handler called
+ * {@code res.async()}, becomes an {@link Exchange}; a response body sent in pieces (a file, a
+ * handler's stream) is a {@link BodySource}; a large request body streamed to a handler is a
+ * {@link StreamingBody}. While one is in progress the protocol handles no further request: what
+ * arrives meanwhile is held by the connection (reading pauses beyond {@link Connection#HOLD_LIMIT}),
+ * so responses leave in request order. The hooks for this are marked "off-loop hook".
+ *
+ * <p>Thread: the owning loop thread only.
+ */
+public final class Http1ServerProtocol implements Protocol, OutputSink {
+    private static final int NEED_MORE = -1;
+    private static final int STOP = -2;
+    /** {@link #streamBody} leaves the request to the ordinary path. */
+    private static final int NOT_STREAMED = -3;
+
+    /** Timer phases of the protocol (see the class javadoc); 0 is "none". */
+    private static final int T_IDLE = 1;
+    private static final int T_HEAD = 2;
+    private static final int T_BODY = 3;
+
+    private final LoopContext ctx;
+    private final ProtocolSwitches switches;
+    private Connection c;
+    /** No request has begun yet: the preface and ALPN are looked at once, before the first. */
+    private boolean fresh = true;
+    /** Where each request begins and ends, across reads. */
+    private final RequestFramer framer;
+    private boolean continueSent;
+    /** The request being handled off the loop; while set, no further request is handled. */
+    private Exchange exchange;
+    /** A response body being sent in pieces; while set, no further request is handled. */
+    private BodySource bodyOut;
+    /** Whether the connection closes once {@link #bodyOut} is sent. */
+    private boolean closeAfterBody;
+    /** A request body being streamed to an off-loop handler; while set, reads go to it. */
+    private StreamingBody bodyIn;
+    /** Requests this connection may still serve; -1 for no limit. The one that brings it to 0 closes. */
+    private int requestsLeft;
+
+    public Http1ServerProtocol(LoopContext ctx) {
+        this.ctx = ctx;
+        this.switches = ctx.config.protocolSwitches();
+        ServerConfig config = ctx.config;
+        this.framer = new RequestFramer(ctx.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold());
+        int maxRequests = ctx.config.maxRequestsPerConnection();
+        this.requestsLeft = maxRequests > 0 ? maxRequests : -1;
+    }
+
+    @Override
+    public void onOpen(Connection c) {
+        this.c = c;
+    }
+
+    // ---------------------------------------------------------------- Protocol
+
+    @Override
+    public boolean onReadable(Connection c) throws java.io.IOException {
+        if (bodyIn == null) {
+            return false;
+        }
+        bodyIn.onReadable(c, ctx.readBuffer); // off-loop hook: a streamed request body takes what arrives
+        return bodyIn != null || !c.isOpen();
+    }
+
+    /** Parses and answers every complete request in {@code [start, end)}; returns where the rest begins. */
+    @Override
+    public int onInput(Connection c, ByteBuffer buf, int start, int end) {
+        if (fresh) {
+            int r = switches.beforeFirstRequest(c, buf, start, end);
+            if (r != ProtocolSwitches.STAY) {
+                return start; // the preface is still arriving, or the bytes now belong to another protocol
+            }
+            fresh = false;
+        }
+        int pos = start;
+        int answered = 0;
+        while (pos < end && c.isOpen() && !c.readPaused() && exchange == null && (bodyOut == null || pumpBody(false))) {
+            int r = handleOne(buf, pos, end);
+            if (r == NEED_MORE) {
+                break;
+            }
+            if (r == STOP) {
+                pos = end;
+                break;
+            }
+            pos = r;
+            if (c.protocol() != this) {
+                return pos; // upgraded: the rest is the new protocol's
+            }
+            if (++answered % ctx.config.maxPipelinedRequests() == 0) {
+                // A pipelined batch this long: go on only once the socket took the responses so far.
+                c.flushBatch();
+                if (c.pendingOutput() > 0 && !c.readPaused()) {
+                    c.pauseReading();
+                }
+            }
+        }
+        if (pos == end) {
+            framer.consumedAll();
+        }
+        if (answered > 0) {
+            c.restartTimerPhase(); // the next request's head clock starts now
+        }
+        return pos;
+    }
+
+    @Override
+    public int keep(ByteBuffer src, int from, int to, ByteBuffer dst) {
+        return framer.keep(src, from, to, dst); // decoded chunk framing is not kept
+    }
+
+    @Override
+    public int expectedInput() {
+        return framer.expectedInput();
+    }
+
+    @Override
+    public void onInputOverflow(Connection c) {
+        reject(framer.inHead() ? 431 : 413);
+    }
+
+    /**
+     * The peer sent FIN. A half-closed peer may still be reading (RFC 9112 §9.6 lets a client close
+     * its sending side after its last request), so responses already queued are written first; the
+     * connection closes once they are out. An incomplete request is dropped.
+     */
+    @Override
+    public void onEndOfInput(Connection c) {
+        if (exchange != null || bodyOut != null) { // off-loop hook: held requests are answered, then it closes
+            c.readInterest(false);
+            return;
+        }
+        if (framer.inHead() && rejectHeldHead()) {
+            return;
+        }
+        c.closeOnceWritten();
+    }
+
+    /**
+     * At end of input, parses the incomplete head that arrived in pieces and was so far only searched
+     * for its end ({@link HeadParser#findHeadEnd}): if what arrived is already invalid, it gets the
+     * answer (400, 414, 431...) it would have had in one piece, so no split of the input changes the
+     * outcome. Returns whether it answered.
+     */
+    private boolean rejectHeldHead() {
+        int r = ctx.parser.parse(c.heldInput(), 0, c.heldInputLength(), ctx.request);
+        if (r >= 0 || r == HeadParser.NEED_MORE) {
+            return false;
+        }
+        c.releaseInput();
+        framer.reset();
+        reject(-r);
+        c.flush();
+        c.updateTimer();
+        return true;
+    }
+
+    @Override
+    public void onOutputReady(Connection c) {
+        if (bodyOut != null) { // off-loop hook: a body in pieces continues as the socket drains
+            pumpBody(true);
+        }
+    }
+
+    @Override
+    public boolean producing() {
+        return exchange != null || bodyOut != null;
+    }
+
+    @Override
+    public int timerPhase() {
+        if (exchange != null || bodyOut != null || bodyIn != null) {
+            return 0; // BUSY: the exchange's own timer (asyncTimeout) bounds this wait
+        }
+        if (c.heldInput() == null) {
+            return T_IDLE;
+        }
+        return framer.awaitingBody() ? T_BODY : T_HEAD;
+    }
+
+    @Override
+    public long timeoutMillis(int phase) {
+        ServerConfig config = ctx.config;
+        switch (phase) {
+            case T_HEAD:
+                return config.headerTimeoutMillis();
+            case T_BODY:
+                return config.bodyTimeoutMillis();
+            default:
+                return config.idleTimeoutMillis();
+        }
+    }
+
+    @Override
+    public boolean progressRestarts(int phase) {
+        return phase != T_HEAD; // slowloris: a head dribbling in does not buy more time
+    }
+
+    @Override
+    public void onTimeout(Connection c, int phase) {
+        LoopMetrics m = ctx.metrics;
+        if (phase == T_IDLE) {
+            m.timeouts[LoopMetrics.TIMEOUT_IDLE]++;
+            c.close();
+            return;
+        }
+        m.timeouts[phase == T_HEAD ? LoopMetrics.TIMEOUT_HEADER : LoopMetrics.TIMEOUT_BODY]++;
+        // RFC 9110 §15.5.9: 408 when the server would not wait any longer; then close.
+        c.releaseInput();
+        framer.reset();
+        reject(408);
+        c.flush();
+        c.updateTimer();
+    }
+
+    /**
+     * Server shutdown: an idle connection closes now; a request partly received is finished and
+     * answered with {@code Connection: close} (the header and body timeouts and the grace bound it);
+     * one being answered (response being written, or off the loop) closes once its response is out.
+     */
+    @Override
+    public void onShutdown(Connection c) {
+        boolean answering = c.pendingOutput() > 0 || exchange != null || bodyOut != null || bodyIn != null;
+        if (!answering && c.heldInput() == null) {
+            c.close();
+            return;
+        }
+        if (answering) {
+            c.closeAfterOutput();
+            c.releaseInput();
+        } else {
+            requestsLeft = 1;
+        }
+        c.updateTimer();
+    }
+
+    @Override
+    public void onClosed(Connection c) {
+        if (exchange != null) { // off-loop hook: the handler learns through its streams
+            exchange.connectionClosed();
+        }
+        if (bodyOut != null) {
+            bodyOut.abort();
+            bodyOut = null;
+        }
+        if (bodyIn != null) {
+            bodyIn.abort();
+            bodyIn = null;
+        }
+        framer.reset();
+    }
+
+    // ---------------------------------------------------------------- framing and dispatch
+
+    /** Handles the request starting at {@code pos}: returns where the next one starts, NEED_MORE or STOP. */
+    private int handleOne(ByteBuffer b, int pos, int end) {
+        RequestView req = ctx.request;
+        int r = framer.frame(b, pos, end, req);
+        if (r == RequestFramer.LARGE_BODY) { // off-loop hook: may stream to a blocking or streaming handler
+            r = streamBody(req, b, pos, framer.headEnd(), end, req.contentLength());
+            if (r != NOT_STREAMED) {
+                return r;
+            }
+            r = framer.bufferedBody(b, pos, end, req);
+        }
+        if (r == RequestFramer.EMPTY_LINES) {
+            return end;
+        }
+        if (r == RequestFramer.NEED_MORE) {
+            if (framer.awaitingBody()) {
+                sendContinue(req);
+            }
+            return NEED_MORE;
+        }
+        if (r < 0) {
+            return reject(-r);
+        }
+        continueSent = false;
+        dispatch(req);
+        return r;
+    }
+
+    /** Runs the handler and encodes its response. */
+    private void dispatch(RequestView req) {
+        req.setRemoteAddress(c.endpoint().remoteAddress());
+        if (switches.hasUpgrades() && switches.upgrade(c, req, ctx.encoder)) {
+            ctx.metrics.requests++;
+            return;
+        }
+        ResponseView res = ctx.response;
+        res.reset();
+        Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
+        if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered by Exchange
+            exchange = Exchange.blocking(this, req, (BlockingHandler) h, -1);
+            return;
+        }
+        runInline(h, req, res);
+        if (res.special() != 0) { // off-loop hook: async(), sendFile() or stream()
+            specialResponse(req, res);
+            return;
+        }
+        boolean keepAlive = req.keepAlive() && !lastAllowed();
+        ctx.metrics.requests++;
+        ctx.encoder.encode(res, req.methodId() == Methods.HEAD, keepAlive, req.versionNumber() == 10, this);
+        if (!keepAlive) {
+            c.closeAfterOutput(); // nothing sent after this request is acted on
+        }
+    }
+
+    /** Off-loop hook: an inline handler called {@code async()}, {@code sendFile()} or {@code stream()}. */
+    private void specialResponse(RequestView req, ResponseView res) {
+        Exchange x = ctx.offLoop.takePending();
+        if (x != null) {
+            exchange = x;
+            return;
+        }
+        boolean http10 = req.versionNumber() == 10;
+        boolean keepAlive = BodySource.keepAlive(res, req.keepAlive() && !lastAllowed(), http10);
+        ctx.metrics.requests++;
+        bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, keepAlive, http10, this);
+        closeAfterBody = !keepAlive;
+    }
+
+    /**
+     * Off-loop hook: a Content-Length body above the stream threshold goes to a blocking handler as it
+     * arrives ({@link StreamingBody}); returns {@link #NOT_STREAMED} for other handlers.
+     */
+    private int streamBody(RequestView req, ByteBuffer b, int pos, int headEnd, int end, long length) {
+        req.setRemoteAddress(c.endpoint().remoteAddress());
+        Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
+        boolean blocking = h instanceof BlockingHandler;
+        if (!blocking && !(h instanceof StreamingHandler)) {
+            return NOT_STREAMED;
+        }
+        if (length > ctx.config.maxStreamedBodySize()) {
+            return reject(413); // answered from the head, before the body is read
+        }
+        int have = (int) Math.min(end - headEnd, length);
+        if (have < length) {
+            sendContinue(req);
+        }
+        continueSent = false;
+        req.setBody(b, headEnd, 0);
+        if (blocking) {
+            exchange = Exchange.blocking(this, req, (BlockingHandler) h, length);
+            bodyIn = exchange.body();
+        } else {
+            BodyListener listener = callStreamingHandler(req, h);
+            Exchange x = ctx.offLoop.takePending();
+            if (x == null) { // answered at once: the rest of the body is not read
+                ResponseView res = ctx.response;
+                boolean http10 = req.versionNumber() == 10;
+                ctx.metrics.requests++;
+                if (res.special() != 0) {
+                    bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, false, http10, this);
+                    closeAfterBody = true;
+                    StreamingBody discard = new StreamingBody(this, null, length, null, true);
+                    bodyIn = discard;
+                    discard.feed(b, headEnd, have);
+                    return headEnd + have;
+                }
+                ctx.encoder.encode(res, req.methodId() == Methods.HEAD, false, http10, this);
+                c.closeAfterOutput();
+                return STOP;
+            }
+            exchange = x;
+            bodyIn = new StreamingBody(this, x, length, listener, true);
+            x.attachBody(bodyIn);
+        }
+        bodyIn.feed(b, headEnd, have);
+        return headEnd + have;
+    }
+
+    /** Runs {@code h} on the loop; an exception becomes a 500 (logged once) and the loop carries on. */
+    private void runInline(Handler h, RequestView req, ResponseView res) {
+        ctx.offLoop.current = this;
+        ctx.enterHandler(h);
+        try {
+            h.handle(req, res);
+        } catch (Throwable t) {
+            ctx.handlerFailed(req, t);
+            ctx.offLoop.handlerThrew();
+            res.reset();
+            res.error(500);
+        } finally {
+            ctx.exitHandler();
+        }
+    }
+
+    /** Off-loop hook: runs a {@code Handlers.streaming} handler on the head of a streamed body. */
+    private BodyListener callStreamingHandler(RequestView req, Handler h) {
+        ResponseView res = ctx.response;
+        res.reset();
+        req.streamInline();
+        runInline(h, req, res);
+        return req.takeBodyListener();
+    }
+
+    /**
+     * Counts a response against {@code maxRequestsPerConnection} (and the one request a shutdown lets
+     * finish), whatever ran its handler (inline here, off the loop in {@link Exchange}); true when it is
+     * the last the connection may serve.
+     */
+    boolean lastAllowed() {
+        return requestsLeft > 0 && --requestsLeft == 0;
+    }
+
+    /** Answers {@code 100 Continue} once, for an HTTP/1.1 request that asked and whose body is still to come. */
+    private void sendContinue(RequestView req) {
+        if (!continueSent && req.expectsContinue() && req.versionNumber() == 11) {
+            continueSent = true;
+            ctx.encoder.encodeContinue(this);
+        }
+    }
+
+    /** Answers {@code status} with {@code Connection: close}; nothing after the bad request is acted on. */
+    private int reject(int status) {
+        ctx.metrics.rejected(status);
+        ctx.encoder.encodeError(status, this);
+        c.closeAfterOutput();
+        return STOP;
+    }
+
+
+    // ---- off-loop hooks: called by Exchange, StreamingBody, ChunkedBodyWriter, FileBody (loop thread) ----
+
+    @Override
+    public ByteBuffer out() {
+        return c.out();
+    }
+
+    @Override
+    public void drain() {
+        c.flushBatch();
+    }
+
+    Connection connection() {
+        return c;
+    }
+
+    LoopContext context() {
+        return ctx;
+    }
+
+    SocketEndpoint endpoint() {
+        return c.endpoint();
+    }
+
+    Exchange exchange() {
+        return exchange;
+    }
+
+    BodySource bodyOut() {
+        return bodyOut;
+    }
+
+    StreamingBody bodyIn() {
+        return bodyIn;
+    }
+
+    boolean isOpen() {
+        return c.isOpen();
+    }
+
+    boolean isClosed() {
+        return c.isClosed();
+    }
+
+    void close() {
+        c.close();
+    }
+
+    /** Unsent bytes kept for this connection. */
+    int pendingOutput() {
+        return c.pendingOutput();
+    }
+
+    int maxPendingOutput() {
+        return ctx.config.maxPendingOutput();
+    }
+
+    void countIn(long n) {
+        ctx.metrics.bytesIn += n;
+    }
+
+    void countOut(long n) {
+        ctx.metrics.bytesOut += n;
+    }
+
+    /** The streamed request body {@code b} has arrived whole (or been discarded). */
+    void bodyInEnded(StreamingBody b) {
+        if (bodyIn == b) {
+            bodyIn = null;
+        }
+    }
+
+    /** The off-loop request's response is encoded; carry on with the requests that waited. */
+    void exchangeDone(boolean keepAlive) {
+        exchange = null;
+        if (bodyIn != null && bodyIn.complete()) {
+            bodyIn = null;
+        }
+        if (!keepAlive) {
+            c.closeAfterOutput();
+        }
+        c.resumeInput();
+    }
+
+    /** The head is encoded; {@code body} follows in pieces, then the connection carries on (or closes). */
+    void startBody(BodySource body, boolean keepAlive) {
+        exchange = null;
+        bodyOut = body;
+        closeAfterBody = !keepAlive;
+    }
+
+    /** Moves the body in progress on; when it is all handed over, carries on. */
+    void pumpBody() {
+        pumpBody(true);
+    }
+
+    private boolean pumpBody(boolean resumeAfter) {
+        BodySource b = bodyOut;
+        if (b == null) {
+            return true;
+        }
+        if (c.state() == Connection.State.CLOSED || c.state() == Connection.State.DRAINING) {
+            return false;
+        }
+        boolean done;
+        try {
+            c.flushBatch(); // the head and earlier responses go first
+            if (c.isClosed()) {
+                return false;
+            }
+            done = b.pump(this);
+            c.flushBatch();
+        } catch (java.io.IOException e) {
+            c.close(); // the head has left: the client sees a truncated message
+            return false;
+        }
+        if (!done || c.isClosed()) {
+            return false;
+        }
+        bodyOut = null;
+        c.writeInterest(false);
+        if (closeAfterBody) {
+            c.closeAfterOutput();
+        }
+        if (resumeAfter) {
+            c.resumeInput();
+        }
+        c.updateTimer();
+        return true;
+    }
+}

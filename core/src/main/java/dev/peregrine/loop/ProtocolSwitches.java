@@ -1,0 +1,146 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseEncoder;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The protocols an HTTP/1.1 server connection may hand itself to, and how each is chosen:
+ * <ul>
+ *   <li>{@code upgrade}: by token, on a request with {@code Upgrade: token} and {@code Connection:
+ *       upgrade} (RFC 9110 §7.8). The server answers {@code 101 Switching Protocols}; bytes after the
+ *       request go to the new protocol, including those that arrived in the same read.</li>
+ *   <li>{@code priorKnowledge}: a connection whose first bytes are the HTTP/2 connection preface
+ *       ({@code PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n}, RFC 9113 §3.4) is handed over with the preface
+ *       unread.</li>
+ *   <li>{@code alpn}: by the name TLS negotiated (RFC 7301), before the first byte is read.</li>
+ * </ul>
+ * Immutable once built. Thread: any.
+ */
+public final class ProtocolSwitches {
+    /** {@link #beforeFirstRequest}: the connection stays HTTP/1.1. */
+    public static final int STAY = 0;
+    /** {@link #beforeFirstRequest}: switched, or waiting for the rest of the preface. */
+    public static final int SWITCHED_OR_WAITING = 1;
+    /** The HTTP/2 connection preface (RFC 9113 §3.4). */
+    private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    public static final ProtocolSwitches NONE = new ProtocolSwitches(Map.of(), null, Map.of());
+
+    private final Map<String, Supplier<? extends Protocol>> upgrades;
+    private final Supplier<? extends Protocol> priorKnowledge;
+    private final Map<String, Supplier<? extends Protocol>> alpn;
+
+    private ProtocolSwitches(Map<String, Supplier<? extends Protocol>> upgrades, Supplier<? extends Protocol> priorKnowledge,
+                             Map<String, Supplier<? extends Protocol>> alpn) {
+        this.upgrades = upgrades;
+        this.priorKnowledge = priorKnowledge;
+        this.alpn = alpn;
+    }
+
+    /** A copy that also upgrades to {@code protocol} on {@code Upgrade: token} (case-insensitive). */
+    public ProtocolSwitches withUpgrade(String token, Supplier<? extends Protocol> protocol) {
+        Map<String, Supplier<? extends Protocol>> m = new LinkedHashMap<>(upgrades);
+        m.put(token.toLowerCase(Locale.ROOT), protocol);
+        return new ProtocolSwitches(Collections.unmodifiableMap(m), priorKnowledge, alpn);
+    }
+
+    /** A copy that hands connections starting with the HTTP/2 preface to {@code protocol}. */
+    public ProtocolSwitches withPriorKnowledge(Supplier<? extends Protocol> protocol) {
+        return new ProtocolSwitches(upgrades, protocol, alpn);
+    }
+
+    /** A copy that offers {@code name} in ALPN and hands connections that choose it to {@code protocol}. */
+    public ProtocolSwitches withAlpn(String name, Supplier<? extends Protocol> protocol) {
+        Map<String, Supplier<? extends Protocol>> m = new LinkedHashMap<>(alpn);
+        m.put(name, protocol);
+        return new ProtocolSwitches(upgrades, priorKnowledge, Collections.unmodifiableMap(m));
+    }
+
+    public boolean hasUpgrades() {
+        return !upgrades.isEmpty();
+    }
+
+    public Supplier<? extends Protocol> priorKnowledge() {
+        return priorKnowledge;
+    }
+
+    /** ALPN names besides {@code http/1.1}, in the server's order of preference. */
+    public Map<String, Supplier<? extends Protocol>> alpn() {
+        return alpn;
+    }
+
+    /**
+     * Before a connection's first request: switches {@code c} if TLS negotiated one of the ALPN
+     * protocols, or if the bytes {@code [start, end)} begin with the HTTP/2 preface and a protocol
+     * takes it (the preface stays unread for it). Returns {@link #STAY} or {@link #SWITCHED_OR_WAITING}
+     * (also while the bytes so far are a prefix of the preface).
+     */
+    int beforeFirstRequest(Connection c, ByteBuffer buf, int start, int end) {
+        String chosen = c.endpoint().applicationProtocol();
+        if (chosen != null) {
+            Supplier<? extends Protocol> p = alpn.get(chosen);
+            if (p != null) {
+                c.switchTo(p.get());
+                return SWITCHED_OR_WAITING;
+            }
+        }
+        if (priorKnowledge != null) {
+            int n = Math.min(end - start, PREFACE.length);
+            for (int i = 0; i < n; i++) {
+                if (buf.get(start + i) != PREFACE[i]) {
+                    return STAY;
+                }
+            }
+            if (n == PREFACE.length) {
+                c.switchTo(priorKnowledge.get());
+            }
+            return SWITCHED_OR_WAITING;
+        }
+        return STAY;
+    }
+
+    /**
+     * RFC 9110 §7.8: a request naming a registered protocol in {@code Upgrade}, with the {@code upgrade}
+     * option in {@code Connection}, is answered {@code 101 Switching Protocols} and {@code c} goes to
+     * that protocol. HTTP/1.0 requests and requests with a body stay HTTP/1.1 (the body would have to
+     * be read first), so the Upgrade header is then ignored, as the RFC allows. Returns whether it
+     * switched.
+     */
+    boolean upgrade(Connection c, RequestView req, ResponseEncoder encoder) {
+        if (req.versionNumber() != 11 || req.isChunked() || req.contentLength() > 0) {
+            return false;
+        }
+        String connection = req.header("Connection");
+        String upgrade = req.header("Upgrade");
+        if (connection == null || upgrade == null || !hasToken(connection, "upgrade")) {
+            return false;
+        }
+        for (String offered : upgrade.split(",")) {
+            String token = offered.trim();
+            Supplier<? extends Protocol> p = upgrades.get(token.toLowerCase(Locale.ROOT));
+            if (p != null) {
+                Protocol next = p.get();
+                encoder.encodeInterim(101, new String[] {"Connection", "Upgrade", "Upgrade", token}, c);
+                c.switchTo(next);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasToken(String list, String token) {
+        for (String t : list.split(",")) {
+            if (t.trim().equalsIgnoreCase(token)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

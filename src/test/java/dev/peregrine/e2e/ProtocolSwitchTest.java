@@ -1,0 +1,126 @@
+package dev.peregrine.e2e;
+
+import dev.peregrine.Server;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A live connection handed from HTTP/1.1 to another protocol ({@link EchoProtocol}) with its unread
+ * bytes: by {@code Upgrade} (RFC 9110 §7.8) and by the HTTP/2 prior-knowledge preface (RFC 9113
+ * §3.4). ALPN's choice is in {@code tls.AlpnSwitchTest}.
+ */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.peregrine.e2e.ServerFactory#all")
+class ProtocolSwitchTest extends ServerTestBase {
+    private static final String UPGRADE = "GET /chat HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive, Upgrade\r\n"
+            + "Upgrade: x-other, x-echo\r\n\r\n";
+    private static final String SWITCHED = "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: x-echo\r\n\r\n";
+    private static final String PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+    ProtocolSwitchTest(ServerFactory factory) {
+        super(factory);
+    }
+
+    @Override
+    @org.junit.jupiter.api.BeforeEach
+    void startServer() {
+        server = factory.start(b -> b.upgrade("x-echo", EchoProtocol::new).priorKnowledge(EchoProtocol::new));
+    }
+
+    @Test
+    void upgradeHandsOverTheBytesThatCameWithTheRequest() throws IOException {
+        try (Socket s = connect()) {
+            send(s, UPGRADE + "hello");
+            assertEquals(SWITCHED + "hello", readExactly(s, SWITCHED.length() + 5));
+            send(s, "and more");
+            assertEquals("and more", readExactly(s, 8));
+        }
+    }
+
+    @Test
+    void upgradeAfterPipelinedRequestsAtEverySplitOfTheRequest() throws IOException {
+        String before = "GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        String all = before + UPGRADE + "echo me";
+        for (int split = 1; split < all.length(); split += 7) {
+            try (Socket s = connect()) {
+                send(s, all.substring(0, split));
+                send(s, all.substring(split));
+                Wire.Response first = Wire.read(s.getInputStream());
+                assertEquals(200, first.status);
+                assertEquals("Hello, World!", first.text());
+                assertEquals(SWITCHED + "echo me", readExactly(s, SWITCHED.length() + 7), "split at " + split);
+            }
+        }
+    }
+
+    @Test
+    void upgradeWithoutTheConnectionOptionOrForAnUnknownProtocolStaysHttp() throws IOException {
+        try (Socket s = connect()) {
+            send(s, "GET /plaintext HTTP/1.1\r\nHost: localhost\r\nUpgrade: x-echo\r\n\r\n"
+                    + "GET /plaintext HTTP/1.1\r\nHost: localhost\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
+            assertEquals(200, Wire.read(s.getInputStream()).status);
+            assertEquals(200, Wire.read(s.getInputStream()).status);
+        }
+    }
+
+    @Test
+    void preface() throws IOException {
+        for (int split = 1; split <= PREFACE.length(); split++) {
+            try (Socket s = connect()) {
+                send(s, PREFACE.substring(0, split));
+                send(s, PREFACE.substring(split) + "frames");
+                assertEquals(PREFACE + "frames", readExactly(s, PREFACE.length() + 6), "split at " + split);
+            }
+        }
+    }
+
+    @Test
+    void theSwitchedProtocolClosesWhenThePeerDoes() throws IOException {
+        try (Socket s = connect()) {
+            send(s, UPGRADE + "bye");
+            assertEquals(SWITCHED + "bye", readExactly(s, SWITCHED.length() + 3));
+            s.shutdownOutput();
+            assertEquals(-1, s.getInputStream().read());
+        }
+    }
+
+    @Test
+    void withoutPriorKnowledgeThePrefaceIsAnHttpVersionError() throws IOException {
+        try (Server plain = factory.start()) {
+            try (Socket s = Wire.connect(plain.port())) {
+                send(s, PREFACE);
+                Wire.Response r = Wire.read(s.getInputStream());
+                assertEquals(505, r.status);
+            }
+            awaitNoLentBuffers(plain);
+        }
+    }
+
+    private static void send(Socket s, String text) throws IOException {
+        OutputStream out = s.getOutputStream();
+        out.write(text.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+    }
+
+    private static String readExactly(Socket s, int n) throws IOException {
+        InputStream in = s.getInputStream();
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        while (got.size() < n) {
+            int b = in.read();
+            assertTrue(b >= 0, () -> "connection ended after " + got.toString(StandardCharsets.ISO_8859_1));
+            got.write(b);
+        }
+        return got.toString(StandardCharsets.ISO_8859_1);
+    }
+}
