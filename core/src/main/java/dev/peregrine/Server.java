@@ -7,7 +7,7 @@ import dev.peregrine.loop.LoopWatchdog;
 import dev.peregrine.route.Router;
 import dev.peregrine.tls.TlsConfig;
 import dev.peregrine.tls.TlsContext;
-import dev.peregrine.transport.Transport;
+import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
 import dev.peregrine.transport.epoll.EpollAvailability;
 import dev.peregrine.transport.epoll.EpollTransport;
@@ -53,7 +53,8 @@ public final class Server implements AutoCloseable {
     /** The HTTPS listener's loops, or null. */
     private final TransportServer runningTls;
     private final TlsContext tls;
-    private final String transportName;
+    private final dev.peregrine.loop.OffLoopExecutor blockingExecutor;
+    private final Transport transport;
     /** Reports inline handlers that hold a loop too long; null when disabled. */
     private final LoopWatchdog watchdog;
     /** The JVM shutdown hook that closes this server ({@link Builder#shutdownHook}), or null. */
@@ -61,12 +62,14 @@ public final class Server implements AutoCloseable {
     private volatile boolean closed;
 
     private Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
-                   String transportName, Map<Handler, String> routeNames, long blockedLoopWarningMillis) {
+                   dev.peregrine.loop.OffLoopExecutor blockingExecutor, Transport transport, Map<Handler, String> routeNames,
+                   long blockedLoopWarningMillis) {
         this.config = config;
+        this.blockingExecutor = blockingExecutor;
         this.running = running;
         this.runningTls = runningTls;
         this.tls = tls;
-        this.transportName = transportName;
+        this.transport = transport;
         if (blockedLoopWarningMillis > 0) {
             List<LoopContext> loops = new ArrayList<>(running.loops());
             if (runningTls != null) {
@@ -99,9 +102,9 @@ public final class Server implements AutoCloseable {
         return tls != null ? running.port() : -1;
     }
 
-    /** The transport serving, e.g. {@code "nio"}. */
-    public String transport() {
-        return transportName;
+    /** The transport serving: {@link Transport#NIO} or {@link Transport#EPOLL}, never AUTO. */
+    public Transport transport() {
+        return transport;
     }
 
     /** The settings in force. */
@@ -111,16 +114,11 @@ public final class Server implements AutoCloseable {
 
     /** A snapshot of the loops' counters, read without locks (values may lag by a few requests). */
     public Metrics metrics() {
-        Metrics m = new Metrics();
-        for (LoopContext ctx : running.loops()) {
-            m.add(ctx.metrics(), ctx.pool());
-        }
+        List<LoopContext> loops = new ArrayList<>(running.loops());
         if (runningTls != null) {
-            for (LoopContext ctx : runningTls.loops()) {
-                m.add(ctx.metrics(), ctx.pool());
-            }
+            loops.addAll(runningTls.loops());
         }
-        return m;
+        return Metrics.of(loops);
     }
 
     @Override
@@ -146,7 +144,7 @@ public final class Server implements AutoCloseable {
         if (tls != null) {
             tls.close();
         }
-        config.blockingExecutor().shutdown();
+        blockingExecutor.shutdown();
         String stopped = "Peregrine on port " + port() + " stopped in " + (System.nanoTime() - started) / 1_000_000 + " ms";
         if (Thread.currentThread() == shutdownHook) {
             // The JVM is exiting: java.util.logging resets itself in a shutdown hook of its own that
@@ -177,108 +175,12 @@ public final class Server implements AutoCloseable {
         }
     }
 
-    /**
-     * Counters summed over all loops at one moment (each loop's values read with plain loads while it
-     * runs, so a snapshot taken under load may be a few requests behind). Since start, never reset,
-     * except {@code open}, {@code lentBuffers}, {@code lentBytes} and {@code freeBytes}, which are levels.
-     */
-    public static final class Metrics {
-        public long accepted;
-        /** Connections open now. */
-        public long open;
-        public long closed;
-        public long requests;
-        /** Error responses of our own (400, 408, 413, 414, 431, 501, 505...), each followed by a close. */
-        public long rejected;
-        public long handlerErrors;
-        public long bytesIn;
-        public long bytesOut;
-        /** Pooled buffers lent to connections right now (0 when every connection is idle). */
-        public long lentBuffers;
-        public long lentBytes;
-        /** Pooled bytes kept free for reuse. */
-        public long freeBytes;
-        /** Request heads that took longer than the header timeout (answered 408). */
-        public long headerTimeouts;
-        /** Bodies that stopped arriving (answered 408). */
-        public long bodyTimeouts;
-        /** Keep-alive connections closed for idleness. */
-        public long idleTimeouts;
-        /** Connections closed because the peer stopped reading our output. */
-        public long writeTimeouts;
-        /** Closing connections whose peer did not close after our FIN. */
-        public long drainTimeouts;
-        /** Times a loop stopped accepting because maxConnections were open. */
-        public long acceptPauses;
-        /**
-         * Times a connection stopped reading (backpressure) because the peer was not taking its
-         * responses ({@code maxPendingOutput}, {@code maxPipelinedRequests}) or because pipelined input
-         * piled up behind a request handled off the loop.
-         */
-        public long readPauses;
-        /** WARNING lines logged because an inline handler held a loop past {@code blockedLoopWarning}. */
-        public long blockedLoopWarnings;
-        private final long[] rejectedByStatus = new long[LoopMetrics.STATUS_SLOTS];
-
-        Metrics() {
-        }
-
-        void add(LoopMetrics m, BufferPool pool) {
-            accepted += m.accepted;
-            closed += m.closed;
-            open += m.accepted - m.closed;
-            requests += m.requests;
-            rejected += m.rejected;
-            handlerErrors += m.handlerErrors;
-            bytesIn += m.bytesIn;
-            bytesOut += m.bytesOut;
-            acceptPauses += m.acceptPauses;
-            readPauses += m.readPauses;
-            blockedLoopWarnings += m.blockedLoopWarnings;
-            lentBuffers += pool.lentCount();
-            lentBytes += pool.lentBytes();
-            freeBytes += pool.freeBytes();
-            headerTimeouts += m.timeouts[LoopMetrics.TIMEOUT_HEADER];
-            bodyTimeouts += m.timeouts[LoopMetrics.TIMEOUT_BODY];
-            idleTimeouts += m.timeouts[LoopMetrics.TIMEOUT_IDLE];
-            writeTimeouts += m.timeouts[LoopMetrics.TIMEOUT_WRITE];
-            drainTimeouts += m.timeouts[LoopMetrics.TIMEOUT_DRAIN];
-            for (int i = 0; i < rejectedByStatus.length; i++) {
-                rejectedByStatus[i] += m.rejectedByStatus[i];
-            }
-        }
-
-        /** Error responses of our own with {@code status}. */
-        public long rejected(int status) {
-            return status >= 0 && status < rejectedByStatus.length ? rejectedByStatus[status] : 0;
-        }
-
-        @Override
-        public String toString() {
-            StringBuilder b = new StringBuilder();
-            b.append("accepted=").append(accepted).append(" open=").append(open).append(" closed=").append(closed)
-                    .append(" requests=").append(requests).append(" rejected=").append(rejected);
-            for (int i = 0; i < rejectedByStatus.length; i++) {
-                if (rejectedByStatus[i] != 0) {
-                    b.append(" rejected").append(i).append('=').append(rejectedByStatus[i]);
-                }
-            }
-            return b.append(" handlerErrors=").append(handlerErrors).append(" bytesIn=").append(bytesIn)
-                    .append(" bytesOut=").append(bytesOut).append(" headerTimeouts=").append(headerTimeouts)
-                    .append(" bodyTimeouts=").append(bodyTimeouts).append(" idleTimeouts=").append(idleTimeouts)
-                    .append(" writeTimeouts=").append(writeTimeouts).append(" drainTimeouts=").append(drainTimeouts)
-                    .append(" acceptPauses=").append(acceptPauses).append(" readPauses=").append(readPauses)
-                    .append(" blockedLoopWarnings=").append(blockedLoopWarnings).append(" lentBuffers=").append(lentBuffers)
-                    .append(" lentBytes=").append(lentBytes).append(" freeBytes=").append(freeBytes).toString();
-        }
-    }
-
     /** Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. */
     public static final class Builder {
         String host = "0.0.0.0";
         int port = 8080;
         int threads = Runtime.getRuntime().availableProcessors();
-        String transport = System.getProperty("peregrine.transport", "auto");
+        Transport transport;
         dev.peregrine.loop.ProtocolSwitches protocolSwitches = dev.peregrine.loop.ProtocolSwitches.NONE;
         boolean reusePort = true;
         int backlog = 1024;
@@ -365,12 +267,22 @@ public final class Server implements AutoCloseable {
         }
 
         /**
-         * {@code "auto"} (epoll where it can run, else NIO), {@code "epoll"} or {@code "nio"}. Default: system
-         * property {@code peregrine.transport}, else auto.
+         * The event-loop implementation (see {@link Transport}). Default: the system property
+         * {@code peregrine.transport}, else {@link Transport#AUTO}.
+         */
+        public Builder transport(Transport transport) {
+            this.transport = java.util.Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /**
+         * {@link #transport(Transport)} by name: {@code "auto"}, {@code "epoll"} or {@code "nio"}, as
+         * command lines and configuration files give it.
+         *
+         * @throws IllegalArgumentException for another name
          */
         public Builder transport(String transport) {
-            this.transport = transport;
-            return this;
+            return transport(Transport.parse(transport));
         }
 
         /** Whether each loop binds its own socket with {@code SO_REUSEPORT}. Default true. */
@@ -698,26 +610,33 @@ public final class Server implements AutoCloseable {
             if (maxHeaderCount > maxHeadSize / 4) {
                 maxHeaderCount = Math.max(1, maxHeadSize / 4);
             }
+            if (transport == null) {
+                transport = Transport.fromSystemProperty();
+            }
             ServerConfig config = new ServerConfig(this);
-            Transport transport = Transports.select(config.transport());
+            TransportEngine transport = Transports.select(config.transport());
+            Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL : Transport.NIO;
             // Built before binding, so that a bad key or a missing provider fails before any port is taken.
             TlsContext tls = tlsConfig == null ? null
                     : TlsContext.create(tlsConfig, new java.util.ArrayList<>(protocolSwitches.alpn().keySet()));
             Map<Handler, String> routeNames = new IdentityHashMap<>();
             Router router = routes.build(execution, routeNames);
+            dev.peregrine.loop.OffLoopExecutor blockingExecutor = new dev.peregrine.loop.OffLoopExecutor(blockingPoolSize);
+            dev.peregrine.loop.LoopSetup setup = new dev.peregrine.loop.LoopSetup(config, config.port(), router, null,
+                    protocolSwitches, blockingExecutor);
             TransportServer running = null;
             try {
-                running = transport.start(tlsOnMainPort ? config.forListener(config.port(), tls) : config, router);
+                running = transport.start(tlsOnMainPort ? setup.forListener(config.port(), tls) : setup);
                 TransportServer runningTls = null;
                 if (tls != null && !tlsOnMainPort) {
-                    runningTls = transport.start(config.forListener(httpsPort, tls), router);
+                    runningTls = transport.start(setup.forListener(httpsPort, tls));
                 }
                 LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1}{2} ({3} transport, {4} loop{5})",
                         config.host(), String.valueOf(running.port()),
                         runningTls != null ? ", HTTPS on " + runningTls.port() : tlsOnMainPort ? " (HTTPS)" : "",
                         transport.name(),
                         String.valueOf(config.threads()), config.threads() == 1 ? "" : "s");
-                Server server = new Server(config, running, runningTls, tls, transport.name(), routeNames,
+                Server server = new Server(config, running, runningTls, tls, blockingExecutor, chosen, routeNames,
                         blockedLoopWarningMillis);
                 if (shutdownHook) {
                     server.addShutdownHook();
@@ -730,6 +649,7 @@ public final class Server implements AutoCloseable {
                 if (tls != null) {
                     tls.close();
                 }
+                blockingExecutor.shutdown();
                 throw new UncheckedIOException("cannot start on " + config.host() + ":"
                         + (running == null ? config.port() : httpsPort) + ": " + e.getMessage(), e);
             }
@@ -759,23 +679,23 @@ public final class Server implements AutoCloseable {
         private Transports() {
         }
 
-        static Transport select(String name) {
-            return select(name, EpollAvailability::unavailabilityReason);
+        static TransportEngine select(Transport kind) {
+            return select(kind, EpollAvailability::unavailabilityReason);
         }
 
         /** @param epollUnavailable answers null when epoll can run, else why not */
-        static Transport select(String name, Supplier<String> epollUnavailable) {
-            switch (name == null ? "auto" : name.trim().toLowerCase(java.util.Locale.ROOT)) {
-                case "nio":
+        static TransportEngine select(Transport kind, Supplier<String> epollUnavailable) {
+            switch (kind) {
+                case NIO:
                     return new NioTransport();
-                case "epoll": {
+                case EPOLL: {
                     String why = epollUnavailable.get();
                     if (why != null) {
                         throw new IllegalStateException("transport 'epoll' requested but unavailable: " + why);
                     }
                     return new EpollTransport();
                 }
-                case "auto": {
+                default: {
                     String why = epollUnavailable.get();
                     if (why == null) {
                         return new EpollTransport();
@@ -783,8 +703,6 @@ public final class Server implements AutoCloseable {
                     LOG.log(System.Logger.Level.INFO, "epoll transport unavailable ({0}); using nio", why);
                     return new NioTransport();
                 }
-                default:
-                    throw new IllegalStateException("unknown transport '" + name + "' (expected auto, epoll or nio)");
             }
         }
     }

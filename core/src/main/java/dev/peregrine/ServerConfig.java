@@ -1,7 +1,5 @@
 package dev.peregrine;
 
-import dev.peregrine.loop.EndpointLayer;
-import dev.peregrine.loop.OffLoopExecutor;
 
 /**
  * The settings of one server, fixed at {@link Server.Builder#start()}. Every limit has a default and a
@@ -40,7 +38,7 @@ public final class ServerConfig {
     private final String host;
     private final int port;
     private final int threads;
-    private final String transport;
+    private final Transport transport;
     private final boolean reusePort;
     private final int backlog;
     private final int maxRequestLineLength;
@@ -51,11 +49,10 @@ public final class ServerConfig {
     private final int readBufferSize;
     private final int writeBufferSize;
     private final long shutdownGraceMillis;
-    private final EndpointLayer endpointLayer;
     private final long asyncTimeoutMillis;
     private final long streamBodyThreshold;
     private final long maxStreamedBodySize;
-    private final OffLoopExecutor blockingExecutor;
+    private final int blockingPoolSize;
     private final int maxPipelinedRequests;
     private final int maxRequestsPerConnection;
     private final int maxConnections;
@@ -64,7 +61,6 @@ public final class ServerConfig {
     private final long idleTimeoutMillis;
     private final long writeTimeoutMillis;
     private final long drainTimeoutMillis;
-    private final dev.peregrine.loop.ProtocolSwitches protocolSwitches;
 
     ServerConfig(Server.Builder b) {
         host = b.host;
@@ -84,7 +80,7 @@ public final class ServerConfig {
         asyncTimeoutMillis = b.asyncTimeoutMillis;
         streamBodyThreshold = b.streamBodyThreshold;
         maxStreamedBodySize = b.maxStreamedBodySize < 0 ? b.maxBodySize : b.maxStreamedBodySize;
-        blockingExecutor = new OffLoopExecutor(b.blockingPoolSize);
+        blockingPoolSize = b.blockingPoolSize;
         maxPipelinedRequests = b.maxPipelinedRequests;
         maxRequestsPerConnection = b.maxRequestsPerConnection;
         maxConnections = b.maxConnections;
@@ -93,45 +89,6 @@ public final class ServerConfig {
         idleTimeoutMillis = b.idleTimeoutMillis;
         writeTimeoutMillis = b.writeTimeoutMillis;
         drainTimeoutMillis = b.drainTimeoutMillis;
-        protocolSwitches = b.protocolSwitches;
-        endpointLayer = null;
-    }
-
-    /** A copy for a second listener (the HTTPS port) with its own port and layer. */
-    private ServerConfig(ServerConfig c, int port, EndpointLayer layer) {
-        host = c.host;
-        this.port = port;
-        threads = c.threads;
-        transport = c.transport;
-        reusePort = c.reusePort;
-        backlog = c.backlog;
-        maxRequestLineLength = c.maxRequestLineLength;
-        maxHeadSize = c.maxHeadSize;
-        maxHeaderCount = c.maxHeaderCount;
-        maxBodySize = c.maxBodySize;
-        maxPendingOutput = c.maxPendingOutput;
-        readBufferSize = c.readBufferSize;
-        writeBufferSize = c.writeBufferSize;
-        shutdownGraceMillis = c.shutdownGraceMillis;
-        asyncTimeoutMillis = c.asyncTimeoutMillis;
-        streamBodyThreshold = c.streamBodyThreshold;
-        maxStreamedBodySize = c.maxStreamedBodySize;
-        blockingExecutor = c.blockingExecutor;
-        maxPipelinedRequests = c.maxPipelinedRequests;
-        maxRequestsPerConnection = c.maxRequestsPerConnection;
-        maxConnections = c.maxConnections;
-        headerTimeoutMillis = c.headerTimeoutMillis;
-        bodyTimeoutMillis = c.bodyTimeoutMillis;
-        idleTimeoutMillis = c.idleTimeoutMillis;
-        writeTimeoutMillis = c.writeTimeoutMillis;
-        drainTimeoutMillis = c.drainTimeoutMillis;
-        protocolSwitches = c.protocolSwitches;
-        endpointLayer = layer;
-    }
-
-    /** These settings for another listener: {@code port}, with {@code layer} (TLS) over its sockets. */
-    ServerConfig forListener(int port, EndpointLayer layer) {
-        return new ServerConfig(this, port, layer);
     }
 
     /** Address to bind ({@code "0.0.0.0"} for all IPv4 interfaces). */
@@ -149,8 +106,8 @@ public final class ServerConfig {
         return threads;
     }
 
-    /** {@code "auto"} or a transport name ({@code "epoll"}, {@code "nio"}). */
-    public String transport() {
+    /** The transport asked for (AUTO unless one was chosen); {@link Server#transport()} says which runs. */
+    public Transport transport() {
         return transport;
     }
 
@@ -199,16 +156,6 @@ public final class ServerConfig {
         return writeBufferSize;
     }
 
-    /** The layer (TLS) between this listener's sockets and their connections; null for plain HTTP. */
-    /** The protocols a connection may switch to (HTTP/1 Upgrade, the HTTP/2 preface, ALPN). */
-    public dev.peregrine.loop.ProtocolSwitches protocolSwitches() {
-        return protocolSwitches;
-    }
-
-    public EndpointLayer endpointLayer() {
-        return endpointLayer;
-    }
-
     /** How long {@link Server#close()} lets responses being written finish, milliseconds. */
     public long shutdownGraceMillis() {
         return shutdownGraceMillis;
@@ -227,11 +174,6 @@ public final class ServerConfig {
     /** Largest body streamed to a blocking handler, bytes. */
     public long maxStreamedBodySize() {
         return maxStreamedBodySize;
-    }
-
-    /** Runs blocking handlers: virtual threads on JDK 21+, else a platform pool of {@code blockingPoolSize}. */
-    public OffLoopExecutor blockingExecutor() {
-        return blockingExecutor;
     }
 
     /** Requests answered from one read before the socket must have taken their responses to go on. */
@@ -270,6 +212,11 @@ public final class ServerConfig {
     }
 
     /** How long a closing connection discards the peer's input after our FIN, milliseconds. */
+    /** Platform threads for blocking handlers where virtual threads are not available (JDK 17-20). */
+    public int blockingPoolSize() {
+        return blockingPoolSize;
+    }
+
     public long drainTimeoutMillis() {
         return drainTimeoutMillis;
     }

@@ -19,34 +19,33 @@ class TransportSelectionTest {
 
     @Test
     void nioWhenAskedEvenWhereEpollRuns() {
-        assertInstanceOf(NioTransport.class, Server.Transports.select("nio", () -> null));
-        assertInstanceOf(NioTransport.class, Server.Transports.select(" NIO ", () -> null));
+        assertInstanceOf(NioTransport.class, Server.Transports.select(Transport.parse("nio"), () -> null));
+        assertInstanceOf(NioTransport.class, Server.Transports.select(Transport.parse(" NIO "), () -> null));
     }
 
     @Test
     void autoPrefersEpollWhereItRuns() {
-        assertInstanceOf(EpollTransport.class, Server.Transports.select("auto", () -> null));
-        assertInstanceOf(EpollTransport.class, Server.Transports.select(null, () -> null));
+        assertInstanceOf(EpollTransport.class, Server.Transports.select(Transport.AUTO, () -> null));
     }
 
     @Test
     void autoFallsBackToNioWhereEpollCannotRun() {
-        assertInstanceOf(NioTransport.class, Server.Transports.select("auto", () -> WHY));
+        assertInstanceOf(NioTransport.class, Server.Transports.select(Transport.AUTO, () -> WHY));
     }
 
     @Test
     void forcedEpollWhereItCannotRunFailsWithTheReason() {
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Server.Transports.select("epoll", () -> WHY));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Server.Transports.select(Transport.EPOLL, () -> WHY));
         assertTrue(e.getMessage().contains(WHY), e.getMessage());
         assertTrue(e.getMessage().contains("epoll"), e.getMessage());
     }
 
     @Test
     void unknownNameFailsNamingTheChoices() {
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Server.Transports.select("kqueue", () -> null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Transport.parse("kqueue"));
         assertEquals("unknown transport 'kqueue' (expected auto, epoll or nio)", e.getMessage());
-        IllegalStateException viaBuilder = assertThrows(IllegalStateException.class,
-                () -> Server.builder().port(0).transport("io_uring").start());
+        IllegalArgumentException viaBuilder = assertThrows(IllegalArgumentException.class,
+                () -> Server.builder().port(0).transport("io_uring")); // at the call, not at start
         assertTrue(viaBuilder.getMessage().contains("io_uring"), viaBuilder.getMessage());
     }
 
@@ -60,7 +59,7 @@ class TransportSelectionTest {
             assertNull(EpollAvailability.unavailabilityReason());
         }
         try (Server s = Server.builder().host("127.0.0.1").port(0).threads(1).transport("auto").start()) {
-            assertEquals(shipped ? "epoll" : "nio", s.transport());
+            assertEquals(shipped ? Transport.EPOLL : Transport.NIO, s.transport());
         }
     }
 
@@ -69,7 +68,7 @@ class TransportSelectionTest {
         String before = System.getProperty("peregrine.transport");
         System.setProperty("peregrine.transport", "nio");
         try (Server s = Server.builder().host("127.0.0.1").port(0).threads(1).start()) {
-            assertEquals("nio", s.transport());
+            assertEquals(Transport.NIO, s.transport());
         } finally {
             if (before == null) {
                 System.clearProperty("peregrine.transport");

@@ -1,5 +1,6 @@
 package dev.peregrine.hardening;
 
+import dev.peregrine.Metrics;
 import dev.peregrine.Server;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -131,7 +132,7 @@ class AccountingTest {
         final int expectedConnections = connections;
         await("every connection closed", () -> server.metrics().open == 0
                 && server.metrics().accepted == expectedConnections);
-        Server.Metrics m = server.metrics();
+        Metrics m = server.metrics();
         assertEquals(expectedConnections, m.closed, m.toString());
         assertEquals(requests, m.requests, m.toString());
         assertEquals(1, m.rejected(431), m.toString());

@@ -1,5 +1,6 @@
 package dev.peregrine.hardening;
 
+import dev.peregrine.Metrics;
 import dev.peregrine.Server;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -127,7 +128,7 @@ class LimitsTest {
             writer.setDaemon(true);
             writer.start();
             await("reading paused", () -> server.metrics().readPauses >= 1);
-            Server.Metrics paused = server.metrics();
+            Metrics paused = server.metrics();
             assertTrue(paused.lentBytes <= 16 * 1024 + 64 * 1024 + 256 * 1024, "bounded: " + paused);
             assertTrue(paused.requests < (long) batches * perBatch, "stopped parsing: " + paused);
 

@@ -1,5 +1,6 @@
 package dev.peregrine.hardening;
 
+import dev.peregrine.Metrics;
 import dev.peregrine.Server;
 import org.junit.jupiter.api.Test;
 
@@ -54,7 +55,7 @@ class ShutdownTest {
             assertTrue(busy.closedByServer());
         }
         closing.get(30, TimeUnit.SECONDS);
-        Server.Metrics m = server.metrics();
+        Metrics m = server.metrics();
         assertEquals(0, m.lentBuffers);
         assertEquals(0, m.open);
         assertEquals(2, m.requests);

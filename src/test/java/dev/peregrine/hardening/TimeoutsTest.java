@@ -1,5 +1,6 @@
 package dev.peregrine.hardening;
 
+import dev.peregrine.Metrics;
 import dev.peregrine.Server;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -153,7 +154,7 @@ class TimeoutsTest {
             assertTrue(w.closedByServer());
         }
         await("the connection closed", () -> server.metrics().open == 0);
-        Server.Metrics m = server.metrics();
+        Metrics m = server.metrics();
         assertTrue(m.requests < 50, "the server stopped parsing while output was pending: " + m);
         assertEquals(0, m.lentBuffers);
     }

@@ -12,8 +12,12 @@ import java.nio.ByteBuffer;
  * byte (through {@link #keep}, which drops chunk framing already decoded) and calls {@link #frame}
  * again from that byte once more arrived. What was already learnt is not learnt again: a head
  * arriving in pieces is only searched for its end ({@link HeadParser#findHeadEnd}) until it is
- * whole, a chunked body resumes where the decoder stopped, and a Content-Length body is waited for
- * by length ({@link #expectedInput}).
+ * whole (and parsed again only when it grows past the request-line or head limit), a chunked body
+ * resumes where the decoder stopped, and a Content-Length body is waited for by length
+ * ({@link #expectedInput}). So a head is parsed when its first bytes arrive (early answers such as
+ * 505), when it is whole, when it crosses a limit, and once more when its body is complete (the
+ * request view it fills is the loop's, shared by its connections): a bounded number of times, never
+ * once per arrival ({@code RequestFramerTest}).
  * <pre>
  *   frame() --&gt; empty lines (at most MAX_EMPTY_LINES per connection, counted across reads;
  *                             EMPTY_LINES when they are all there is)
@@ -51,6 +55,7 @@ public final class RequestFramer {
     private int headEnd;
     private int bodyStart;
     private int bodyLength;
+    private long parses;
 
     /**
      * @param parser the loop's head parser
@@ -90,13 +95,19 @@ public final class RequestFramer {
                 emptyLines = 0; // a request line begins (the parser skips those lines again itself)
             }
         }
-        if (headScanned > 0 && end - pos <= parser.maxRequestLine()) {
-            // A head arriving in pieces: look only for its end until it is there (see HeadParser).
-            if (HeadParser.findHeadEnd(b, pos, pos + headScanned, end) == HeadParser.NEED_MORE) {
-                headScanned = end - pos;
-                return NEED_MORE;
-            }
+        if (chunked != null && chunked.active()) {
+            return resumeChunked(b, pos, end, req);
         }
+        int have = end - pos;
+        if (headScanned > 0 && !crossesLimit(headScanned, have)
+                && HeadParser.findHeadEnd(b, pos, pos + headScanned, end) == HeadParser.NEED_MORE) {
+            // A head arriving in pieces is only searched for its end until it is there; it is parsed
+            // again only when it grows past the request-line or head limit, where the parser's answer
+            // (414, 431) would change, so that no split of the input changes the outcome.
+            headScanned = have;
+            return NEED_MORE;
+        }
+        parses++;
         int head = parser.parse(b, pos, end, req);
         if (head == HeadParser.NEED_MORE) {
             headScanned = end - pos;
@@ -111,9 +122,7 @@ public final class RequestFramer {
             if (chunked == null) {
                 chunked = new ChunkedDecoder();
             }
-            if (!chunked.active()) {
-                chunked.start(head - pos);
-            }
+            chunked.start(head - pos);
             int r = chunked.decode(b, pos, end, maxBody, maxHead);
             if (r < 0) {
                 return r == ChunkedDecoder.NEED_MORE ? NEED_MORE : r;
@@ -144,12 +153,51 @@ public final class RequestFramer {
         return complete(b, headEnd, (int) length, headEnd + (int) length, req);
     }
 
+    /**
+     * More of a chunked body arrived: only the decoder runs. The head was validated when it arrived;
+     * it is parsed once more when the body is complete, because the request view is the loop's and
+     * another connection's request may have been in it meanwhile.
+     */
+    private int resumeChunked(ByteBuffer b, int pos, int end, RequestView req) {
+        int r = chunked.decode(b, pos, end, maxBody, maxHead);
+        if (r < 0) {
+            return r == ChunkedDecoder.NEED_MORE ? NEED_MORE : r;
+        }
+        parses++;
+        parser.parse(b, pos, end, req);
+        return complete(b, pos + chunked.bodyStartRel(), chunked.decodedLength(), pos + r, req);
+    }
+
+    /** Whether a head held at {@code before} bytes and now at {@code now} crossed the request-line or head limit. */
+    private boolean crossesLimit(int before, int now) {
+        int line = parser.maxRequestLine();
+        int head = parser.maxHeadSize();
+        return (before <= line && now > line) || (before <= head && now > head);
+    }
+
+    /** Full parses of heads so far (a test's measure of "no re-parsing"). */
+    public long parses() {
+        return parses;
+    }
+
     private int complete(ByteBuffer b, int start, int length, int messageEnd, RequestView req) {
         awaitBytes = 0;
         bodyStart = start;
         bodyLength = length;
         req.setBody(b, start, length);
         return messageEnd;
+    }
+
+    /**
+     * The peer ended its input with an incomplete head held ({@link #inHead()}), which so far was only
+     * searched for its end: parses it once, so that an invalid head gets the answer (400, 414,
+     * 431...) it would have had in one piece and no split of the input changes the outcome. Returns
+     * {@code -status}, or {@link #NEED_MORE} when what arrived is a valid beginning.
+     */
+    public int atEndOfInput(ByteBuffer b, int pos, int end, RequestView req) {
+        int r = parser.parse(b, pos, end, req);
+        headScanned = 0;
+        return r >= 0 ? NEED_MORE : r;
     }
 
     /** Whether a head is whole and its body is still to come (the moment for {@code 100 Continue}). */

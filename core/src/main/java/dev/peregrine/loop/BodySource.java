@@ -22,7 +22,7 @@ interface BodySource {
      * @throws IOException when the body cannot be read; the connection is then closed (the client sees
      *     a truncated message)
      */
-    boolean pump(Http1ServerProtocol c) throws IOException;
+    boolean pump(Connection c) throws IOException;
 
     /** The connection closed or gave up on the body: free what it holds. Idempotent. */
     void abort();
@@ -36,7 +36,7 @@ interface BodySource {
      *     by {@link #keepAlive(ResponseView, boolean, boolean)}
      */
     static BodySource start(ResponseView res, RequestView req, boolean head, boolean keepAlive, boolean http10,
-                            Http1ServerProtocol c) {
+                            Connection c) {
         LoopContext ctx = c.context();
         boolean bodyAllowed = ResponseEncoder.hasBody(res.statusCode(), head);
         if ((res.special() & ResponseView.PRODUCER) != 0) {

@@ -187,8 +187,8 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
     }
 
     @Override
-    public boolean pump(Http1ServerProtocol c) {
-        int limit = c.maxPendingOutput();
+    public boolean pump(Connection c) {
+        int limit = c.context().config.maxPendingOutput();
         while (c.pendingOutput() <= limit) {
             Chunk k = filled.poll();
             if (k == null) {

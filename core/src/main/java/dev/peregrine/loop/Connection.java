@@ -32,7 +32,7 @@ import java.nio.ByteBuffer;
  *            still produces are written                              |
  *    | output empty and the protocol not producing                   |
  *    v                                                               |
- *   DRAINING: FIN sent; input discarded until EOF, a 256 KiB budget  |
+ *   DRAINING: FIN sent; input discarded until EOF, an 8 MiB budget   |
  *             or drainTimeout                                         |
  *    v                                                               v
  *   CLOSED: timer cancelled, buffers back in the pool, protocol told, socket closed
@@ -59,8 +59,13 @@ public final class Connection extends Timeout implements OutputSink {
 
     /** Bytes of input held while the protocol is producing output before reading pauses. */
     static final int HOLD_LIMIT = 64 * 1024;
-    /** Bytes discarded after our FIN before the connection is closed regardless. */
-    private static final int DRAIN_BUDGET = 256 * 1024;
+    /**
+     * Bytes discarded after our FIN before the connection is closed regardless. Closing with unread
+     * input makes the kernel send RST, which can destroy the last response before the peer reads it
+     * (a client still sending a body the server refused, e.g. a 2 MiB upload answered 409 or 413), so
+     * the budget is generous: discarding is cheap, and {@code drainTimeout} bounds the time.
+     */
+    private static final int DRAIN_BUDGET = 8 * 1024 * 1024;
     private static final int PHASE_NONE = 0;
     private static final int PHASE_WRITE = -1;
     private static final int PHASE_DRAIN = -2;
@@ -73,10 +78,8 @@ public final class Connection extends Timeout implements OutputSink {
     /** Lent buffer holding input not yet consumed at {@code [0, inputEnd)}; null when none. */
     private ByteBuffer input;
     private int inputEnd;
-    /** Lent buffer holding unsent bytes at {@code [outputStart, outputEnd)}; null when none. */
-    private ByteBuffer output;
-    private int outputStart;
-    private int outputEnd;
+    /** Bytes the socket has not taken; created the first time it refuses some, then kept. */
+    private OutputBacklog output;
     private boolean readPaused;
     /** writePending lifted the pause: input held meanwhile waits to be offered again. */
     private boolean resumedByDrain;
@@ -235,8 +238,7 @@ public final class Connection extends Timeout implements OutputSink {
         releaseInput();
         protocol.onClosed(this);
         if (output != null) {
-            pool.release(output);
-            output = null;
+            output.release();
         }
         ctx.metrics.closed++;
         io.close();
@@ -353,7 +355,7 @@ public final class Connection extends Timeout implements OutputSink {
     public void resumeInput() {
         ctx.tick();
         if (state == State.OPEN && !protocol.producing()) {
-            if (readPaused && output == null) {
+            if (readPaused && !hasPendingOutput()) {
                 readPaused = false;
                 readInterest(!peerEnded);
             }
@@ -401,7 +403,7 @@ public final class Connection extends Timeout implements OutputSink {
     /** Writes the batch; then, if closing and nothing is pending or still produced, starts draining. */
     public void flush() {
         flushBatch();
-        if (state == State.CLOSING && output == null && !protocol.producing()) {
+        if (state == State.CLOSING && !hasPendingOutput() && !protocol.producing()) {
             startDraining();
         }
     }
@@ -418,15 +420,18 @@ public final class Connection extends Timeout implements OutputSink {
         }
         out.flip();
         try {
-            if (output == null) {
+            if (!hasPendingOutput()) {
                 int n = io.write(out);
                 ctx.metrics.bytesOut += n;
                 if (out.hasRemaining()) {
-                    stash(out);
+                    if (output == null) {
+                        output = new OutputBacklog(pool);
+                    }
+                    output.append(out);
                     io.writeInterest(true);
                 }
             } else {
-                stash(out);
+                output.append(out);
                 writePending();
             }
         } catch (IOException e) {
@@ -435,55 +440,32 @@ public final class Connection extends Timeout implements OutputSink {
             return;
         }
         out.clear();
-        if (output != null && outputEnd - outputStart > ctx.config.maxPendingOutput() && !readPaused) {
+        if (pendingOutput() > ctx.config.maxPendingOutput() && !readPaused) {
             pauseReading(); // backpressure: stop reading until the peer takes its output
         }
     }
 
     /** Unsent bytes kept for this connection. */
     public int pendingOutput() {
-        return output == null ? 0 : outputEnd - outputStart;
+        return output == null ? 0 : output.size();
+    }
+
+    private boolean hasPendingOutput() {
+        return output != null && !output.isEmpty();
     }
 
     /** Turns write readiness reports on (a protocol writing the socket itself, e.g. sendfile). */
     public void writeInterest(boolean on) {
-        io.writeInterest(on || output != null);
-    }
-
-    /** Appends the remaining bytes of {@code src} to the pending output. */
-    private void stash(ByteBuffer src) {
-        int n = src.remaining();
-        if (output == null) {
-            output = pool.acquire(n);
-            outputStart = 0;
-            outputEnd = 0;
-        }
-        // writePending left the limit at the old end; absolute puts are bounded by the limit.
-        output.limit(output.capacity());
-        if (output.capacity() - outputEnd < n) {
-            int pending = outputEnd - outputStart;
-            if (pending + n <= output.capacity()) {
-                output.put(0, output, outputStart, pending);
-            } else {
-                output = pool.grow(output, outputStart, pending, pending + n);
-            }
-            outputStart = 0;
-            outputEnd = pending;
-        }
-        output.put(outputEnd, src, src.position(), n);
-        outputEnd += n;
-        src.position(src.limit());
+        io.writeInterest(on || hasPendingOutput());
     }
 
     private void writePending() {
-        if (output == null) {
+        if (!hasPendingOutput()) {
             return;
         }
         try {
-            output.limit(outputEnd).position(outputStart);
-            int n = io.write(output);
+            int n = output.writeTo(io);
             ctx.metrics.bytesOut += n;
-            outputStart += n;
             if (n > 0) {
                 timerSince = ctx.nowMillis; // progress: the write timeout starts again
             }
@@ -491,9 +473,7 @@ public final class Connection extends Timeout implements OutputSink {
             close();
             return;
         }
-        if (outputStart == outputEnd) {
-            pool.release(output);
-            output = null;
+        if (output.isEmpty()) {
             io.writeInterest(false);
             if (state == State.CLOSING && !protocol.producing()) {
                 startDraining();
@@ -522,7 +502,7 @@ public final class Connection extends Timeout implements OutputSink {
      * else once the pending output is written.
      */
     public void closeOnceWritten() {
-        if (output == null) {
+        if (!hasPendingOutput()) {
             close();
             return;
         }
@@ -618,7 +598,7 @@ public final class Connection extends Timeout implements OutputSink {
         int phase;
         if (state == State.DRAINING) {
             phase = PHASE_DRAIN;
-        } else if (output != null) {
+        } else if (hasPendingOutput()) {
             phase = PHASE_WRITE;
         } else {
             phase = protocol.timerPhase();

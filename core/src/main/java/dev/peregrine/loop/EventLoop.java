@@ -7,4 +7,14 @@ public interface EventLoop {
 
     /** Whether the caller is this loop's thread. Thread: any. */
     boolean inEventLoop();
+
+    /**
+     * Opens a TCP connection from this loop to {@code address} (already resolved: name lookups block
+     * and belong off the loop). Once connected, the socket is wrapped by {@code layer} when one is
+     * given (TLS in client mode) and becomes a {@link Connection} on this loop speaking
+     * {@code protocol}; {@code callback} hears of it, or of the failure, including no connection
+     * within {@code timeoutMillis}. Thread: this loop.
+     */
+    void connect(java.net.InetSocketAddress address, EndpointLayer layer, Protocol protocol, long timeoutMillis,
+                 ConnectCallback callback);
 }

@@ -110,7 +110,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
             x.request.setStreamedBody(x.body);
         }
         try {
-            ctx.config.blockingExecutor().execute(x.blockingTask);
+            ctx.setup.blockingExecutor().execute(x.blockingTask);
         } catch (RejectedExecutionException e) {
             x.response.error(503); // the server is closing
             x.state.set(COMPLETED);
@@ -232,8 +232,8 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
                     || (w != null && w.headSent()) || request.versionNumber() == 10) {
                 return; // too late, gone, or an HTTP/1.0 client (RFC 9110 §15.2)
             }
-            ctx.encoder.encodeInterim(status, headers, conn);
-            conn.drain();
+            ctx.encoder.encodeInterim(status, headers, conn.connection());
+            conn.connection().flushBatch();
         });
     }
 
@@ -368,11 +368,11 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         ctx.metrics.requests++;
         if ((res.special() & (ResponseView.FILE | ResponseView.PRODUCER)) != 0) {
             keepAlive = BodySource.keepAlive(res, keepAlive, http10);
-            conn.startBody(BodySource.start(res, request, head, keepAlive, http10, conn), keepAlive);
+            conn.startBody(BodySource.start(res, request, head, keepAlive, http10, conn.connection()), keepAlive);
             conn.pumpBody();
             return;
         }
-        ctx.encoder.encode(res, head, keepAlive, http10, conn);
+        ctx.encoder.encode(res, head, keepAlive, http10, conn.connection());
         conn.exchangeDone(keepAlive);
     }
 
@@ -391,7 +391,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         boolean last = conn.lastAllowed();
         boolean keepAlive = request.keepAlive() && !http10 && !bodyPending && conn.isOpen() && !last;
         ctx.metrics.requests++;
-        ctx.encoder.encodeStreamHead(response, -1, keepAlive, http10, conn);
+        ctx.encoder.encodeStreamHead(response, -1, keepAlive, http10, conn.connection());
         boolean bodyAllowed = ResponseEncoder.hasBody(response.statusCode(), head);
         w.headWritten(!http10, bodyAllowed);
         touch();

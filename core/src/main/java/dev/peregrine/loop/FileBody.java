@@ -25,7 +25,7 @@ final class FileBody implements BodySource {
     }
 
     @Override
-    public boolean pump(Http1ServerProtocol c) throws IOException {
+    public boolean pump(Connection c) throws IOException {
         while (remaining > 0) {
             if (c.pendingOutput() > 0) {
                 return false; // the connection writes it first, then calls again when writable
@@ -37,10 +37,10 @@ final class FileBody implements BodySource {
                 if (position >= file.size()) {
                     throw new EOFException("file shrank while being sent");
                 }
-                c.endpoint().writeInterest(true);
+                c.writeInterest(true);
                 return false;
             } else {
-                c.countOut(n);
+                c.context().metrics.bytesOut += n;
             }
             position += n;
             remaining -= n;
@@ -50,7 +50,7 @@ final class FileBody implements BodySource {
     }
 
     /** Reads the next piece into the (empty) write buffer and writes it; what the socket refuses is kept by the connection. */
-    private long copyThroughBuffer(Http1ServerProtocol c) throws IOException {
+    private long copyThroughBuffer(Connection c) throws IOException {
         ByteBuffer out = c.out();
         int room = (int) Math.min(out.remaining(), remaining);
         int limit = out.limit();

@@ -6,9 +6,7 @@ import dev.peregrine.Handler;
 import dev.peregrine.ServerConfig;
 import dev.peregrine.StreamingHandler;
 import dev.peregrine.http1.RequestFramer;
-import dev.peregrine.http1.HeadParser;
 import dev.peregrine.http1.Methods;
-import dev.peregrine.http1.OutputSink;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseView;
 
@@ -57,7 +55,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Thread: the owning loop thread only.
  */
-public final class Http1ServerProtocol implements Protocol, OutputSink {
+public final class Http1ServerProtocol implements Protocol {
     private static final int NEED_MORE = -1;
     private static final int STOP = -2;
     /** {@link #streamBody} leaves the request to the ordinary path. */
@@ -89,7 +87,7 @@ public final class Http1ServerProtocol implements Protocol, OutputSink {
 
     public Http1ServerProtocol(LoopContext ctx) {
         this.ctx = ctx;
-        this.switches = ctx.config.protocolSwitches();
+        this.switches = ctx.setup.switches();
         ServerConfig config = ctx.config;
         this.framer = new RequestFramer(ctx.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold());
         int maxRequests = ctx.config.maxRequestsPerConnection();
@@ -186,15 +184,10 @@ public final class Http1ServerProtocol implements Protocol, OutputSink {
         c.closeOnceWritten();
     }
 
-    /**
-     * At end of input, parses the incomplete head that arrived in pieces and was so far only searched
-     * for its end ({@link HeadParser#findHeadEnd}): if what arrived is already invalid, it gets the
-     * answer (400, 414, 431...) it would have had in one piece, so no split of the input changes the
-     * outcome. Returns whether it answered.
-     */
+    /** At end of input, answers an incomplete head that is already invalid ({@link RequestFramer#atEndOfInput}). */
     private boolean rejectHeldHead() {
-        int r = ctx.parser.parse(c.heldInput(), 0, c.heldInputLength(), ctx.request);
-        if (r >= 0 || r == HeadParser.NEED_MORE) {
+        int r = framer.atEndOfInput(c.heldInput(), 0, c.heldInputLength(), ctx.request);
+        if (r == RequestFramer.NEED_MORE) {
             return false;
         }
         c.releaseInput();
@@ -351,7 +344,7 @@ public final class Http1ServerProtocol implements Protocol, OutputSink {
         }
         boolean keepAlive = req.keepAlive() && !lastAllowed();
         ctx.metrics.requests++;
-        ctx.encoder.encode(res, req.methodId() == Methods.HEAD, keepAlive, req.versionNumber() == 10, this);
+        ctx.encoder.encode(res, req.methodId() == Methods.HEAD, keepAlive, req.versionNumber() == 10, c);
         if (!keepAlive) {
             c.closeAfterOutput(); // nothing sent after this request is acted on
         }
@@ -367,7 +360,7 @@ public final class Http1ServerProtocol implements Protocol, OutputSink {
         boolean http10 = req.versionNumber() == 10;
         boolean keepAlive = BodySource.keepAlive(res, req.keepAlive() && !lastAllowed(), http10);
         ctx.metrics.requests++;
-        bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, keepAlive, http10, this);
+        bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, keepAlive, http10, c);
         closeAfterBody = !keepAlive;
     }
 
@@ -402,14 +395,14 @@ public final class Http1ServerProtocol implements Protocol, OutputSink {
                 boolean http10 = req.versionNumber() == 10;
                 ctx.metrics.requests++;
                 if (res.special() != 0) {
-                    bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, false, http10, this);
+                    bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, false, http10, c);
                     closeAfterBody = true;
                     StreamingBody discard = new StreamingBody(this, null, length, null, true);
                     bodyIn = discard;
                     discard.feed(b, headEnd, have);
                     return headEnd + have;
                 }
-                ctx.encoder.encode(res, req.methodId() == Methods.HEAD, false, http10, this);
+                ctx.encoder.encode(res, req.methodId() == Methods.HEAD, false, http10, c);
                 c.closeAfterOutput();
                 return STOP;
             }
@@ -459,14 +452,14 @@ public final class Http1ServerProtocol implements Protocol, OutputSink {
     private void sendContinue(RequestView req) {
         if (!continueSent && req.expectsContinue() && req.versionNumber() == 11) {
             continueSent = true;
-            ctx.encoder.encodeContinue(this);
+            ctx.encoder.encodeContinue(c);
         }
     }
 
     /** Answers {@code status} with {@code Connection: close}; nothing after the bad request is acted on. */
     private int reject(int status) {
         ctx.metrics.rejected(status);
-        ctx.encoder.encodeError(status, this);
+        ctx.encoder.encodeError(status, c);
         c.closeAfterOutput();
         return STOP;
     }
@@ -474,26 +467,12 @@ public final class Http1ServerProtocol implements Protocol, OutputSink {
 
     // ---- off-loop hooks: called by Exchange, StreamingBody, ChunkedBodyWriter, FileBody (loop thread) ----
 
-    @Override
-    public ByteBuffer out() {
-        return c.out();
-    }
-
-    @Override
-    public void drain() {
-        c.flushBatch();
-    }
-
     Connection connection() {
         return c;
     }
 
     LoopContext context() {
         return ctx;
-    }
-
-    SocketEndpoint endpoint() {
-        return c.endpoint();
     }
 
     Exchange exchange() {
@@ -518,23 +497,6 @@ public final class Http1ServerProtocol implements Protocol, OutputSink {
 
     void close() {
         c.close();
-    }
-
-    /** Unsent bytes kept for this connection. */
-    int pendingOutput() {
-        return c.pendingOutput();
-    }
-
-    int maxPendingOutput() {
-        return ctx.config.maxPendingOutput();
-    }
-
-    void countIn(long n) {
-        ctx.metrics.bytesIn += n;
-    }
-
-    void countOut(long n) {
-        ctx.metrics.bytesOut += n;
     }
 
     /** The streamed request body {@code b} has arrived whole (or been discarded). */
@@ -582,7 +544,7 @@ public final class Http1ServerProtocol implements Protocol, OutputSink {
             if (c.isClosed()) {
                 return false;
             }
-            done = b.pump(this);
+            done = b.pump(c);
             c.flushBatch();
         } catch (java.io.IOException e) {
             c.close(); // the head has left: the client sees a truncated message

@@ -21,6 +21,8 @@ import java.nio.ByteOrder;
  */
 public final class LoopContext {
     final ServerConfig config;
+    /** The listener this loop serves: router, layer, protocol switches, blocking executor. */
+    final LoopSetup setup;
     final Router router;
     final BufferPool pool;
     /** Shared by all connections of the loop: holds one read's bytes until they are parsed. */
@@ -62,9 +64,16 @@ public final class LoopContext {
     /** The clock as last read on this loop (by {@link #tick} or {@link #runTimers}), ms since the epoch. */
     long nowMillis = System.currentTimeMillis();
 
+    /** A loop's resources for a listener with no layer and no protocol switches (tests, tools). */
     public LoopContext(ServerConfig config, Router router) {
-        this.config = config;
-        this.router = router;
+        this(LoopSetup.of(config, router));
+    }
+
+    public LoopContext(LoopSetup setup) {
+        this.setup = setup;
+        this.config = setup.config();
+        this.router = setup.router();
+        ServerConfig config = this.config;
         int poolMax = config.maxHeadSize() + (int) Math.min(config.maxBodySize(), Integer.MAX_VALUE / 2) + config.readBufferSize();
         this.pool = new BufferPool(poolMax, 64);
         this.readBuffer = ByteBuffer.allocateDirect(config.readBufferSize()).order(ByteOrder.LITTLE_ENDIAN);
@@ -102,21 +111,35 @@ public final class LoopContext {
 
     /**
      * Builds the connection for a socket this loop accepted, through the listener's
-     * {@link EndpointLayer} (TLS) when {@link ServerConfig#endpointLayer()} names one. Every transport
+     * {@link EndpointLayer} (TLS) when {@link LoopSetup#layer()} names one. Every transport
      * calls this instead of constructing a {@link Connection} itself. Every accepted connection
      * starts speaking HTTP/1.1 ({@link Http1ServerProtocol}), which hands it to another protocol when
-     * {@link ServerConfig#protocolSwitches()} says so. Thread: this loop.
+     * {@link LoopSetup#switches()} says so. Thread: this loop.
      */
     public Connection newConnection(SocketEndpoint socket) {
         if (loopThread == null) {
             loopThread = Thread.currentThread(); // for the watchdog's stack trace; once, not per request
         }
-        EndpointLayer layer = config.endpointLayer();
+        EndpointLayer layer = setup.layer();
         if (layer == null) {
             return new Connection(this, socket, new Http1ServerProtocol(this));
         }
         LayeredEndpoint endpoint = layer.wrap(socket, this);
         Connection connection = new Connection(this, endpoint, new Http1ServerProtocol(this));
+        endpoint.attach(connection);
+        return connection;
+    }
+
+    /**
+     * Builds the connection for a socket this loop connected ({@link EventLoop#connect}): through
+     * {@code layer} when given, speaking {@code protocol}. Thread: this loop.
+     */
+    public Connection newConnection(SocketEndpoint socket, EndpointLayer layer, Protocol protocol) {
+        if (layer == null) {
+            return new Connection(this, socket, protocol);
+        }
+        LayeredEndpoint endpoint = layer.wrap(socket, this);
+        Connection connection = new Connection(this, endpoint, protocol);
         endpoint.attach(connection);
         return connection;
     }

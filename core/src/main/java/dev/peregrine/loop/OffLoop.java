@@ -50,7 +50,7 @@ final class OffLoop implements ResponseOwner {
         if (ctx.request.versionNumber() == 10) {
             return; // RFC 9110 §15.2: no 1xx to an HTTP/1.0 client
         }
-        ctx.encoder.encodeInterim(status, headers, current);
+        ctx.encoder.encodeInterim(status, headers, current.connection());
     }
 
     /** The exchange started by the handler that just returned, or null; forgets it. */

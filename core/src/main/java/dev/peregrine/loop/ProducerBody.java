@@ -39,7 +39,7 @@ final class ProducerBody implements BodySource {
     }
 
     @Override
-    public boolean pump(Http1ServerProtocol c) throws IOException {
+    public boolean pump(Connection c) throws IOException {
         while (!ended) {
             if (c.pendingOutput() > 0) {
                 return false; // called again when the socket has taken it

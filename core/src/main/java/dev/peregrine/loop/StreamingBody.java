@@ -117,7 +117,7 @@ final class StreamingBody extends InputStream {
                 }
                 remaining -= n;
                 if (inline) {
-                    conn.countIn(n);
+                    conn.context().metrics.bytesIn += n;
                     deliver(scratch, 0, n);
                     if (exchange != null) {
                         exchange.touch();
@@ -149,7 +149,7 @@ final class StreamingBody extends InputStream {
                 }
                 return;
             }
-            conn.countIn(n);
+            conn.context().metrics.bytesIn += n;
             scratch.get(0, c.data, 0, n);
             put(c, n);
             exchange.touch();

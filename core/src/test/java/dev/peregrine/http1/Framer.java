@@ -28,9 +28,36 @@ final class Framer {
         framer = new RequestFramer(parser, maxBody, maxHead, Long.MAX_VALUE);
     }
 
-    /** Frames the request at index 0 of {@code b}: its end, {@link RequestFramer#NEED_MORE} or {@code -status}. */
+    /** Where the request begins in the buffer: after empty lines the framer consumed alone. */
+    private int start;
+
+    /**
+     * Frames the request in {@code b} (from index 0, or after the empty lines consumed by an earlier
+     * call), as the connection calls it: never with no new bytes, and with empty lines that were all
+     * there was consumed. Returns its end, {@link RequestFramer#NEED_MORE} or {@code -status}.
+     */
     int frame(ByteBuffer b, int end) {
-        return framer.frame(b, 0, end, request);
+        if (end == start) {
+            return RequestFramer.NEED_MORE;
+        }
+        int r = framer.frame(b, start, end, request);
+        if (r == RequestFramer.EMPTY_LINES) {
+            start = end;
+            return RequestFramer.NEED_MORE;
+        }
+        return r;
+    }
+
+    /** As the connection does when the peer ends its input after {@link #frame} needed more. */
+    int endOfInput(ByteBuffer b, int end) {
+        return framer.inHead() ? framer.atEndOfInput(b, start, end, request) : RequestFramer.NEED_MORE;
+    }
+
+    /** As the connection does between reads: keeps the unframed bytes of {@code [.., end)} in {@code dst} from 0. */
+    int keep(ByteBuffer b, int end, ByteBuffer dst) {
+        int kept = framer.keep(b, start, end, dst);
+        start = 0;
+        return kept;
     }
 
     /** Everything the request view says, as one string to compare between splits. */

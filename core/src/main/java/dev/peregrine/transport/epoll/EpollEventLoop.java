@@ -1,6 +1,10 @@
 package dev.peregrine.transport.epoll;
 
+import dev.peregrine.loop.ConnectCallback;
+import dev.peregrine.loop.EndpointLayer;
 import dev.peregrine.loop.EventLoop;
+import dev.peregrine.loop.PendingConnect;
+import dev.peregrine.loop.Protocol;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.transport.ConnectionLimit;
@@ -48,6 +52,10 @@ final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readi
     private final NettyEpoll.Loop loop;
     private final NettyEpoll.Fd listener;
     private final ConnectionLimit limit;
+    /** Outbound connections are not counted against {@code maxConnections}, which bounds what peers open. */
+    private final ConnectionLimit outbound = new ConnectionLimit(Integer.MAX_VALUE, 1);
+    /** Connects under way, failed if the loop stops first. */
+    private final java.util.Set<OutboundConnect> connecting = new java.util.HashSet<>();
     private final Runnable resumeAcceptTask = this::resumeAccept;
     private final byte[] acceptRecord = new byte[NettyEpoll.ACCEPT_ADDRESS_BYTES];
     private final Runnable acceptTask = this::acceptTask;
@@ -242,6 +250,80 @@ final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readi
     }
 
     /** A bug of ours must cost one connection, not the loop. */
+    @Override
+    public void connect(InetSocketAddress address, EndpointLayer layer, Protocol protocol, long timeoutMillis,
+                        ConnectCallback callback) {
+        NettyEpoll.Fd fd;
+        try {
+            fd = NettyEpoll.Fd.connecting(address);
+        } catch (IOException e) {
+            callback.failed(e);
+            return;
+        }
+        OutboundConnect pending = new OutboundConnect(fd, address, layer, protocol, timeoutMillis, callback);
+        if (stopping) {
+            pending.fail(new IOException("event loop " + index + " is stopping"));
+            return;
+        }
+        try {
+            fd.register(loop, pending);
+            if (fd.connectedAtOnce()) {
+                pending.established(false, false);
+            } else {
+                connecting.add(pending);
+                fd.writeInterest(true); // EPOLLOUT reports the end of the connect
+            }
+        } catch (IOException | RuntimeException e) {
+            pending.fail(e instanceof IOException ? (IOException) e : new IOException(e));
+        }
+    }
+
+    /** A socket this loop is connecting ({@link #connect}); receives its events until connected. */
+    private final class OutboundConnect extends PendingConnect implements NettyEpoll.Readiness {
+        private final NettyEpoll.Fd fd;
+
+        OutboundConnect(NettyEpoll.Fd fd, InetSocketAddress address, EndpointLayer layer, Protocol protocol,
+                        long timeoutMillis, ConnectCallback callback) {
+            super(ctx, address, layer, protocol, timeoutMillis, callback);
+            this.fd = fd;
+        }
+
+        @Override
+        public void ready(boolean in, boolean out, boolean hangup) {
+            try {
+                if (fd.finishConnect()) {
+                    established(in, hangup);
+                }
+            } catch (IOException e) {
+                fail(e);
+            }
+        }
+
+        /** Connected: the socket passes to its endpoint, and input reported with the connect is not lost. */
+        void established(boolean in, boolean hangup) {
+            connecting.remove(this);
+            fd.writeInterest(false);
+            outbound.tryAcquire();
+            EpollEndpoint endpoint = new EpollEndpoint(EpollEventLoop.this, fd, address(), outbound);
+            fd.owner(endpoint);
+            link(endpoint);
+            endpoint.connection = connected(endpoint);
+            if (in) {
+                endpoint.ready(true, false, hangup);
+            }
+        }
+
+        void fail(IOException e) {
+            connecting.remove(this);
+            failed(e);
+        }
+
+        @Override
+        protected void abort() {
+            fd.close();
+        }
+    }
+
     void connectionFailed(Connection c, Throwable t) {
         LOG.log(System.Logger.Level.ERROR, "connection failed on event loop " + index, t);
         c.close();
@@ -298,6 +380,9 @@ final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readi
         }
         while (open != null) {
             open.connection.close(); // unlinks it
+        }
+        for (OutboundConnect c : new java.util.ArrayList<>(connecting)) {
+            c.fail(new IOException("event loop " + index + " stopped"));
         }
         stopped.countDown();
     }

@@ -2,9 +2,9 @@ package dev.peregrine.transport.epoll;
 
 import dev.peregrine.ServerConfig;
 import dev.peregrine.loop.LoopContext;
-import dev.peregrine.route.Router;
+import dev.peregrine.loop.LoopSetup;
 import dev.peregrine.transport.ConnectionLimit;
-import dev.peregrine.transport.Transport;
+import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.LoopGroup;
 import dev.peregrine.transport.TransportServer;
 
@@ -23,14 +23,15 @@ import java.util.List;
  * <p>Needs {@code netty-transport-native-epoll} and its native library: ask
  * {@link EpollAvailability} first; {@link #start} fails with the reason where it cannot run.
  */
-public final class EpollTransport implements Transport {
+public final class EpollTransport implements TransportEngine {
     @Override
     public String name() {
         return "epoll";
     }
 
     @Override
-    public TransportServer start(ServerConfig config, Router router) throws IOException {
+    public TransportServer start(LoopSetup setup) throws IOException {
+        ServerConfig config = setup.config();
         String why = EpollAvailability.unavailabilityReason();
         if (why != null) {
             throw new IllegalStateException("epoll transport unavailable: " + why);
@@ -41,7 +42,7 @@ public final class EpollTransport implements Transport {
         ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), n);
         List<NettyEpoll.Fd> listeners = new ArrayList<>();
         try {
-            InetSocketAddress requested = new InetSocketAddress(config.host(), config.port());
+            InetSocketAddress requested = new InetSocketAddress(config.host(), setup.port());
             int port = -1;
             for (int i = 0; i < n; i++) {
                 NettyEpoll.Fd listener = null;
@@ -53,7 +54,7 @@ public final class EpollTransport implements Transport {
                         port = listener.localPort();
                     }
                 }
-                loops[i] = new EpollEventLoop(i, new LoopContext(config, router), listener, limit);
+                loops[i] = new EpollEventLoop(i, new LoopContext(setup), listener, limit);
             }
             if (!reusePort && n > 1) {
                 loops[0].acceptFor(loops);

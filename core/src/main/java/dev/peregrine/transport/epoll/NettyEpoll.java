@@ -171,6 +171,7 @@ final class NettyEpoll {
         private Readiness owner;
         private boolean writeArmed;
         private boolean closed;
+        private boolean connectedAtOnce;
 
         private Fd(Socket socket) {
             this.socket = socket;
@@ -212,6 +213,38 @@ final class NettyEpoll {
                 throw e;
             }
             return new Fd(s);
+        }
+
+        /**
+         * A new socket (TCP_NODELAY) with a non-blocking connect to {@code address} started; when
+         * {@link #connectedAtOnce} is false, the connect ends with writability, then {@link #finishConnect}.
+         */
+        static Fd connecting(InetSocketAddress address) throws IOException {
+            LinuxSocket s = LinuxSocket.newSocketStream(address.getAddress() instanceof Inet6Address);
+            try {
+                s.setTcpNoDelay(true);
+                Fd fd = new Fd(s);
+                fd.connectedAtOnce = s.connect(address);
+                return fd;
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(s);
+                throw e;
+            }
+        }
+
+        /** Whether {@link #connecting}'s connect completed at once (loopback may). */
+        boolean connectedAtOnce() {
+            return connectedAtOnce;
+        }
+
+        /** Ends a connect that reported writability: true when connected; throws when it failed. */
+        boolean finishConnect() throws IOException {
+            return socket.finishConnect();
+        }
+
+        /** From now on events go to {@code owner} (a connected socket passing to its endpoint). */
+        void owner(Readiness owner) {
+            this.owner = owner;
         }
 
         /** Closes a descriptor that {@link #accept} returned but nobody took over. */

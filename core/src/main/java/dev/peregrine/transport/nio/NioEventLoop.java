@@ -1,6 +1,10 @@
 package dev.peregrine.transport.nio;
 
+import dev.peregrine.loop.ConnectCallback;
+import dev.peregrine.loop.EndpointLayer;
 import dev.peregrine.loop.EventLoop;
+import dev.peregrine.loop.PendingConnect;
+import dev.peregrine.loop.Protocol;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.transport.TransportLoop;
@@ -8,6 +12,7 @@ import dev.peregrine.transport.ConnectionLimit;
 import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -47,6 +52,8 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
     private final ServerSocketChannel listener;
     private final SelectionKey listenerKey;
     private final ConnectionLimit limit;
+    /** Outbound connections are not counted against {@code maxConnections}, which bounds what peers open. */
+    private final ConnectionLimit outbound = new ConnectionLimit(Integer.MAX_VALUE, 1);
     private final MpscUnboundedAtomicArrayQueue<Runnable> tasks = new MpscUnboundedAtomicArrayQueue<>(128);
     private final Consumer<SelectionKey> onKey = this::onKey;
     private volatile boolean sleeping;
@@ -173,8 +180,89 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
                 LOG.log(System.Logger.Level.ERROR, "connection failed on event loop " + index, t);
                 c.close();
             }
+        } else if (a instanceof OutboundConnect) {
+            ((OutboundConnect) a).finishConnect();
         } else if (!stopping) {
             accept();
+        }
+    }
+
+    @Override
+    public void connect(InetSocketAddress address, EndpointLayer layer, Protocol protocol, long timeoutMillis,
+                        ConnectCallback callback) {
+        SocketChannel ch;
+        try {
+            ch = SocketChannel.open();
+        } catch (IOException e) {
+            callback.failed(e);
+            return;
+        }
+        OutboundConnect pending = new OutboundConnect(ch, address, layer, protocol, timeoutMillis, callback);
+        if (stopping) {
+            pending.fail(new IOException("event loop " + index + " is stopping"));
+            return;
+        }
+        try {
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            if (ch.connect(address)) {
+                pending.established();
+            } else {
+                pending.key = ch.register(selector, SelectionKey.OP_CONNECT, pending);
+            }
+        } catch (IOException e) {
+            pending.fail(e);
+        }
+    }
+
+    /** A socket this loop is connecting ({@link #connect}); attached to its key until connected. */
+    private final class OutboundConnect extends PendingConnect {
+        private final SocketChannel channel;
+        SelectionKey key;
+
+        OutboundConnect(SocketChannel channel, InetSocketAddress address, EndpointLayer layer, Protocol protocol,
+                        long timeoutMillis, ConnectCallback callback) {
+            super(ctx, address, layer, protocol, timeoutMillis, callback);
+            this.channel = channel;
+        }
+
+        /** {@code OP_CONNECT}: the three-way handshake ended, well or not. */
+        void finishConnect() {
+            try {
+                if (channel.finishConnect()) {
+                    established();
+                }
+            } catch (IOException e) {
+                fail(e);
+            }
+        }
+
+        void established() throws IOException {
+            if (key == null) {
+                key = channel.register(selector, SelectionKey.OP_READ);
+            } else {
+                key.interestOps(SelectionKey.OP_READ);
+            }
+            outbound.tryAcquire();
+            NioEndpoint endpoint = new NioEndpoint(channel, key, outbound);
+            key.attach(endpoint);
+            endpoint.connection = connected(endpoint);
+        }
+
+        void fail(IOException e) {
+            failed(e);
+        }
+
+        @Override
+        protected void abort() {
+            if (key != null) {
+                key.cancel();
+            }
+            try {
+                channel.close();
+            } catch (IOException e) {
+                // nothing more to release
+            }
         }
     }
 
@@ -297,6 +385,11 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
         }
         for (Connection c : left) {
             c.close();
+        }
+        for (SelectionKey k : selector.keys()) {
+            if (k.attachment() instanceof OutboundConnect) {
+                ((OutboundConnect) k.attachment()).fail(new IOException("event loop " + index + " stopped"));
+            }
         }
         Runnable task;
         while ((task = tasks.poll()) != null) {

@@ -2,9 +2,9 @@ package dev.peregrine.transport.nio;
 
 import dev.peregrine.ServerConfig;
 import dev.peregrine.loop.LoopContext;
-import dev.peregrine.route.Router;
+import dev.peregrine.loop.LoopSetup;
 import dev.peregrine.transport.ConnectionLimit;
-import dev.peregrine.transport.Transport;
+import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.LoopGroup;
 import dev.peregrine.transport.TransportServer;
 
@@ -20,7 +20,7 @@ import java.util.List;
  * socket with {@code SO_REUSEPORT} so the kernel spreads connections; where the option is missing,
  * loop 0 accepts for all and hands connections round-robin to the others through their task queues.
  */
-public final class NioTransport implements Transport {
+public final class NioTransport implements TransportEngine {
     @Override
     public String name() {
         return "nio";
@@ -36,14 +36,15 @@ public final class NioTransport implements Transport {
     }
 
     @Override
-    public TransportServer start(ServerConfig config, Router router) throws IOException {
+    public TransportServer start(LoopSetup setup) throws IOException {
+        ServerConfig config = setup.config();
         int n = config.threads();
         boolean reusePort = n > 1 && config.reusePort() && reusePortSupported();
         NioEventLoop[] loops = new NioEventLoop[n];
         ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), n);
         List<ServerSocketChannel> opened = new ArrayList<>();
         try {
-            InetSocketAddress requested = new InetSocketAddress(config.host(), config.port());
+            InetSocketAddress requested = new InetSocketAddress(config.host(), setup.port());
             int port = -1;
             for (int i = 0; i < n; i++) {
                 ServerSocketChannel listener = null;
@@ -60,7 +61,7 @@ public final class NioTransport implements Transport {
                         port = ((InetSocketAddress) listener.getLocalAddress()).getPort();
                     }
                 }
-                loops[i] = new NioEventLoop(i, new LoopContext(config, router), listener, limit);
+                loops[i] = new NioEventLoop(i, new LoopContext(setup), listener, limit);
             }
             if (!reusePort && n > 1) {
                 loops[0].acceptFor(loops);

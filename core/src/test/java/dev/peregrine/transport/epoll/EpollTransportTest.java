@@ -53,7 +53,7 @@ class EpollTransportTest {
 
     private Server start(String transport, int threads, boolean reusePort) {
         Server s = start(Server.builder().threads(threads).reusePort(reusePort).transport(transport));
-        assertEquals(transport, s.transport());
+        assertEquals(transport, s.transport().id());
         return s;
     }
 

@@ -39,6 +39,6 @@ public final class TransportProbe {
         } finally {
             server.close();
         }
-        System.out.println("transport=" + server.transport() + " ok");
+        System.out.println("transport=" + server.transport().id() + " ok");
     }
 }

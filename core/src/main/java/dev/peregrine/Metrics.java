@@ -1,0 +1,124 @@
+package dev.peregrine;
+
+import dev.peregrine.buffer.BufferPool;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.LoopMetrics;
+
+import java.util.List;
+
+/**
+ * A read-only snapshot of a server's counters ({@link Server#metrics()}), summed over all loops at
+ * one moment. Each loop's values are read with plain loads while it runs, so a snapshot taken under
+ * load may be a few requests behind. Counters run from start and are never reset, except
+ * {@code open}, {@code lentBuffers}, {@code lentBytes} and {@code freeBytes}, which are levels.
+ *
+ * <p>Thread: any; immutable.
+ */
+public final class Metrics {
+    public final long accepted;
+    /** Connections open now. */
+    public final long open;
+    public final long closed;
+    public final long requests;
+    /** Error responses of our own (400, 408, 413, 414, 431, 501, 505...), each followed by a close. */
+    public final long rejected;
+    public final long handlerErrors;
+    public final long bytesIn;
+    public final long bytesOut;
+    /** Pooled buffers lent to connections right now (0 when every connection is idle). */
+    public final long lentBuffers;
+    public final long lentBytes;
+    /** Pooled bytes kept free for reuse. */
+    public final long freeBytes;
+    /** Request heads that took longer than the header timeout (answered 408). */
+    public final long headerTimeouts;
+    /** Bodies that stopped arriving (answered 408). */
+    public final long bodyTimeouts;
+    /** Keep-alive connections closed for idleness. */
+    public final long idleTimeouts;
+    /** Connections closed because the peer stopped reading our output. */
+    public final long writeTimeouts;
+    /** Closing connections whose peer did not close after our FIN. */
+    public final long drainTimeouts;
+    /** Times a loop stopped accepting because maxConnections were open. */
+    public final long acceptPauses;
+    /**
+     * Times a connection stopped reading (backpressure) because the peer was not taking its
+     * responses ({@code maxPendingOutput}, {@code maxPipelinedRequests}) or because pipelined input
+     * piled up behind a request handled off the loop.
+     */
+    public final long readPauses;
+    /** WARNING lines logged because an inline handler held a loop past {@code blockedLoopWarning}. */
+    public final long blockedLoopWarnings;
+    private final long[] rejectedByStatus;
+
+    private Metrics(long[] v, long[] rejectedByStatus) {
+        int i = 0;
+        accepted = v[i++];
+        closed = v[i++];
+        open = accepted - closed;
+        requests = v[i++];
+        rejected = v[i++];
+        handlerErrors = v[i++];
+        bytesIn = v[i++];
+        bytesOut = v[i++];
+        acceptPauses = v[i++];
+        readPauses = v[i++];
+        blockedLoopWarnings = v[i++];
+        lentBuffers = v[i++];
+        lentBytes = v[i++];
+        freeBytes = v[i++];
+        headerTimeouts = v[i++];
+        bodyTimeouts = v[i++];
+        idleTimeouts = v[i++];
+        writeTimeouts = v[i++];
+        drainTimeouts = v[i];
+        this.rejectedByStatus = rejectedByStatus;
+    }
+
+    /** Sums the counters of {@code loops} (plain reads of loop-owned fields: a monitoring snapshot). */
+    static Metrics of(List<LoopContext> loops) {
+        long[] v = new long[18];
+        long[] byStatus = new long[LoopMetrics.STATUS_SLOTS];
+        for (LoopContext ctx : loops) {
+            LoopMetrics m = ctx.metrics();
+            BufferPool pool = ctx.pool();
+            long[] add = {m.accepted, m.closed, m.requests, m.rejected, m.handlerErrors, m.bytesIn, m.bytesOut,
+                    m.acceptPauses, m.readPauses, m.blockedLoopWarnings, pool.lentCount(), pool.lentBytes(),
+                    pool.freeBytes(), m.timeouts[LoopMetrics.TIMEOUT_HEADER], m.timeouts[LoopMetrics.TIMEOUT_BODY],
+                    m.timeouts[LoopMetrics.TIMEOUT_IDLE], m.timeouts[LoopMetrics.TIMEOUT_WRITE],
+                    m.timeouts[LoopMetrics.TIMEOUT_DRAIN]};
+            for (int i = 0; i < v.length; i++) {
+                v[i] += add[i];
+            }
+            for (int i = 0; i < byStatus.length; i++) {
+                byStatus[i] += m.rejectedByStatus[i];
+            }
+        }
+        return new Metrics(v, byStatus);
+    }
+
+    /** Error responses of our own with {@code status}. */
+    public long rejected(int status) {
+        return status >= 0 && status < rejectedByStatus.length ? rejectedByStatus[status] : 0;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder();
+        b.append("accepted=").append(accepted).append(" open=").append(open).append(" closed=").append(closed)
+                .append(" requests=").append(requests).append(" rejected=").append(rejected);
+        for (int i = 0; i < rejectedByStatus.length; i++) {
+            if (rejectedByStatus[i] != 0) {
+                b.append(" rejected").append(i).append('=').append(rejectedByStatus[i]);
+            }
+        }
+        return b.append(" handlerErrors=").append(handlerErrors).append(" bytesIn=").append(bytesIn)
+                .append(" bytesOut=").append(bytesOut).append(" headerTimeouts=").append(headerTimeouts)
+                .append(" bodyTimeouts=").append(bodyTimeouts).append(" idleTimeouts=").append(idleTimeouts)
+                .append(" writeTimeouts=").append(writeTimeouts).append(" drainTimeouts=").append(drainTimeouts)
+                .append(" acceptPauses=").append(acceptPauses).append(" readPauses=").append(readPauses)
+                .append(" blockedLoopWarnings=").append(blockedLoopWarnings).append(" lentBuffers=").append(lentBuffers)
+                .append(" lentBytes=").append(lentBytes).append(" freeBytes=").append(freeBytes).toString();
+    }
+}

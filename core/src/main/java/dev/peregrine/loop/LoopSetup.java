@@ -1,0 +1,68 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.ServerConfig;
+import dev.peregrine.route.Router;
+
+/**
+ * Everything a transport needs to run the loops of one listener, beside the user's settings: the
+ * port, the router, the {@link EndpointLayer} over its sockets (TLS) if any, the protocols a
+ * connection may switch to, and the executor of blocking handlers. Kept out of
+ * {@link ServerConfig}, which holds only the settings a user chose. Immutable.
+ *
+ * <p>Thread: any.
+ */
+public final class LoopSetup {
+    private final ServerConfig config;
+    private final int port;
+    private final Router router;
+    private final EndpointLayer layer;
+    private final ProtocolSwitches switches;
+    private final OffLoopExecutor blockingExecutor;
+
+    public LoopSetup(ServerConfig config, int port, Router router, EndpointLayer layer, ProtocolSwitches switches,
+                     OffLoopExecutor blockingExecutor) {
+        this.config = config;
+        this.port = port;
+        this.router = router;
+        this.layer = layer;
+        this.switches = switches;
+        this.blockingExecutor = blockingExecutor;
+    }
+
+    /** Plain listener on {@code config}'s port, no protocol switches, a blocking executor of its own (tests, tools). */
+    public static LoopSetup of(ServerConfig config, Router router) {
+        return new LoopSetup(config, config.port(), router, null, ProtocolSwitches.NONE,
+                new OffLoopExecutor(config.blockingPoolSize()));
+    }
+
+    /** The same for another listener: {@code port}, with {@code layer} (TLS) over its sockets. */
+    public LoopSetup forListener(int port, EndpointLayer layer) {
+        return new LoopSetup(config, port, router, layer, switches, blockingExecutor);
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    /** The port to bind (0 for any free one). */
+    public int port() {
+        return port;
+    }
+
+    public Router router() {
+        return router;
+    }
+
+    /** The layer over every accepted socket (TLS), or null. */
+    public EndpointLayer layer() {
+        return layer;
+    }
+
+    public ProtocolSwitches switches() {
+        return switches;
+    }
+
+    public OffLoopExecutor blockingExecutor() {
+        return blockingExecutor;
+    }
+}
