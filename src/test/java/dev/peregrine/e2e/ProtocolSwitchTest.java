@@ -35,7 +35,8 @@ class ProtocolSwitchTest extends ServerTestBase {
     @Override
     @org.junit.jupiter.api.BeforeEach
     void startServer() {
-        server = factory.start(b -> b.upgrade("x-echo", EchoProtocol::new).priorKnowledge(EchoProtocol::new));
+        server = factory.start(b -> b.upgrade("x-echo", EchoProtocol::new).priorKnowledge(EchoProtocol::new)
+                .upgrade("x-throw", ThrowingProtocol::new));
     }
 
     @Test
@@ -104,6 +105,61 @@ class ProtocolSwitchTest extends ServerTestBase {
                 assertEquals(505, r.status);
             }
             awaitNoLentBuffers(plain);
+        }
+    }
+
+    /** A protocol with a bug: it throws on its first input. */
+    static final class ThrowingProtocol implements dev.peregrine.loop.Protocol {
+        @Override
+        public int onInput(dev.peregrine.loop.Connection c, java.nio.ByteBuffer buf, int start, int end) {
+            throw new IllegalStateException("a bug in a protocol");
+        }
+
+        @Override
+        public void onInputOverflow(dev.peregrine.loop.Connection c) {
+        }
+
+        @Override
+        public void onEndOfInput(dev.peregrine.loop.Connection c) {
+            c.close();
+        }
+
+        @Override
+        public int timerPhase() {
+            return 0;
+        }
+
+        @Override
+        public long timeoutMillis(int phase) {
+            return 0;
+        }
+
+        @Override
+        public void onTimeout(dev.peregrine.loop.Connection c, int phase) {
+        }
+
+        @Override
+        public void onShutdown(dev.peregrine.loop.Connection c) {
+            c.close();
+        }
+
+        @Override
+        public void onClosed(dev.peregrine.loop.Connection c) {
+        }
+    }
+
+    @Test
+    void aProtocolThatThrowsClosesOnlyItsOwnConnection() throws IOException {
+        try (Socket other = connect(); Socket s = connect()) {
+            send(other, "GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n");
+            assertEquals(200, Wire.read(other.getInputStream()).status);
+            send(s, UPGRADE.replace("x-other, x-echo", "x-throw") + "boom");
+            // The batch the failing call was part of (the 101) is discarded with the connection: what
+            // a protocol left half-written must never reach this peer, nor another connection's.
+            byte[] rest = s.getInputStream().readAllBytes(); // returns at the server's close
+            assertEquals("", new String(rest, StandardCharsets.ISO_8859_1));
+            send(other, "GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n");
+            assertEquals(200, Wire.read(other.getInputStream()).status, "the other connection goes on");
         }
     }
 

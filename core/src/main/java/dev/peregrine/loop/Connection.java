@@ -70,6 +70,8 @@ public final class Connection extends Timeout implements OutputSink {
     private static final int PHASE_WRITE = -1;
     private static final int PHASE_DRAIN = -2;
 
+    private static final System.Logger LOG = System.getLogger("dev.peregrine");
+
     private final LoopContext ctx;
     private final SocketEndpoint io;
     private final BufferPool pool;
@@ -227,11 +229,23 @@ public final class Connection extends Timeout implements OutputSink {
         }
     }
 
+    /**
+     * A protocol threw: a bug of its own. Only this connection pays: its unwritten batch is dropped
+     * (it may be half-encoded), it closes and returns its buffers, and one DEBUG line says why.
+     */
+    private void protocolFailed(RuntimeException e) {
+        LOG.log(System.Logger.Level.DEBUG, "connection closed after its protocol " + protocol.getClass().getName() + " failed", e);
+        close();
+    }
+
     /** Closes at once and returns every lent buffer. Idempotent. */
     public void close() {
         if (state == State.CLOSED) {
             return;
         }
+        // Whatever this connection left unwritten in the loop's shared batch buffer (only after a
+        // failure: every event otherwise ends with the batch written) must not reach another peer.
+        ctx.writeBuffer.clear();
         state = State.CLOSED;
         ctx.timers.cancel(this);
         timerPhase = PHASE_NONE;
@@ -253,12 +267,17 @@ public final class Connection extends Timeout implements OutputSink {
     private void process(ByteBuffer buf, int start, int end) {
         ctx.tick();
         int pos = start;
-        while (true) {
-            Protocol p = protocol;
-            pos = p.onInput(this, buf, pos, end);
-            if (protocol == p || state != State.OPEN || pos >= end) {
-                break; // a switch offers the rest to the new protocol at once
+        try {
+            while (true) {
+                Protocol p = protocol;
+                pos = p.onInput(this, buf, pos, end);
+                if (protocol == p || state != State.OPEN || pos >= end) {
+                    break; // a switch offers the rest to the new protocol at once
+                }
             }
+        } catch (RuntimeException e) {
+            protocolFailed(e);
+            return;
         }
         if (state == State.OPEN) {
             keepLeftover(buf, pos, end);

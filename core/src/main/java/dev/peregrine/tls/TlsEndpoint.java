@@ -77,6 +77,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     private final EventLoop loop;
     private final Executor executor;
     private final Runnable readAgain = this::readAgain;
+    private final Runnable writeAgain = this::writeAgain;
     private final Runnable runTasks = this::runTasks;
     private final Runnable tasksDone = this::tasksDone;
     /**
@@ -141,6 +142,9 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     @Override
     public void attach(Connection connection) {
         this.connection = connection;
+        if (engine.getUseClientMode()) {
+            scheduleReadAgain(); // a client speaks first: the ClientHello goes out from the read path
+        }
     }
 
     // ---------------------------------------------------------------- reading
@@ -407,12 +411,25 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         return r.bytesProduced() == 0 ? WRAP_CLOSED : WRAP_SENT;
     }
 
+    /** Runs as a loop task once the handshake is done: output the connection queued meanwhile goes out. */
+    private void writeAgain() {
+        if (!closed) {
+            connection.onWritable();
+        }
+    }
+
     private void handshakeFinished() {
         if (handshaking) {
             handshaking = false;
             ctx.timers().cancel(this);
             packetSize = engine.getSession().getPacketBufferSize();
             appSize = engine.getSession().getApplicationBufferSize();
+            if (connection != null && connection.pendingOutput() > 0) {
+                // A client wrote its request before the handshake ended; the engine took none of it
+                // then. No writability event may come for it (epoll reports an edge once), so the
+                // connection is asked to write again now.
+                loop.execute(writeAgain);
+            }
         }
     }
 

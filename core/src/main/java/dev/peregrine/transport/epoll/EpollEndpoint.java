@@ -20,7 +20,8 @@ import java.nio.ByteBuffer;
  *   event(in) ---&gt; readReady = true ---&gt; pump: while readReady &amp;&amp; reading: onReadable()
  *                                             |- short read / EAGAIN / EOF: readReady = false, stop
  *                                             |- onReadable() returned false (the connection takes
- *                                             |  no input now: paused, closing): stop, readReady kept
+ *                                             |  no input now: paused, closing) and no layer under it
+ *                                             |  (TLS) read the socket either: stop, readReady kept
  *                                             '- READS_PER_TURN reached: queue resume() behind the
  *                                                loop's other work, readReady kept
  *   readInterest(true) outside an event ---&gt; queue resume()      (backpressure lifted from a task)
@@ -57,6 +58,11 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
     private boolean inEvent;
     private boolean resumeQueued;
     private boolean closed;
+    /**
+     * Reads of the socket that moved bytes. A layer (TLS) may read the socket and hand the connection
+     * no plaintext yet: the socket still moved, so the pump goes on while it does.
+     */
+    private long socketReads;
 
     /** Takes over {@code fd}, whose slot in {@code limit} is released when it closes. */
     EpollEndpoint(EpollEventLoop loop, NettyEpoll.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
@@ -111,8 +117,12 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
                 queueResume();
                 return;
             }
-            if (!connection.onReadable()) {
-                return; // the connection is not taking input now; readReady stays for later
+            long before = socketReads;
+            boolean wants = connection.onReadable();
+            if (!wants && socketReads == before) {
+                // Neither the connection (paused, closing) nor a layer under it (TLS waiting on a
+                // delegated task or a full socket) took bytes from the socket: readReady stays for later.
+                return;
             }
         }
     }
@@ -138,6 +148,9 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
         } catch (IOException e) {
             readReady = false;
             throw e;
+        }
+        if (n != 0) {
+            socketReads++;
         }
         if (n < 0 || n == 0 || (n < asked && !hungUp)) {
             readReady = false; // the kernel has nothing more now; a new arrival raises a new edge

@@ -325,7 +325,8 @@ final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readi
     }
 
     void connectionFailed(Connection c, Throwable t) {
-        LOG.log(System.Logger.Level.ERROR, "connection failed on event loop " + index, t);
+        // A protocol that throws costs its own connection, never the loop or the others.
+        LOG.log(System.Logger.Level.DEBUG, "connection closed after its protocol failed on event loop " + index, t);
         c.close();
     }
 

@@ -176,8 +176,8 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
                     c.onReadable();
                 }
             } catch (Throwable t) {
-                // A bug of ours must cost one connection, not the loop.
-                LOG.log(System.Logger.Level.ERROR, "connection failed on event loop " + index, t);
+                // A protocol that throws costs its own connection, never the loop or the others.
+                LOG.log(System.Logger.Level.DEBUG, "connection closed after its protocol failed on event loop " + index, t);
                 c.close();
             }
         } else if (a instanceof OutboundConnect) {
