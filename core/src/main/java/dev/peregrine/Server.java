@@ -607,20 +607,14 @@ public final class Server implements AutoCloseable {
          * @throws IllegalStateException when the requested transport is not available
          */
         public Server start() {
-            if (maxHeaderCount > maxHeadSize / 4) {
-                maxHeaderCount = Math.max(1, maxHeadSize / 4);
-            }
-            if (transport == null) {
-                transport = Transport.fromSystemProperty();
-            }
-            ServerConfig config = new ServerConfig(this);
+            ServerConfig config = settings();
             TransportEngine transport = Transports.select(config.transport());
             Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL : Transport.NIO;
             // Built before binding, so that a bad key or a missing provider fails before any port is taken.
             TlsContext tls = tlsConfig == null ? null
                     : TlsContext.create(tlsConfig, new java.util.ArrayList<>(protocolSwitches.alpn().keySet()));
             Map<Handler, String> routeNames = new IdentityHashMap<>();
-            Router router = routes.build(execution, routeNames);
+            Router router = router(routeNames);
             dev.peregrine.loop.OffLoopExecutor blockingExecutor = new dev.peregrine.loop.OffLoopExecutor(blockingPoolSize);
             dev.peregrine.loop.LoopSetup setup = new dev.peregrine.loop.LoopSetup(config, config.port(), router, null,
                     protocolSwitches, blockingExecutor);
@@ -653,6 +647,22 @@ public final class Server implements AutoCloseable {
                 throw new UncheckedIOException("cannot start on " + config.host() + ":"
                         + (running == null ? config.port() : httpsPort) + ": " + e.getMessage(), e);
             }
+        }
+
+        /** The settings as {@link #start()} fixes them (also for {@link TestClient}). */
+        ServerConfig settings() {
+            if (maxHeaderCount > maxHeadSize / 4) {
+                maxHeaderCount = Math.max(1, maxHeadSize / 4);
+            }
+            if (transport == null) {
+                transport = Transport.fromSystemProperty();
+            }
+            return new ServerConfig(this);
+        }
+
+        /** The router of the registered routes, with each route's execution applied. */
+        Router router(Map<Handler, String> routeNames) {
+            return routes.build(execution, routeNames);
         }
 
         private static long millis(Duration d, String what) {

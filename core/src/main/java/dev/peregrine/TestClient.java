@@ -1,0 +1,411 @@
+package dev.peregrine;
+
+import dev.peregrine.loop.ConnectCallback;
+import dev.peregrine.loop.Connection;
+import dev.peregrine.loop.EndpointLayer;
+import dev.peregrine.loop.EventLoop;
+import dev.peregrine.loop.Http1ServerProtocol;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.LoopSetup;
+import dev.peregrine.loop.OffLoopExecutor;
+import dev.peregrine.loop.Protocol;
+import dev.peregrine.loop.SocketEndpoint;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Tests handlers without a socket, the way fasthttp's {@code InmemoryListener} or Netty's
+ * {@code EmbeddedChannel} allow: the builder's routes and settings run in the real connection code
+ * ({@link Connection} with the HTTP/1.1 protocol, the same parser, router and encoder as a server)
+ * over an in-memory socket, on the calling thread.
+ * <pre>{@code
+ * try (TestClient client = TestClient.of(Server.builder().get("/hi", (req, res) -> res.text("hi")))) {
+ *     TestClient.Response r = client.get("/hi");
+ *     assertEquals(200, r.status());
+ *     assertEquals("hi", r.text());
+ * }
+ * }</pre>
+ * Blocking and async handlers work: their threads hand the response back to the calling thread,
+ * which waits for it (at most {@link #timeout}). One connection at a time, kept alive between
+ * requests as a client would; after a response with {@code Connection: close} the next request gets
+ * a new one. Nothing here opens a port or starts a loop thread; outbound connects are not offered.
+ *
+ * <p>Thread: one thread at a time (the one calling); not thread-safe.
+ */
+public final class TestClient implements AutoCloseable {
+    private final LoopContext ctx;
+    private final OffLoopExecutor blockingExecutor;
+    private final CallingThreadLoop loop = new CallingThreadLoop();
+    private long timeoutMillis = 30_000;
+    private MemorySocket socket;
+    private Connection connection;
+
+    private TestClient(Server.Builder builder) {
+        ServerConfig config = builder.settings();
+        this.blockingExecutor = new OffLoopExecutor(config.blockingPoolSize());
+        LoopSetup setup = new LoopSetup(config, 0, builder.router(new IdentityHashMap<>()), null,
+                builder.protocolSwitches, blockingExecutor);
+        this.ctx = new LoopContext(setup);
+        ctx.bind(loop);
+    }
+
+    /** A client of {@code builder}'s routes and settings (the builder is not started). */
+    public static TestClient of(Server.Builder builder) {
+        return new TestClient(builder);
+    }
+
+    /** How long a request may wait for its response (handlers off the loop) before it fails; 30 s by default. */
+    public TestClient timeout(java.time.Duration timeout) {
+        this.timeoutMillis = timeout.toMillis();
+        return this;
+    }
+
+    /** {@code GET path} with {@code Host: localhost}. */
+    public Response get(String path) {
+        return request("GET", path, null);
+    }
+
+    /**
+     * One request: {@code method path}, {@code Host: localhost}, then {@code headers} (name, value
+     * pairs) and {@code body} with its Content-Length when not null.
+     */
+    public Response request(String method, String path, byte[] body, String... headers) {
+        StringBuilder head = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\nHost: localhost\r\n");
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            head.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+        }
+        if (body != null) {
+            head.append("Content-Length: ").append(body.length).append("\r\n");
+        }
+        head.append("\r\n");
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        wire.writeBytes(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+        if (body != null) {
+            wire.writeBytes(body);
+        }
+        List<Response> r = send(wire.toByteArray(), 1, method.equals("HEAD"));
+        return r.get(0);
+    }
+
+    /**
+     * Sends raw bytes (any number of requests, valid or not) and returns the {@code expected}
+     * responses they get, in order; fewer when the server closes the connection first.
+     */
+    public List<Response> send(String raw, int expected) {
+        return send(raw.getBytes(StandardCharsets.ISO_8859_1), expected, false);
+    }
+
+    private List<Response> send(byte[] bytes, int expected, boolean head) {
+        if (connection == null || connection.isClosed()) {
+            socket = new MemorySocket();
+            connection = ctx.newConnection(socket);
+        }
+        loop.owner = Thread.currentThread();
+        socket.in.add(bytes);
+        List<Response> out = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (true) {
+            drive();
+            Response r;
+            while (out.size() < expected && (r = Response.parse(socket.written, head, connection.isClosed())) != null) {
+                out.add(r);
+            }
+            if (out.size() == expected || connection.isClosed()) {
+                return out;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IllegalStateException("no response within " + timeoutMillis + " ms (" + out.size() + " of "
+                        + expected + " so far; " + socket.written.size() + " bytes unparsed)");
+            }
+            try {
+                Runnable task = loop.tasks.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)), TimeUnit.NANOSECONDS);
+                if (task != null) {
+                    task.run();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for a response", e);
+            }
+            ctx.runTimers(0);
+        }
+    }
+
+    /** Runs what the loop would: tasks handed back, then reads while input waits and the connection reads. */
+    private void drive() {
+        Runnable task;
+        while ((task = loop.tasks.poll()) != null) {
+            task.run();
+        }
+        while (!connection.isClosed() && socket.readInterest && socket.hasInput()) {
+            if (!connection.onReadable()) {
+                break;
+            }
+            while ((task = loop.tasks.poll()) != null) {
+                task.run();
+            }
+        }
+        if (!connection.isClosed() && !socket.hasInput() && socket.eofPending) {
+            connection.onReadable(); // the server half-closed: the client's end of stream lets it close
+        }
+    }
+
+    /** Closes the connection and the executor of blocking handlers. */
+    @Override
+    public void close() {
+        if (connection != null) {
+            connection.close();
+        }
+        blockingExecutor.shutdown();
+        ctx.free();
+    }
+
+    /** One response as the client saw it. Immutable. */
+    public static final class Response {
+        private final int status;
+        private final List<String[]> headers;
+        private final byte[] body;
+
+        private Response(int status, List<String[]> headers, byte[] body) {
+            this.status = status;
+            this.headers = headers;
+            this.body = body;
+        }
+
+        public int status() {
+            return status;
+        }
+
+        /** The first value of header {@code name} (any case), or null. */
+        public String header(String name) {
+            for (String[] h : headers) {
+                if (h[0].equalsIgnoreCase(name)) {
+                    return h[1];
+                }
+            }
+            return null;
+        }
+
+        /** Every value of header {@code name} (any case), in order. */
+        public List<String> headers(String name) {
+            List<String> values = new ArrayList<>();
+            for (String[] h : headers) {
+                if (h[0].equalsIgnoreCase(name)) {
+                    values.add(h[1]);
+                }
+            }
+            return values;
+        }
+
+        public byte[] body() {
+            return body.clone();
+        }
+
+        /** The body as UTF-8 text. */
+        public String text() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + text();
+        }
+
+        /**
+         * Takes one complete response from the front of {@code wire} (removing its bytes), or returns
+         * null when it is not all there. Interim (1xx) responses are skipped.
+         */
+        static Response parse(ByteArrayOutputStream wire, boolean head, boolean closed) {
+            byte[] b = wire.toByteArray();
+            int pos = 0;
+            while (true) {
+                int headEnd = indexOf(b, pos, "\r\n\r\n");
+                if (headEnd < 0) {
+                    return null;
+                }
+                String[] lines = new String(b, pos, headEnd - pos, StandardCharsets.ISO_8859_1).split("\r\n");
+                int status = Integer.parseInt(lines[0].substring(9, 12));
+                List<String[]> headers = new ArrayList<>();
+                for (int i = 1; i < lines.length; i++) {
+                    int colon = lines[i].indexOf(':');
+                    headers.add(new String[] {lines[i].substring(0, colon), lines[i].substring(colon + 1).trim()});
+                }
+                int bodyStart = headEnd + 4;
+                if (status < 200) {
+                    pos = bodyStart;
+                    continue;
+                }
+                Response probe = new Response(status, headers, new byte[0]);
+                String length = probe.header("Content-Length");
+                String coding = probe.header("Transfer-Encoding");
+                byte[] body;
+                int end;
+                if (head || status == 204 || status == 304) {
+                    body = new byte[0];
+                    end = bodyStart;
+                } else if (coding != null && coding.toLowerCase(Locale.ROOT).contains("chunked")) {
+                    ByteArrayOutputStream decoded = new ByteArrayOutputStream();
+                    int p = bodyStart;
+                    while (true) {
+                        int lineEnd = indexOf(b, p, "\r\n");
+                        if (lineEnd < 0) {
+                            return null;
+                        }
+                        String size = new String(b, p, lineEnd - p, StandardCharsets.ISO_8859_1);
+                        int semicolon = size.indexOf(';');
+                        int n = Integer.parseInt((semicolon < 0 ? size : size.substring(0, semicolon)).trim(), 16);
+                        p = lineEnd + 2;
+                        if (n == 0) {
+                            int trailerEnd = indexOf(b, p - 2, "\r\n\r\n");
+                            if (trailerEnd < 0) {
+                                return null;
+                            }
+                            end = trailerEnd + 4;
+                            break;
+                        }
+                        if (b.length < p + n + 2) {
+                            return null;
+                        }
+                        decoded.write(b, p, n);
+                        p += n + 2;
+                    }
+                    body = decoded.toByteArray();
+                } else if (length != null) {
+                    int n = Integer.parseInt(length);
+                    if (b.length < bodyStart + n) {
+                        return null;
+                    }
+                    body = java.util.Arrays.copyOfRange(b, bodyStart, bodyStart + n);
+                    end = bodyStart + n;
+                } else {
+                    if (!closed) {
+                        return null; // read until close
+                    }
+                    body = java.util.Arrays.copyOfRange(b, bodyStart, b.length);
+                    end = b.length;
+                }
+                wire.reset();
+                wire.write(b, end, b.length - end);
+                return new Response(status, headers, body);
+            }
+        }
+
+        private static int indexOf(byte[] b, int from, String s) {
+            outer:
+            for (int i = Math.max(0, from); i <= b.length - s.length(); i++) {
+                for (int j = 0; j < s.length(); j++) {
+                    if (b[i + j] != s.charAt(j)) {
+                        continue outer;
+                    }
+                }
+                return i;
+            }
+            return -1;
+        }
+    }
+
+    /** The "loop" of a test client: the calling thread, with a queue for work handed back by other threads. */
+    private static final class CallingThreadLoop implements EventLoop {
+        final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+        volatile Thread owner;
+
+        @Override
+        public void execute(Runnable task) {
+            tasks.add(task);
+        }
+
+        @Override
+        public boolean inEventLoop() {
+            return Thread.currentThread() == owner;
+        }
+
+        @Override
+        public void connect(InetSocketAddress address, EndpointLayer layer, Protocol protocol, long timeoutMillis,
+                            ConnectCallback callback) {
+            throw new UnsupportedOperationException("a TestClient opens no sockets");
+        }
+    }
+
+    /** The in-memory socket: input queued by the client, output collected, no limits. */
+    private static final class MemorySocket implements SocketEndpoint {
+        private static final InetSocketAddress PEER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40000);
+        final ArrayDeque<byte[]> in = new ArrayDeque<>();
+        final ByteArrayOutputStream written = new ByteArrayOutputStream();
+        private int inPos;
+        boolean readInterest = true;
+        boolean eofPending;
+        private boolean closed;
+
+        boolean hasInput() {
+            return !in.isEmpty();
+        }
+
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            if (closed) {
+                throw new IOException("closed");
+            }
+            byte[] first = in.peek();
+            if (first == null) {
+                return eofPending ? -1 : 0; // after the server's FIN the client closes too
+            }
+            int n = Math.min(dst.remaining(), first.length - inPos);
+            dst.put(first, inPos, n);
+            inPos += n;
+            if (inPos == first.length) {
+                in.poll();
+                inPos = 0;
+            }
+            return n;
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            if (closed) {
+                throw new IOException("closed");
+            }
+            int n = src.remaining();
+            byte[] copy = new byte[n];
+            src.get(copy);
+            written.writeBytes(copy);
+            return n;
+        }
+
+        @Override
+        public void readInterest(boolean on) {
+            readInterest = on;
+        }
+
+        @Override
+        public void writeInterest(boolean on) {
+            // every write is taken whole: nothing ever waits for writability
+        }
+
+        @Override
+        public void shutdownOutput() {
+            eofPending = true; // the server sent FIN; the client "closes" too once it has read
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+
+        @Override
+        public InetSocketAddress remoteAddress() {
+            return PEER;
+        }
+    }
+}
