@@ -649,8 +649,11 @@ public final class Server implements AutoCloseable {
             }
         }
 
-        /** The settings as {@link #start()} fixes them (also for {@link TestClient}). */
-        ServerConfig settings() {
+        /**
+         * The settings this builder holds, as {@link #start()} would fix them, without starting: for
+         * {@link TestClient} and for tools that run loops of their own (the HTTP client's).
+         */
+        public ServerConfig settings() {
             if (maxHeaderCount > maxHeadSize / 4) {
                 maxHeaderCount = Math.max(1, maxHeadSize / 4);
             }

@@ -19,4 +19,10 @@ public interface TransportEngine {
      * endpoint closes) and drives each loop's timers through {@code LoopContext.runTimers}.
      */
     TransportServer start(LoopSetup setup) throws IOException;
+
+    /**
+     * Starts {@code threads} loops that listen on nothing: loops for outbound connections only
+     * ({@code EventLoop.connect}), such as an HTTP client's own. {@link TransportServer#port()} is -1.
+     */
+    TransportServer startLoops(LoopSetup setup, int threads) throws IOException;
 }

@@ -61,6 +61,10 @@ public final class PlaintextApp {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("fetch")) {
+            Fetch.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             // one line per record instead of JUL's two
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT %4$s %5$s%6$s%n");

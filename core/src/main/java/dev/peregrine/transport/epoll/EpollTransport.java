@@ -30,6 +30,23 @@ public final class EpollTransport implements TransportEngine {
     }
 
     @Override
+    public TransportServer startLoops(LoopSetup setup, int threads) throws IOException {
+        String why = EpollAvailability.unavailabilityReason();
+        if (why != null) {
+            throw new IllegalStateException("epoll transport unavailable: " + why);
+        }
+        EpollEventLoop[] loops = new EpollEventLoop[threads];
+        ConnectionLimit none = new ConnectionLimit(Integer.MAX_VALUE, threads);
+        for (int i = 0; i < threads; i++) {
+            loops[i] = new EpollEventLoop(i, new LoopContext(setup), null, none);
+        }
+        for (EpollEventLoop loop : loops) {
+            loop.start();
+        }
+        return new LoopGroup(loops, -1);
+    }
+
+    @Override
     public TransportServer start(LoopSetup setup) throws IOException {
         ServerConfig config = setup.config();
         String why = EpollAvailability.unavailabilityReason();

@@ -36,6 +36,19 @@ public final class NioTransport implements TransportEngine {
     }
 
     @Override
+    public TransportServer startLoops(LoopSetup setup, int threads) throws IOException {
+        NioEventLoop[] loops = new NioEventLoop[threads];
+        ConnectionLimit none = new ConnectionLimit(Integer.MAX_VALUE, threads);
+        for (int i = 0; i < threads; i++) {
+            loops[i] = new NioEventLoop(i, new LoopContext(setup), null, none);
+        }
+        for (NioEventLoop loop : loops) {
+            loop.start();
+        }
+        return new LoopGroup(loops, -1);
+    }
+
+    @Override
     public TransportServer start(LoopSetup setup) throws IOException {
         ServerConfig config = setup.config();
         int n = config.threads();

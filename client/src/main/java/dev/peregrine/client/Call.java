@@ -1,0 +1,68 @@
+package dev.peregrine.client;
+
+import dev.peregrine.loop.Timeout;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One {@link HttpClient} call on its way: the request, the future the caller holds, the attempts
+ * made, and the total deadline as a node on the pool's loop timer wheel.
+ * <pre>
+ *   QUEUED (waiting for a connection) --&gt; SENT (on a connection) --&gt; DONE (response or failure)
+ *        \--- total timeout, maxConnWait ---&gt; DONE                 ^--- retry: back to QUEUED
+ * </pre>
+ * Thread: the pool's loop thread, but {@link #future} is read by the caller.
+ */
+final class Call extends Timeout {
+    final ClientRequest request;
+    final CompletableFuture<ClientResponse> future = new CompletableFuture<>();
+    final long queuedAtMillis;
+    int attempts;
+    /** The connection the request was sent on, while it is (for the total timeout to close it). */
+    ClientConnection connection;
+    /** Set once the call is queued waiting for a free connection: when it started waiting. */
+    long waitingSinceMillis = -1;
+    private final HostPool pool;
+    private boolean done;
+
+    Call(ClientRequest request, HostPool pool, long nowMillis) {
+        this.request = request;
+        this.pool = pool;
+        this.queuedAtMillis = nowMillis;
+    }
+
+    boolean done() {
+        return done;
+    }
+
+    void succeed(ClientResponse r) {
+        if (!done) {
+            done = true;
+            pool.timers().cancel(this);
+            future.complete(r);
+        }
+    }
+
+    void fail(ClientException e) {
+        if (!done) {
+            done = true;
+            pool.timers().cancel(this);
+            future.completeExceptionally(e);
+        }
+    }
+
+    /** The total timeout ran out. */
+    @Override
+    protected void onTimeout() {
+        if (done) {
+            return;
+        }
+        ClientConnection c = connection;
+        fail(new ClientException(ClientException.Phase.TOTAL, pool.host(), "no response within the total timeout of "
+                + pool.client().totalTimeoutMillis + " ms"));
+        pool.forget(this);
+        if (c != null) {
+            c.abandon(); // the connection is in an unknown state mid-exchange: close it
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package dev.peregrine.client;
+
+import java.io.IOException;
+
+/**
+ * A request that did not get its response, naming the phase that failed and the host. Every failure
+ * of a {@link HttpClient} call is one of these, never a bare exception from below.
+ */
+public final class ClientException extends IOException {
+    /** Where the request failed. */
+    public enum Phase {
+        /** Name lookup or TCP/TLS connect failed or took longer than {@code connectTimeout}. */
+        CONNECT,
+        /** No connection of the host's pool came free within {@code maxConnWait}. */
+        POOL,
+        /** The request could not be written (the connection broke, or {@code writeTimeout}). */
+        WRITE,
+        /** No response byte within {@code readTimeout}, or the response stalled for as long. */
+        READ,
+        /** The whole call took longer than {@code totalTimeout}. */
+        TOTAL,
+        /** The server's response was malformed (status line, a field, framing, a chunk). */
+        RESPONSE,
+        /** The response was larger than {@code maxResponseBodySize} or its head than the limit. */
+        TOO_LARGE,
+        /** The connection closed or was reset before the response was complete. */
+        CLOSED,
+        /** The client was closed. */
+        SHUTDOWN
+    }
+
+    private final Phase phase;
+    private final String host;
+
+    public ClientException(Phase phase, String host, String reason) {
+        super(host + ": " + reason);
+        this.phase = phase;
+        this.host = host;
+    }
+
+    public ClientException(Phase phase, String host, String reason, Throwable cause) {
+        super(host + ": " + reason, cause);
+        this.phase = phase;
+        this.host = host;
+    }
+
+    public Phase phase() {
+        return phase;
+    }
+
+    /** {@code host:port} of the request. */
+    public String host() {
+        return host;
+    }
+}

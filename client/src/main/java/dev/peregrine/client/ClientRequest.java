@@ -1,0 +1,173 @@
+package dev.peregrine.client;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One request to send: method, absolute {@code http} or {@code https} URL, headers and an in-memory
+ * body (replayable, so an idempotent request can be retried). Immutable once built.
+ */
+public final class ClientRequest {
+    private final String method;
+    private final URI uri;
+    private final List<String[]> headers;
+    private final byte[] body;
+
+    private ClientRequest(String method, URI uri, List<String[]> headers, byte[] body) {
+        this.method = method;
+        this.uri = uri;
+        this.headers = headers;
+        this.body = body;
+    }
+
+    /** {@code GET url}. */
+    public static ClientRequest get(String url) {
+        return builder("GET", url).build();
+    }
+
+    /**
+     * A builder for {@code method url}.
+     *
+     * @throws IllegalArgumentException for a method that is not a token or a URL that is not absolute http(s)
+     */
+    public static Builder builder(String method, String url) {
+        return new Builder(method, url);
+    }
+
+    public String method() {
+        return method;
+    }
+
+    public URI uri() {
+        return uri;
+    }
+
+    /** Header name and value pairs, in order. */
+    public List<String[]> headers() {
+        return headers;
+    }
+
+    /** The body, or null for none. */
+    public byte[] body() {
+        return body;
+    }
+
+    /** The first value of {@code name} (any case), or null. */
+    public String header(String name) {
+        for (String[] h : headers) {
+            if (h[0].equalsIgnoreCase(name)) {
+                return h[1];
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether a retry cannot repeat an effect (RFC 9110 §9.2.2): an idempotent method, or a request
+     * carrying an {@code Idempotency-Key}.
+     */
+    public boolean idempotent() {
+        switch (method) {
+            case "GET":
+            case "HEAD":
+            case "OPTIONS":
+            case "TRACE":
+            case "PUT":
+            case "DELETE":
+                return true;
+            default:
+                return header("Idempotency-Key") != null;
+        }
+    }
+
+    boolean https() {
+        return uri.getScheme().equalsIgnoreCase("https");
+    }
+
+    int port() {
+        return uri.getPort() > 0 ? uri.getPort() : https() ? 443 : 80;
+    }
+
+    /** {@code host:port}, the pool key and the name in errors. */
+    String hostKey() {
+        return uri.getHost() + ":" + port();
+    }
+
+    /** The request-target: path and query, {@code /} when empty (RFC 9112 §3.2.1). */
+    String target() {
+        String path = uri.getRawPath();
+        String query = uri.getRawQuery();
+        String t = path == null || path.isEmpty() ? "/" : path;
+        return query == null ? t : t + "?" + query;
+    }
+
+    /** Collects a request. Not thread-safe. */
+    public static final class Builder {
+        private final String method;
+        private final URI uri;
+        private final List<String[]> headers = new ArrayList<>();
+        private byte[] body;
+
+        private Builder(String method, String url) {
+            if (method.isEmpty() || !method.chars().allMatch(c -> c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
+                throw new IllegalArgumentException("not an HTTP method token: " + method);
+            }
+            this.method = method;
+            URI u;
+            try {
+                u = URI.create(url);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("not a URL: " + url, e);
+            }
+            String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+            if (!(scheme.equals("http") || scheme.equals("https")) || u.getHost() == null) {
+                throw new IllegalArgumentException("not an absolute http or https URL: " + url);
+            }
+            this.uri = u;
+        }
+
+        /**
+         * Adds a header.
+         *
+         * @throws IllegalArgumentException for a name that is not a token, a value with CR, LF, NUL
+         *     or other control bytes, or a header the client writes itself (Host, Content-Length,
+         *     Transfer-Encoding)
+         */
+        public Builder header(String name, String value) {
+            if (name.isEmpty() || !name.chars().allMatch(c -> c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
+                throw new IllegalArgumentException("not a header name: " + name);
+            }
+            for (int i = 0; i < value.length(); i++) {
+                char c = value.charAt(i);
+                if ((c < 0x20 && c != '\t') || c == 0x7F || c > 0xFF) {
+                    throw new IllegalArgumentException("header " + name + " holds a control or non-Latin-1 character");
+                }
+            }
+            String lower = name.toLowerCase(Locale.ROOT);
+            if (lower.equals("host") || lower.equals("content-length") || lower.equals("transfer-encoding")) {
+                throw new IllegalArgumentException(name + " is written by the client");
+            }
+            headers.add(new String[] {name, value});
+            return this;
+        }
+
+        /** The body (copied), sent with its Content-Length. */
+        public Builder body(byte[] body) {
+            this.body = body.clone();
+            return this;
+        }
+
+        /** The body as UTF-8. */
+        public Builder body(String body) {
+            this.body = body.getBytes(StandardCharsets.UTF_8);
+            return this;
+        }
+
+        public ClientRequest build() {
+            return new ClientRequest(method, uri, List.copyOf(headers), body);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.peregrine.client;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A complete response: status, headers in order, body in memory. Immutable; valid forever. */
+public final class ClientResponse {
+    private final int status;
+    private final String reason;
+    private final List<String> names;
+    private final List<String> values;
+    private final byte[] body;
+
+    ClientResponse(int status, String reason, List<String> names, List<String> values, byte[] body) {
+        this.status = status;
+        this.reason = reason;
+        this.names = names;
+        this.values = values;
+        this.body = body;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String reason() {
+        return reason;
+    }
+
+    /** The first value of header {@code name} (any case), or null. */
+    public String header(String name) {
+        for (int i = 0; i < names.size(); i++) {
+            if (names.get(i).equalsIgnoreCase(name)) {
+                return values.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** Every value of {@code name} (any case), in order. */
+    public List<String> headers(String name) {
+        List<String> v = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            if (names.get(i).equalsIgnoreCase(name)) {
+                v.add(values.get(i));
+            }
+        }
+        return v;
+    }
+
+    /** Header names in the order received. */
+    public List<String> headerNames() {
+        return names;
+    }
+
+    /** Header values in the order received, parallel to {@link #headerNames()}. */
+    public List<String> headerValues() {
+        return values;
+    }
+
+    public byte[] body() {
+        return body.clone();
+    }
+
+    /** The body as UTF-8 text. */
+    public String text() {
+        return new String(body, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String toString() {
+        return status + " " + reason + " (" + body.length + " bytes)";
+    }
+}

@@ -1,0 +1,368 @@
+package dev.peregrine.client;
+
+import dev.peregrine.Server;
+import dev.peregrine.ServerConfig;
+import dev.peregrine.Transport;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.LoopSetup;
+import dev.peregrine.loop.OffLoopExecutor;
+import dev.peregrine.loop.ProtocolSwitches;
+import dev.peregrine.route.Router;
+import dev.peregrine.transport.TransportEngine;
+import dev.peregrine.transport.TransportServer;
+import dev.peregrine.transport.epoll.EpollAvailability;
+import dev.peregrine.transport.epoll.EpollTransport;
+import dev.peregrine.transport.nio.NioTransport;
+
+import javax.net.ssl.SSLContext;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+
+/**
+ * An HTTP/1.1 client on Peregrine's event loops: per-host pools of keep-alive connections, finite
+ * timeouts for every phase, retries of idempotent requests, TLS with hostname verification.
+ * <pre>{@code
+ * try (HttpClient client = HttpClient.builder().build()) {
+ *     ClientResponse r = client.get("http://localhost:8080/plaintext");
+ *     CompletableFuture<ClientResponse> f = client.send(ClientRequest.builder("POST", url).body("x").build());
+ * }
+ * }</pre>
+ * Each host's connections live on one loop (chosen round-robin when the host is first used); calls
+ * from other threads reach it through the loop's task queue. Every failure is a
+ * {@link ClientException} naming the phase and the host.
+ *
+ * <p>Thread: any.
+ */
+public final class HttpClient implements AutoCloseable {
+    final long connectTimeoutMillis;
+    final long readTimeoutMillis;
+    final long totalTimeoutMillis;
+    final int maxConnsPerHost;
+    final long maxIdleMillis;
+    final long maxLifetimeMillis;
+    final long maxConnWaitMillis;
+    final long maxResponseBodySize;
+    final int maxHeadSize;
+    final int maxAttempts;
+    final Predicate<ClientRequest> retryIf;
+    final SSLContext sslContext;
+    final boolean verifyHostname;
+    volatile boolean closed;
+
+    private final TransportServer loops;
+    private final List<LoopContext> contexts;
+    private final OffLoopExecutor unusedBlocking;
+    private final Map<String, HostPool> pools = new ConcurrentHashMap<>();
+    private final Map<String, HostMetrics> metrics = new ConcurrentHashMap<>();
+    private final Map<String, InetSocketAddress> resolved = new ConcurrentHashMap<>();
+    private final ExecutorService resolver;
+    private final AtomicInteger nextLoop = new AtomicInteger();
+
+    private HttpClient(Builder b) throws IOException {
+        this.connectTimeoutMillis = b.connectTimeout.toMillis();
+        this.readTimeoutMillis = b.readTimeout.toMillis();
+        this.totalTimeoutMillis = b.totalTimeout.toMillis();
+        this.maxConnsPerHost = b.maxConnsPerHost;
+        this.maxIdleMillis = b.maxIdle.toMillis();
+        this.maxLifetimeMillis = b.maxLifetime.toMillis();
+        this.maxConnWaitMillis = b.maxConnWait.toMillis();
+        this.maxResponseBodySize = b.maxResponseBodySize;
+        this.maxHeadSize = 16 * 1024;
+        this.maxAttempts = b.maxAttempts;
+        this.retryIf = b.retryIf;
+        this.verifyHostname = b.verifyHostname;
+        try {
+            this.sslContext = b.sslContext != null ? b.sslContext : SSLContext.getDefault();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("no default TLS context", e);
+        }
+        // The loops' buffers and pool sizes come from the server's settings type: what a response may
+        // hold in memory bounds the largest pooled buffer.
+        ServerConfig settings = Server.builder().threads(b.threads).transport(b.transport)
+                .maxBodySize(b.maxResponseBodySize).settings();
+        this.unusedBlocking = new OffLoopExecutor(1);
+        LoopSetup setup = new LoopSetup(settings, -1, Router.builder().build(), null, ProtocolSwitches.NONE, unusedBlocking);
+        TransportEngine engine = b.transport == Transport.NIO || (b.transport == Transport.AUTO && !EpollAvailability.isAvailable())
+                ? new NioTransport() : new EpollTransport();
+        this.loops = engine.startLoops(setup, b.threads);
+        this.contexts = loops.loops();
+        this.resolver = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "peregrine-client-dns");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Sends {@code request}; the future completes with the response or a {@link ClientException}. */
+    public CompletableFuture<ClientResponse> send(ClientRequest request) {
+        HostPool pool = pools.computeIfAbsent(request.hostKey(),
+                k -> new HostPool(this, request, contexts.get(Math.floorMod(nextLoop.getAndIncrement(), contexts.size()))));
+        Call call = new Call(request, pool, System.currentTimeMillis());
+        if (closed) {
+            call.future.completeExceptionally(new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "client closed"));
+            return call.future;
+        }
+        if (pool.loop().inEventLoop()) {
+            pool.submit(call); // a call from the loop (a proxy handler) stays on it
+        } else {
+            pool.loop().execute(() -> pool.submit(call));
+        }
+        return call.future;
+    }
+
+    /** Sends {@code request} and waits for the response. */
+    public ClientResponse execute(ClientRequest request) throws ClientException {
+        try {
+            return send(request).get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof ClientException) {
+                throw (ClientException) e.getCause();
+            }
+            throw new ClientException(ClientException.Phase.CLOSED, request.hostKey(), String.valueOf(e.getCause()), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "interrupted", e);
+        }
+    }
+
+    /** {@code GET url}, waiting for the response. */
+    public ClientResponse get(String url) throws ClientException {
+        return execute(ClientRequest.get(url));
+    }
+
+    /** Counters of one {@code host:port} (created on first use). */
+    public HostMetrics metrics(String hostAndPort) {
+        return metricsFor(hostAndPort);
+    }
+
+    HostMetrics metricsFor(String host) {
+        return metrics.computeIfAbsent(host, h -> new HostMetrics());
+    }
+
+    /** A cached address, or null when a lookup is needed (literal addresses never need one). */
+    InetSocketAddress resolve(String host, int port) {
+        String key = host + ":" + port;
+        InetSocketAddress a = resolved.get(key);
+        if (a != null) {
+            return a;
+        }
+        if (isLiteral(host)) {
+            try {
+                a = new InetSocketAddress(InetAddress.getByName(host), port); // no lookup for a literal
+            } catch (UnknownHostException e) {
+                return null;
+            }
+            resolved.put(key, a);
+            return a;
+        }
+        return null;
+    }
+
+    /** Looks {@code host} up on a resolver thread (a lookup blocks), then hands the call back to its loop. */
+    void resolveOffLoop(HostPool pool, Call call, String host, int port) {
+        resolver.execute(() -> {
+            InetSocketAddress a = null;
+            IOException failure = null;
+            try {
+                a = new InetSocketAddress(InetAddress.getByName(host), port);
+                resolved.put(host + ":" + port, a);
+            } catch (UnknownHostException e) {
+                failure = e;
+            }
+            InetSocketAddress done = a;
+            IOException why = failure;
+            pool.loop().execute(() -> pool.resolved(call, done, why));
+        });
+    }
+
+    private static boolean isLiteral(String host) {
+        return host.indexOf(':') >= 0 || host.chars().allMatch(c -> c == '.' || (c >= '0' && c <= '9'));
+    }
+
+    /** Fails calls still waiting, closes every connection and stops the loops. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (HostPool p : pools.values()) {
+            p.loop().execute(p::closeIdle);
+        }
+        loops.close(1_000);
+        resolver.shutdownNow();
+        unusedBlocking.shutdown();
+    }
+
+    /** Per-host counters; read them from any thread. */
+    public static final class HostMetrics {
+        public final AtomicLong responses = new AtomicLong();
+        public final AtomicLong failures = new AtomicLong();
+        public final AtomicLong retries = new AtomicLong();
+        public final AtomicLong connectFailures = new AtomicLong();
+
+        @Override
+        public String toString() {
+            return "responses=" + responses + " failures=" + failures + " retries=" + retries + " connectFailures=" + connectFailures;
+        }
+    }
+
+    /** Settings; every timeout is finite by default. Not thread-safe. */
+    public static final class Builder {
+        private int threads = 1;
+        private Transport transport = Transport.AUTO;
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration readTimeout = Duration.ofSeconds(30);
+        private Duration totalTimeout = Duration.ofSeconds(60);
+        private int maxConnsPerHost = 64;
+        private Duration maxIdle = Duration.ofSeconds(30);
+        private Duration maxLifetime = Duration.ZERO;
+        private Duration maxConnWait = Duration.ofSeconds(5);
+        private long maxResponseBodySize = 16L * 1024 * 1024;
+        private int maxAttempts = 2;
+        private Predicate<ClientRequest> retryIf;
+        private SSLContext sslContext;
+        private boolean verifyHostname = true;
+
+        private Builder() {
+        }
+
+        /** Event loops of the client's own (default 1). */
+        public Builder threads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("threads must be at least 1: " + threads);
+            }
+            this.threads = threads;
+            return this;
+        }
+
+        public Builder transport(Transport transport) {
+            this.transport = transport;
+            return this;
+        }
+
+        /** TCP (and TLS) connect, name lookup included. Default 5 s. */
+        public Builder connectTimeout(Duration d) {
+            this.connectTimeout = positive(d, "connectTimeout");
+            return this;
+        }
+
+        /** From the request written to the first response byte, and between bytes of a response. Default 30 s. */
+        public Builder readTimeout(Duration d) {
+            this.readTimeout = positive(d, "readTimeout");
+            return this;
+        }
+
+        /** The whole call, retries and waiting for a connection included. Default 60 s. */
+        public Builder totalTimeout(Duration d) {
+            this.totalTimeout = positive(d, "totalTimeout");
+            return this;
+        }
+
+        /** Connections per host, open or connecting. Default 64. */
+        public Builder maxConnsPerHost(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxConnsPerHost must be at least 1: " + n);
+            }
+            this.maxConnsPerHost = n;
+            return this;
+        }
+
+        /** How long a connection may stay idle in the pool. Default 30 s. */
+        public Builder maxIdle(Duration d) {
+            this.maxIdle = positive(d, "maxIdle");
+            return this;
+        }
+
+        /** How long a connection may be reused at all; zero for no limit (the default). */
+        public Builder maxLifetime(Duration d) {
+            this.maxLifetime = d;
+            return this;
+        }
+
+        /** How long a call waits for a free connection at {@code maxConnsPerHost}. Default 5 s. */
+        public Builder maxConnWait(Duration d) {
+            this.maxConnWait = positive(d, "maxConnWait");
+            return this;
+        }
+
+        /** Largest response body kept in memory. Default 16 MiB. */
+        public Builder maxResponseBodySize(long bytes) {
+            if (bytes < 0 || bytes > Integer.MAX_VALUE / 2) {
+                throw new IllegalArgumentException("maxResponseBodySize out of range: " + bytes);
+            }
+            this.maxResponseBodySize = bytes;
+            return this;
+        }
+
+        /**
+         * Attempts per call, the first included (default 2). A retry happens only for an idempotent
+         * request (or one with {@code Idempotency-Key}), only on a new connection, only when no response
+         * byte has arrived, and within the total timeout.
+         */
+        public Builder maxAttempts(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1: " + n);
+            }
+            this.maxAttempts = n;
+            return this;
+        }
+
+        /** A further condition a retry must meet. */
+        public Builder retryIf(Predicate<ClientRequest> p) {
+            this.retryIf = p;
+            return this;
+        }
+
+        /** Trust (and client keys) for https; default: the JDK's default context. */
+        public Builder sslContext(SSLContext ctx) {
+            this.sslContext = ctx;
+            return this;
+        }
+
+        /** Whether a server's certificate must match the host name (default true; off only for tests). */
+        public Builder verifyHostname(boolean on) {
+            this.verifyHostname = on;
+            return this;
+        }
+
+        /**
+         * Starts the client's loops.
+         *
+         * @throws UncheckedIOException when the loops cannot start
+         */
+        public HttpClient build() {
+            try {
+                return new HttpClient(this);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start the client's loops: " + e.getMessage(), e);
+            }
+        }
+
+        private static Duration positive(Duration d, String what) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive: " + d);
+            }
+            return d;
+        }
+    }
+}

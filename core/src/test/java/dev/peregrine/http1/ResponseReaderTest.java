@@ -1,0 +1,132 @@
+package dev.peregrine.http1;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link ResponseReader} on valid and invalid responses, whole and split at every byte (kept between
+ * arrivals with the reader's own {@code keep}, as the client connection does).
+ */
+class ResponseReaderTest {
+    static Stream<Arguments> valid() {
+        return Stream.of(
+                Arguments.of("length", false, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX: y\r\n\r\nhello", 200, "hello", 0),
+                Arguments.of("chunked with extensions and trailers", false,
+                        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n6\r\n world\r\n0\r\nT: v\r\n\r\n", 200, "hello world", 0),
+                Arguments.of("interim responses first", false,
+                        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok", 201, "ok", 2),
+                Arguments.of("204 has no body", false, "HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n", 204, "", 0),
+                Arguments.of("304 has no body", false, "HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n", 304, "", 0),
+                Arguments.of("HEAD has no body", true, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n", 200, "", 0),
+                Arguments.of("HTTP/1.0, empty reason", false, "HTTP/1.0 200 \r\nContent-Length: 1\r\n\r\nx", 200, "x", 0),
+                Arguments.of("no reason, no SP", false, "HTTP/1.1 404\r\nContent-Length: 0\r\n\r\n", 404, "", 0),
+                Arguments.of("same Content-Length twice", false, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab", 200, "ab", 0));
+    }
+
+    static Stream<Arguments> invalid() {
+        return Stream.of(
+                Arguments.of("not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", "malformed status line"),
+                Arguments.of("bad status code", "HTTP/1.1 2x0 OK\r\n\r\n", "malformed status code"),
+                Arguments.of("space before colon", "HTTP/1.1 200 OK\r\nContent-Length : 1\r\n\r\nx", "malformed header field name"),
+                Arguments.of("obs-fold", "HTTP/1.1 200 OK\r\nX: a\r\n  b\r\nContent-Length: 0\r\n\r\n", "obsolete line folding"),
+                Arguments.of("conflicting lengths", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxy", "conflicting Content-Length"),
+                Arguments.of("TE and CL", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n", "both Transfer-Encoding and Content-Length"),
+                Arguments.of("bad length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "malformed Content-Length"),
+                Arguments.of("bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "malformed chunked body"),
+                Arguments.of("NUL in a value", "HTTP/1.1 200 OK\r\nX: a\u0000b\r\nContent-Length: 0\r\n\r\n", "invalid byte 0x0"),
+                Arguments.of("bare LF", "HTTP/1.1 200 OK\nContent-Length: 0\r\n\r\n", "malformed status line"),
+                Arguments.of("too large", "HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n", "larger than"));
+    }
+
+    private static ByteBuffer buffer(int n) {
+        return ByteBuffer.allocateDirect(n).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** Feeds {@code wire} split at {@code k} (0: whole), as the connection does; returns body text or "error: ...". */
+    private static String read(byte[] wire, int k, boolean head) {
+        ResponseReader r = new ResponseReader(16 * 1024, 1000);
+        r.expect(head);
+        ByteBuffer b = buffer(wire.length + 16);
+        int end = 0;
+        int start = 0;
+        int[] pieces = k == 0 ? new int[] {wire.length} : new int[] {k, wire.length - k};
+        int fed = 0;
+        for (int piece : pieces) {
+            b.put(end, wire, fed, piece);
+            end += piece;
+            fed += piece;
+            while (true) {
+                int res = r.read(b, start, end);
+                if (res == ResponseReader.INTERIM) {
+                    start = r.interimEnd();
+                    continue;
+                }
+                if (res == ResponseReader.ERROR) {
+                    return "error: " + r.error();
+                }
+                if (res >= 0) {
+                    assertEquals(end, res, "the message ends where the bytes do");
+                    byte[] body = new byte[r.bodyLength()];
+                    b.get(r.bodyStart(), body);
+                    return r.status() + " " + new String(body, StandardCharsets.ISO_8859_1);
+                }
+                break; // NEED_MORE: keep from start, as the connection does
+            }
+            ByteBuffer kept = buffer(wire.length + 16);
+            end = r.keep(b, start, end, kept);
+            start = 0;
+            b = kept;
+        }
+        return "incomplete";
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valid")
+    void validResponsesAtEverySplit(String name, boolean head, String wire, int status, String body, int interim) {
+        byte[] bytes = wire.getBytes(StandardCharsets.ISO_8859_1);
+        for (int k = 0; k < bytes.length; k++) {
+            assertEquals(status + " " + body, read(bytes, k, head), "split at " + k);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalid")
+    void invalidResponsesAtEverySplit(String name, String wire, String why) {
+        byte[] bytes = wire.getBytes(StandardCharsets.ISO_8859_1);
+        for (int k = 0; k < bytes.length; k++) {
+            String got = read(bytes, k, false);
+            assertTrue(got.startsWith("error: ") && got.contains(why), "split at " + k + ": " + got);
+        }
+    }
+
+    @Test
+    void aBodyUntilCloseEndsAtEndOfInputAndOtherwiseEndOfInputIsAnError() {
+        byte[] wire = "HTTP/1.1 200 OK\r\n\r\nall of it".getBytes(StandardCharsets.ISO_8859_1);
+        ResponseReader r = new ResponseReader(16 * 1024, 1000);
+        r.expect(false);
+        ByteBuffer b = buffer(64);
+        b.put(0, wire);
+        assertEquals(ResponseReader.NEED_MORE, r.read(b, 0, wire.length));
+        assertEquals(wire.length, r.atEndOfInput(b, 0, wire.length));
+        byte[] body = new byte[r.bodyLength()];
+        b.get(r.bodyStart(), body);
+        assertEquals("all of it", new String(body, StandardCharsets.ISO_8859_1));
+
+        byte[] cut = "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nall".getBytes(StandardCharsets.ISO_8859_1);
+        r.expect(false);
+        b.put(0, cut);
+        assertEquals(ResponseReader.NEED_MORE, r.read(b, 0, cut.length));
+        assertEquals(ResponseReader.ERROR, r.atEndOfInput(b, 0, cut.length));
+        assertTrue(r.error().contains("middle of the body"), r.error());
+    }
+}
