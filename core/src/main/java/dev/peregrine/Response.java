@@ -123,4 +123,19 @@ public interface Response {
      * @throws IOException if the file exists but cannot be opened
      */
     Response sendFile(Path root, String relativePath) throws IOException;
+
+    /**
+     * Sends {@code length} bytes of {@code file} from {@code offset} as the body (a byte range), as
+     * {@link #sendFile(Path)} otherwise. The status and any {@code Content-Range} are the caller's.
+     *
+     * @throws IllegalArgumentException when the range does not lie inside the file
+     * @throws IOException if the file exists but cannot be opened
+     */
+    Response sendFile(Path file, long offset, long length) throws IOException;
+
+    /**
+     * Answers {@code status} the way the server answers its own errors: a {@code text/plain} body
+     * "{@code <status> <reason>}" and a newline ({@code 404 Not Found}).
+     */
+    Response error(int status);
 }

@@ -601,6 +601,36 @@ public final class Server implements AutoCloseable {
         }
 
         /**
+         * Serves the files under {@code directory} at {@code prefix} ({@code "/static"} serves
+         * {@code directory/a/b.css} at {@code /static/a/b.css}) for GET and HEAD, with the defaults of
+         * {@link dev.peregrine.files.StaticOptions}: validators and conditional requests, ranges,
+         * precompressed siblings, no escape from the directory. {@code prefix} itself redirects to
+         * {@code prefix/}.
+         *
+         * @throws IllegalArgumentException when {@code directory} is not a directory
+         */
+        public Builder staticFiles(String prefix, java.nio.file.Path directory) {
+            return staticFiles(prefix, directory, dev.peregrine.files.StaticOptions.defaults());
+        }
+
+        /** {@link #staticFiles(String, java.nio.file.Path)} with {@code options}. */
+        public Builder staticFiles(String prefix, java.nio.file.Path directory, dev.peregrine.files.StaticOptions options) {
+            String p = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
+            if (!p.startsWith("/")) {
+                throw new IllegalArgumentException("prefix must start with '/': " + prefix);
+            }
+            Handler files = new dev.peregrine.files.StaticFiles(directory, options);
+            get(p + "/*", files);
+            head(p + "/*", files);
+            if (!p.isEmpty()) {
+                Handler toSlash = (req, res) -> res.status(301).header("Location", p + "/").text("");
+                get(p, toSlash);
+                head(p, toSlash);
+            }
+            return this;
+        }
+
+        /**
          * Binds and starts the loops; returns once the server accepts connections.
          *
          * @throws UncheckedIOException when the address cannot be bound

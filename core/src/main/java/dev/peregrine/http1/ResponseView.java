@@ -55,6 +55,7 @@ public final class ResponseView implements Response {
     private BodyProducer producer;
     private FileChannel file;
     private long fileLength;
+    private long fileOffset;
     private final ResponseOwner owner;
     /** {@link #async()} gave the answer to an exchange's own response: this one must not be written. */
     private boolean handedOver;
@@ -120,9 +121,14 @@ public final class ResponseView implements Response {
         return file;
     }
 
-    /** The length of {@link #file()} when it was opened. */
+    /** How many bytes of {@link #file()} to send (its length when opened, or a range's). */
     public long fileLength() {
         return fileLength;
+    }
+
+    /** Where in {@link #file()} the bytes to send begin (0 unless a range was asked for). */
+    public long fileOffset() {
+        return fileOffset;
     }
 
     /** Forgets the file without closing it: its new owner (the connection sending it) closes it. */
@@ -327,8 +333,25 @@ public final class ResponseView implements Response {
         closeFile();
         file = ch;
         fileLength = ch.size();
+        fileOffset = 0;
         special |= FILE;
         bodyKind = BODY_NONE;
+        return this;
+    }
+
+    @Override
+    public Response sendFile(Path path, long offset, long length) throws IOException {
+        sendFile(path);
+        if (file == null) {
+            return this; // 404
+        }
+        if (offset < 0 || length < 0 || offset + length > fileLength) {
+            closeFile();
+            special &= ~FILE;
+            throw new IllegalArgumentException("range " + offset + "+" + length + " outside " + path + " (" + fileLength + " bytes)");
+        }
+        fileOffset = offset;
+        fileLength = length;
         return this;
     }
 

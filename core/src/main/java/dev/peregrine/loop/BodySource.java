@@ -45,7 +45,8 @@ interface BodySource {
             return body;
         }
         long length = res.fileLength();
-        FileBody body = new FileBody(res.takeFile(), bodyAllowed ? length : 0);
+        long offset = res.fileOffset();
+        FileBody body = new FileBody(res.takeFile(), offset, bodyAllowed ? length : 0);
         ctx.encoder.encodeStreamHead(res, length, keepAlive, http10, c);
         return body;
     }

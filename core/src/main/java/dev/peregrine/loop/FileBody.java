@@ -19,8 +19,9 @@ final class FileBody implements BodySource {
     private long position;
     private long remaining;
 
-    FileBody(FileChannel file, long length) {
+    FileBody(FileChannel file, long offset, long length) {
         this.file = file;
+        this.position = offset;
         this.remaining = length;
     }
 

@@ -18,7 +18,9 @@ import java.nio.file.Path;
  * <pre>
  *   java -jar examples/target/peregrine-examples.jar [--port N] [--threads N]
  *        [--https-port N [--tls-cert chain.pem --tls-key key.pem] [--tls-provider jdk|bc]]
- *        [--idle-timeout-ms N] [--max-connections N] [--metrics 1]
+ *        [--idle-timeout-ms N] [--max-connections N] [--metrics 1] [--static DIR]
+ *   java -jar examples/target/peregrine-examples.jar fetch [-X METHOD] [-H 'Name: value']... [-d DATA|@file]
+ *        [-i] [-n N] [--timeout 10s] URL
  *   (or the PORT, THREADS, HTTPS_PORT, IDLE_TIMEOUT_MS, MAX_CONNECTIONS and METRICS environment
  *   variables; flags win)
  * </pre>
@@ -29,6 +31,8 @@ import java.nio.file.Path;
  * {@code --metrics 1} adds {@code GET /metrics}: the server's counters plus JVM heap in use and direct
  * buffer memory, one {@code name=value} per line, for scripts/soak and scripts/census (not part of the
  * benchmark contract).
+ * {@code --static DIR} serves the files under DIR at {@code /static/} ({@code Server.Builder.staticFiles}).
+ * {@code fetch} is the HTTP client's command line ({@link Fetch}).
  * SIGTERM or Ctrl-C closes the server gracefully.
  */
 public final class PlaintextApp {
@@ -79,6 +83,10 @@ public final class PlaintextApp {
                 .idleTimeout(java.time.Duration.ofMillis(idleMillis)).maxConnections(maxConnections));
         if (httpsPort >= 0) {
             builder.https(httpsPort, tlsConfig(args));
+        }
+        String staticDir = stringSetting(args, "--static");
+        if (staticDir != null) {
+            builder.staticFiles("/static", java.nio.file.Path.of(staticDir));
         }
         java.util.concurrent.atomic.AtomicReference<Server> running = new java.util.concurrent.atomic.AtomicReference<>();
         if (metrics) {

@@ -1,0 +1,294 @@
+package dev.peregrine.files;
+
+import dev.peregrine.Handler;
+import dev.peregrine.Request;
+import dev.peregrine.Response;
+import dev.peregrine.http1.MediaTypes;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Serves the files under a directory for a {@code /prefix/*} route ({@code Server.Builder.staticFiles}),
+ * for GET and HEAD:
+ * <ul>
+ *   <li>No escape from the root: segments {@code .}, {@code ..}, a backslash or NUL, an absolute path,
+ *       hidden names (unless allowed) and symbolic links leading outside (unless allowed) get 404 (the
+ *       router already answers 400 to encoded slashes and dot segments in the rest of the path).</li>
+ *   <li>A directory serves its {@code index.html}; there are no listings.</li>
+ *   <li>Validators: a strong {@code ETag} from size and modification time, and {@code Last-Modified}.
+ *       Preconditions in the order of RFC 9110 §13.2.2: If-Match (412), If-Unmodified-Since (412),
+ *       If-None-Match (304), If-Modified-Since (304), then If-Range.</li>
+ *   <li>Ranges (RFC 9110 §14): one range gets 206 with {@code Content-Range}; several get
+ *       {@code multipart/byteranges}; none satisfiable gets 416 with {@code Content-Range: bytes *}/size.
+ *       A malformed Range header is ignored (200). More than {@code maxRanges} ranges, or overlapping
+ *       ones, get the whole file with 200: the answer Apache adopted after CVE-2011-3192, where many
+ *       overlapping ranges made a small request cost the server a large response.</li>
+ *   <li>Precompressed siblings ({@code name.br}, {@code .zst}, {@code .gz}) are served, in that order
+ *       of preference, to clients whose Accept-Encoding takes them (q &gt; 0), with
+ *       {@code Content-Encoding} and {@code Vary: Accept-Encoding}.</li>
+ *   <li>Bodies go out through {@code res.sendFile}: zero-copy ({@code sendfile}) on plain HTTP, through
+ *       the loop's pooled buffers on TLS.</li>
+ * </ul>
+ * It runs on the loop: file metadata calls are short, and reading the bytes happens as the socket takes them.
+ *
+ * <p>Thread: any loop (it holds no mutable state).
+ */
+public final class StaticFiles implements Handler {
+    /** IMF-fixdate (RFC 9110 §5.6.7): two-digit day, GMT. */
+    static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
+            .withZone(ZoneOffset.UTC);
+    /** Largest total of several ranges assembled in memory for multipart/byteranges. */
+    private static final long MAX_MULTIPART_BYTES = 8L * 1024 * 1024;
+
+    private final Path root;
+    private final Path realRoot;
+    private final StaticOptions options;
+
+    /**
+     * @throws IllegalArgumentException when {@code root} is not a directory
+     */
+    public StaticFiles(Path root, StaticOptions options) {
+        if (!Files.isDirectory(root)) {
+            throw new IllegalArgumentException("not a directory: " + root);
+        }
+        try {
+            this.realRoot = root.toRealPath();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot resolve " + root, e);
+        }
+        this.root = root;
+        this.options = options;
+    }
+
+    @Override
+    public void handle(Request req, Response res) throws Exception {
+        String rel = req.pathParam("*");
+        Path file = resolve(rel == null ? "" : rel);
+        if (file == null) {
+            res.error(404);
+            return;
+        }
+        BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+        long size = attrs.size();
+        long modifiedSeconds = attrs.lastModifiedTime().toMillis() / 1000;
+        String etag = "\"" + Long.toHexString(size) + "-" + Long.toHexString(attrs.lastModifiedTime().toMillis()) + "\"";
+        String lastModified = HTTP_DATE.format(Instant.ofEpochSecond(modifiedSeconds));
+
+        String encoding = null;
+        Path body = file;
+        String range = req.header("Range");
+        if (options.precompressed) {
+            res.header("Vary", "Accept-Encoding");
+            if (range == null) {
+                for (String[] e : StaticOptions.ENCODINGS) {
+                    Path sibling = file.resolveSibling(file.getFileName() + e[1]);
+                    if (accepts(req.header("Accept-Encoding"), e[0]) && Files.isRegularFile(sibling)) {
+                        encoding = e[0];
+                        body = sibling;
+                        size = Files.size(sibling);
+                        etag = etag.substring(0, etag.length() - 1) + "-" + e[0] + "\"";
+                        break;
+                    }
+                }
+            }
+        }
+        res.header("ETag", etag).header("Last-Modified", lastModified).header("Accept-Ranges", "bytes");
+        if (options.cacheControl != null) {
+            res.header("Cache-Control", options.cacheControl);
+        }
+        res.contentType(mediaType(file.getFileName().toString()));
+        if (encoding != null) {
+            res.header("Content-Encoding", encoding);
+        }
+
+        // RFC 9110 §13.2.2: the order in which preconditions are evaluated.
+        String ifMatch = req.header("If-Match");
+        if (ifMatch != null ? !matches(ifMatch, etag, false) : modifiedAfter(req.header("If-Unmodified-Since"), modifiedSeconds)) {
+            res.error(412);
+            return;
+        }
+        String ifNoneMatch = req.header("If-None-Match");
+        if (ifNoneMatch != null ? matches(ifNoneMatch, etag, true) : notModifiedSince(req.header("If-Modified-Since"), modifiedSeconds)) {
+            res.status(304);
+            return;
+        }
+        if (range != null && req.method().equals("GET") && ifRangeHolds(req.header("If-Range"), etag, lastModified)) {
+            List<long[]> ranges = Ranges.parse(range, size, options.maxRanges);
+            if (ranges == Ranges.UNSATISFIABLE) {
+                res.error(416);
+                res.header("Content-Range", "bytes */" + size);
+                return;
+            }
+            if (ranges != null && ranges.size() == 1) {
+                long[] r = ranges.get(0);
+                res.status(206).header("Content-Range", "bytes " + r[0] + "-" + r[1] + "/" + size);
+                res.sendFile(body, r[0], r[1] - r[0] + 1);
+                return;
+            }
+            if (ranges != null && Ranges.total(ranges) <= MAX_MULTIPART_BYTES) {
+                multipart(res, body, ranges, size, mediaType(file.getFileName().toString()));
+                return;
+            }
+            // malformed, too many, overlapping or too large together: the whole file (200)
+        }
+        res.sendFile(body);
+    }
+
+    /** Several ranges as one {@code multipart/byteranges} body (RFC 9110 §14.6), assembled in memory. */
+    private static void multipart(Response res, Path file, List<long[]> ranges, long size, String type) throws IOException {
+        String boundary = "PEREGRINE" + Long.toHexString(System.nanoTime());
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            for (long[] r : ranges) {
+                out.writeBytes(("\r\n--" + boundary + "\r\nContent-Type: " + type + "\r\nContent-Range: bytes "
+                        + r[0] + "-" + r[1] + "/" + size + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                java.nio.ByteBuffer part = java.nio.ByteBuffer.allocate((int) (r[1] - r[0] + 1));
+                while (part.hasRemaining()) {
+                    if (ch.read(part, r[0] + part.position()) < 0) {
+                        throw new IOException(file + " shrank while being read");
+                    }
+                }
+                out.write(part.array(), 0, part.capacity());
+            }
+        }
+        out.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        res.status(206).contentType("multipart/byteranges; boundary=" + boundary).body(out.toByteArray());
+    }
+
+    /**
+     * {@code rel} under the root, or null: not a plain path of normal segments, hidden (unless allowed),
+     * missing, not a regular file (after the index of a directory), or leading outside through a link.
+     */
+    Path resolve(String rel) throws IOException {
+        if (rel.indexOf('\\') >= 0 || rel.indexOf('\0') >= 0 || rel.startsWith("/")) {
+            return null;
+        }
+        Path p = root;
+        if (!rel.isEmpty()) {
+            for (String segment : rel.split("/", -1)) {
+                if (segment.isEmpty() || segment.equals(".") || segment.equals("..")
+                        || (!options.allowHidden && segment.startsWith("."))) {
+                    return null;
+                }
+                p = p.resolve(segment);
+            }
+        }
+        if (Files.isDirectory(p)) {
+            if (options.index == null) {
+                return null;
+            }
+            p = p.resolve(options.index);
+        }
+        if (!Files.isRegularFile(p)) {
+            return null;
+        }
+        if (!options.followSymlinksOut && !p.toRealPath().startsWith(realRoot)) {
+            return null;
+        }
+        return p;
+    }
+
+    private String mediaType(String name) {
+        int dot = name.lastIndexOf('.');
+        if (dot >= 0) {
+            String custom = options.mediaTypes.get(name.substring(dot + 1).toLowerCase(Locale.ROOT));
+            if (custom != null) {
+                return custom;
+            }
+        }
+        return MediaTypes.forFileName(name);
+    }
+
+    /** Whether {@code acceptEncoding} takes {@code coding} with q &gt; 0 (RFC 9110 §12.5.3, {@code *} included). */
+    static boolean accepts(String acceptEncoding, String coding) {
+        if (acceptEncoding == null) {
+            return false;
+        }
+        Double star = null;
+        for (String item : acceptEncoding.split(",")) {
+            String[] parts = item.trim().split(";");
+            String name = parts[0].trim().toLowerCase(Locale.ROOT);
+            double q = 1;
+            for (int i = 1; i < parts.length; i++) {
+                String param = parts[i].trim();
+                if (param.startsWith("q=") || param.startsWith("Q=")) {
+                    try {
+                        q = Double.parseDouble(param.substring(2));
+                    } catch (NumberFormatException e) {
+                        q = 0;
+                    }
+                }
+            }
+            if (name.equals(coding)) {
+                return q > 0;
+            }
+            if (name.equals("*")) {
+                star = q;
+            }
+        }
+        return star != null && star > 0;
+    }
+
+    /** If-Match / If-None-Match against {@code etag}: strong comparison, or weak for If-None-Match (RFC 9110 §8.8.3.2). */
+    static boolean matches(String header, String etag, boolean weak) {
+        if (header.trim().equals("*")) {
+            return true;
+        }
+        for (String tag : header.split(",")) {
+            String t = tag.trim();
+            if (t.startsWith("W/")) {
+                if (!weak) {
+                    continue;
+                }
+                t = t.substring(2);
+            }
+            if (t.equals(etag)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean modifiedAfter(String date, long modifiedSeconds) {
+        Long since = parseDate(date);
+        return since != null && modifiedSeconds > since;
+    }
+
+    private static boolean notModifiedSince(String date, long modifiedSeconds) {
+        Long since = parseDate(date);
+        return since != null && modifiedSeconds <= since;
+    }
+
+    /** If-Range (RFC 9110 §13.1.5): absent, or a strong ETag equal to ours, or exactly our Last-Modified. */
+    private static boolean ifRangeHolds(String ifRange, String etag, String lastModified) {
+        if (ifRange == null) {
+            return true;
+        }
+        String v = ifRange.trim();
+        return v.startsWith("\"") ? v.equals(etag) : v.equals(lastModified);
+    }
+
+    /** An IMF-fixdate as epoch seconds, or null when it is not one (then the condition is ignored). */
+    static Long parseDate(String s) {
+        if (s == null) {
+            return null;
+        }
+        try {
+            return ZonedDateTime.parse(s.trim(), HTTP_DATE).toEpochSecond();
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package dev.peregrine.files;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * How {@link StaticFiles} serves a directory. Immutable; made with {@link #builder()}.
+ * <pre>{@code
+ * StaticOptions.builder().cacheControl("public, max-age=3600").mediaType("wasm", "application/wasm").build()
+ * }</pre>
+ */
+public final class StaticOptions {
+    final String index;
+    final String cacheControl;
+    final boolean precompressed;
+    final boolean allowHidden;
+    final boolean followSymlinksOut;
+    final int maxRanges;
+    final Map<String, String> mediaTypes;
+
+    private StaticOptions(Builder b) {
+        index = b.index;
+        cacheControl = b.cacheControl;
+        precompressed = b.precompressed;
+        allowHidden = b.allowHidden;
+        followSymlinksOut = b.followSymlinksOut;
+        maxRanges = b.maxRanges;
+        mediaTypes = Map.copyOf(b.mediaTypes);
+    }
+
+    /** The defaults: {@code index.html}, no Cache-Control, precompressed siblings on, hidden files and links out refused. */
+    public static StaticOptions defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Settings; not thread-safe. */
+    public static final class Builder {
+        private String index = "index.html";
+        private String cacheControl;
+        private boolean precompressed = true;
+        private boolean allowHidden;
+        private boolean followSymlinksOut;
+        private int maxRanges = 16;
+        private final Map<String, String> mediaTypes = new HashMap<>();
+
+        private Builder() {
+        }
+
+        /** The file served for a directory (default {@code index.html}); null for none (404). */
+        public Builder index(String fileName) {
+            this.index = fileName;
+            return this;
+        }
+
+        /** The {@code Cache-Control} value of every file response; null (the default) for none. */
+        public Builder cacheControl(String value) {
+            this.cacheControl = value;
+            return this;
+        }
+
+        /** Whether {@code .br}, {@code .zst} and {@code .gz} siblings are served to clients that accept them (default on). */
+        public Builder precompressed(boolean on) {
+            this.precompressed = on;
+            return this;
+        }
+
+        /** Whether files and directories whose name starts with a dot are served (default: 404). */
+        public Builder allowHidden(boolean on) {
+            this.allowHidden = on;
+            return this;
+        }
+
+        /** Whether symbolic links may lead outside the root (default: 404). */
+        public Builder followSymlinksOut(boolean on) {
+            this.followSymlinksOut = on;
+            return this;
+        }
+
+        /** Most ranges honoured in one request (default 16); more, or overlapping ones, get the whole file. */
+        public Builder maxRanges(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxRanges must be at least 1: " + n);
+            }
+            this.maxRanges = n;
+            return this;
+        }
+
+        /** The Content-Type of files ending in {@code .extension}, over the built-in table. */
+        public Builder mediaType(String extension, String type) {
+            mediaTypes.put(extension.toLowerCase(Locale.ROOT), type);
+            return this;
+        }
+
+        public StaticOptions build() {
+            return new StaticOptions(this);
+        }
+    }
+
+    static final List<String[]> ENCODINGS = List.of(new String[] {"br", ".br"}, new String[] {"zstd", ".zst"},
+            new String[] {"gzip", ".gz"});
+}
