@@ -141,4 +141,63 @@ public interface Request {
      * @throws IllegalStateException for a body streamed to a blocking handler (use {@link #bodyStream()})
      */
     void onBody(BodyListener listener) throws Exception;
+
+    /**
+     * Every value of query parameter {@code name}, decoded as {@link #queryParam} does, in order
+     * ({@code ?tag=a&tag=b}); empty when absent.
+     */
+    default java.util.List<String> queryParams(String name) {
+        java.util.List<String> v = queryParams().get(name);
+        return v == null ? java.util.List.of() : v;
+    }
+
+    /** Every query parameter, decoded, names in first-seen order, each with its values in order. */
+    default java.util.Map<String, java.util.List<String>> queryParams() {
+        String q = query();
+        return q == null ? java.util.Map.of() : dev.peregrine.http1.UrlEncoded.parse(q);
+    }
+
+    /**
+     * The fields of an {@code application/x-www-form-urlencoded} body, decoded (UTF-8, {@code +} as a
+     * space), names in first-seen order.
+     *
+     * @throws IllegalStateException when the body is not such a form (another Content-Type, or
+     *     {@code multipart/form-data}, which is not supported yet), or is streamed
+     */
+    default java.util.Map<String, java.util.List<String>> formParams() {
+        String type = header("Content-Type");
+        String t = type == null ? "" : type.trim().toLowerCase(java.util.Locale.ROOT);
+        if (!(t.equals("application/x-www-form-urlencoded") || t.startsWith("application/x-www-form-urlencoded;"))) {
+            throw new IllegalStateException("formParams() reads application/x-www-form-urlencoded bodies; this one is "
+                    + (type == null ? "without a Content-Type" : type));
+        }
+        java.nio.ByteBuffer b = body();
+        return dev.peregrine.http1.UrlEncoded.all(b, b.position(), b.limit());
+    }
+
+    /** The first value of form field {@code name} ({@link #formParams()}), or {@code null}. */
+    default String formParam(String name) {
+        java.util.List<String> v = formParams().get(name);
+        return v == null ? null : v.get(0);
+    }
+
+    /** The value of cookie {@code name} from the {@code Cookie} header (RFC 6265 §5.4), or {@code null}. */
+    default String cookie(String name) {
+        return dev.peregrine.http1.Cookies.get(header("Cookie"), name);
+    }
+
+    /** Every cookie of the {@code Cookie} header, in order (the first of repeated names wins). */
+    default java.util.Map<String, String> cookies() {
+        return dev.peregrine.http1.Cookies.all(header("Cookie"));
+    }
+
+    /**
+     * The JSON body as a {@code type}, through {@link dev.peregrine.json.Json#mapper()}.
+     *
+     * @throws java.io.IOException when the body is not JSON of that shape (answer 400 for it)
+     * @throws IllegalStateException when the body is streamed, or no JSON mapper is available
+     */
+    default <T> T bodyAs(Class<T> type) throws java.io.IOException {
+        return dev.peregrine.json.Json.mapper().read(bodyBytes(), type);
+    }
 }

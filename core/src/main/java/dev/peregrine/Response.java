@@ -138,4 +138,19 @@ public interface Response {
      * "{@code <status> <reason>}" and a newline ({@code 404 Not Found}).
      */
     Response error(int status);
+
+    /** Adds a {@code Set-Cookie} header for {@code cookie} (several cookies give several headers). */
+    default Response cookie(Cookie cookie) {
+        return header("Set-Cookie", cookie.toString());
+    }
+
+    /**
+     * {@code value} as the JSON body ({@code application/json}), through {@link dev.peregrine.json.Json#mapper()}.
+     *
+     * @throws java.io.IOException when the mapper cannot write {@code value}
+     * @throws IllegalStateException when no JSON mapper is available (the message says what to add)
+     */
+    default Response json(Object value) throws java.io.IOException {
+        return contentType("application/json").body(dev.peregrine.json.Json.mapper().write(value));
+    }
 }

@@ -12,8 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The TechEmpower-style app: {@code GET /plaintext}, {@code GET /json} and {@code POST /echo}. These
- * three routes are the contract the end-to-end tests and the benchmarks rely on.
+ * The TechEmpower-style app: {@code GET /plaintext}, {@code GET /json} and {@code POST /echo}, plus
+ * {@code GET /cookies}. These routes are the contract the end-to-end tests and the benchmarks rely on.
  *
  * <pre>
  *   java -jar examples/target/peregrine-examples.jar [--port N] [--threads N]
@@ -56,12 +56,40 @@ public final class PlaintextApp {
         res.body(req.body());
     };
 
+    /**
+     * {@code GET /cookies}: the cookies the request carried, as a JSON object, and a
+     * {@code visited=1; Path=/; HttpOnly; SameSite=Lax} cookie set.
+     */
+    public static final Handler COOKIES = (req, res) -> {
+        StringBuilder json = new StringBuilder("{");
+        for (java.util.Map.Entry<String, String> c : req.cookies().entrySet()) {
+            json.append(json.length() > 1 ? "," : "").append(jsonString(c.getKey())).append(':').append(jsonString(c.getValue()));
+        }
+        res.cookie(dev.peregrine.Cookie.of("visited", "1").path("/").httpOnly().sameSite(dev.peregrine.Cookie.SameSite.LAX))
+                .contentType("application/json").body(json.append('}'));
+    };
+
+    private static String jsonString(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append('"').toString();
+    }
+
     private PlaintextApp() {
     }
 
     /** The app's routes on a builder, for tests and benchmarks that start it in-process. */
     public static Server.Builder routes(Server.Builder builder) {
-        return builder.get("/plaintext", PLAINTEXT).get("/json", JSON_MESSAGE).post("/echo", ECHO);
+        return builder.get("/plaintext", PLAINTEXT).get("/json", JSON_MESSAGE).post("/echo", ECHO).get("/cookies", COOKIES);
     }
 
     public static void main(String[] args) {

@@ -1,0 +1,104 @@
+package dev.peregrine;
+
+import dev.peregrine.http1.Cookies;
+import dev.peregrine.http1.UrlEncoded;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Query lists, urlencoded forms, cookies in and out: through the real server code ({@link TestClient}). */
+class WebBasicsTest {
+    private static Server.Builder app() {
+        return Server.builder()
+                .get("/q", (req, res) -> res.text(req.queryParams("tag") + " " + req.queryParams()))
+                .post("/form", (req, res) -> res.text(req.formParam("name") + " " + req.formParams()))
+                .get("/cookies", (req, res) -> res
+                        .cookie(Cookie.of("visited", "1").path("/").httpOnly().sameSite(Cookie.SameSite.LAX))
+                        .cookie(Cookie.of("theme", "dark").maxAge(Duration.ofDays(1)).secure())
+                        .text(req.cookie("session") + " " + req.cookies()));
+    }
+
+    @Test
+    void queryParametersWithEveryValue() {
+        try (TestClient c = TestClient.of(app())) {
+            assertEquals("[a, b c] {tag=[a, b c], x=[], é=[1]}", c.get("/q?tag=a&tag=b+c&x&%C3%A9=1&&").text());
+            assertEquals("[] {}", c.get("/q").text());
+        }
+    }
+
+    @Test
+    void urlencodedForms() {
+        try (TestClient c = TestClient.of(app())) {
+            TestClient.Response r = c.request("POST", "/form", "name=J%C3%BCrgen+X&tags=1&tags=2".getBytes(StandardCharsets.UTF_8),
+                    "Content-Type", "application/x-www-form-urlencoded; charset=UTF-8");
+            assertEquals("Jürgen X {name=[Jürgen X], tags=[1, 2]}", r.text());
+            TestClient.Response wrong = c.request("POST", "/form", "{}".getBytes(StandardCharsets.UTF_8), "Content-Type", "application/json");
+            assertEquals(500, wrong.status(), "a handler reading a JSON body as a form gets an exception at the call");
+        }
+    }
+
+    @Test
+    void cookiesInAndSetCookieOut() {
+        try (TestClient c = TestClient.of(app())) {
+            TestClient.Response r = c.request("GET", "/cookies", null, "Cookie", "session=abc; theme=\"light\"; junk; session=later");
+            assertEquals("abc {session=abc, theme=light}", r.text());
+            assertEquals(List.of("visited=1; Path=/; HttpOnly; SameSite=Lax", "theme=dark; Max-Age=86400; Secure"), r.headers("Set-Cookie"));
+        }
+    }
+
+    @Test
+    void cookiesAreCheckedAtTheCall() {
+        assertThrows(IllegalArgumentException.class, () -> Cookie.of("bad name", "v"));
+        assertThrows(IllegalArgumentException.class, () -> Cookie.of("n", "a;b"));
+        assertThrows(IllegalArgumentException.class, () -> Cookie.of("n", "a\r\nSet-Cookie: x=y"));
+        assertThrows(IllegalArgumentException.class, () -> Cookie.of("n", "v").path("/a;Domain=evil"));
+        assertEquals("n=\"quoted\"; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Secure; Partitioned",
+                Cookie.of("n", "\"quoted\"").expires(Instant.EPOCH).partitioned().toString());
+    }
+
+    /** A JSON message type for {@code bodyAs}. */
+    public static final class Item {
+        public String name;
+        public int count;
+    }
+
+    @Test
+    void jsonThroughJacksonFoundOnTheClassPath() {
+        try (TestClient c = TestClient.of(Server.builder()
+                .post("/items", (req, res) -> {
+                    Item item;
+                    try {
+                        item = req.bodyAs(Item.class);
+                    } catch (java.io.IOException e) {
+                        res.error(400);
+                        return;
+                    }
+                    res.json(Map.of("name", item.name, "doubled", item.count * 2));
+                }))) {
+            TestClient.Response r = c.request("POST", "/items", "{\"name\":\"a\",\"count\":21}".getBytes(StandardCharsets.UTF_8),
+                    "Content-Type", "application/json");
+            assertEquals("application/json", r.header("Content-Type"));
+            assertTrue(r.text().contains("\"doubled\":42") && r.text().contains("\"name\":\"a\""), r.text());
+            assertEquals(400, c.request("POST", "/items", "{oops".getBytes(StandardCharsets.UTF_8)).status());
+        }
+    }
+
+    @Test
+    void codecsOnTheirOwn() {
+        Map<String, List<String>> m = UrlEncoded.parse("a=1&a=2&b=%zz&c=%41");
+        assertEquals(List.of("1", "2"), m.get("a"));
+        assertEquals("%zz", m.get("b").get(0), "an invalid escape is kept as it is");
+        assertEquals("A", m.get("c").get(0));
+        assertNull(Cookies.get(null, "x"));
+        assertTrue(Cookies.all(";;=x; =y; a=b").containsKey("a"));
+    }
+}
