@@ -18,6 +18,10 @@ final class RouteTable {
     /** Fails at the call for a bad or duplicate route; the real router is built at start. */
     private final Router.Builder check = Router.builder();
     private final List<Registration> registrations = new ArrayList<>();
+    private final List<Filter> filters = new ArrayList<>();
+    private final List<Class<? extends Throwable>> exceptionTypes = new ArrayList<>();
+    private final List<ExceptionHandler<Throwable>> exceptionHandlers = new ArrayList<>();
+    private Handler notFound;
 
     /** One route as registered. */
     private static final class Registration {
@@ -40,6 +44,48 @@ final class RouteTable {
         registrations.add(new Registration(method, path, execution, handler));
     }
 
+    void filter(Filter f) {
+        filters.add(java.util.Objects.requireNonNull(f, "filter"));
+    }
+
+    @SuppressWarnings("unchecked")
+    <E extends Throwable> void exception(Class<E> type, ExceptionHandler<? super E> h) {
+        exceptionTypes.add(type);
+        exceptionHandlers.add((ExceptionHandler<Throwable>) (ExceptionHandler<?>) h);
+    }
+
+    void notFound(Handler h) {
+        notFound = java.util.Objects.requireNonNull(h, "handler");
+    }
+
+    /** {@code h} inside the filters (first registered outermost) and the exception mapping. */
+    private Handler decorate(Handler h) {
+        Handler inner = h;
+        if (!exceptionTypes.isEmpty()) {
+            Handler route = inner;
+            inner = (req, res) -> {
+                try {
+                    route.handle(req, res);
+                } catch (Throwable t) {
+                    for (int i = 0; i < exceptionTypes.size(); i++) {
+                        if (exceptionTypes.get(i).isInstance(t)) {
+                            res.status(200); // the handler's partial answer is replaced below
+                            exceptionHandlers.get(i).handle(t, req, res);
+                            return;
+                        }
+                    }
+                    throw t;
+                }
+            };
+        }
+        for (int i = filters.size() - 1; i >= 0; i--) {
+            Filter f = filters.get(i);
+            Handler next = inner;
+            inner = (req, res) -> f.filter(req, res, next);
+        }
+        return inner;
+    }
+
     /**
      * The router, with {@code defaultExecution} for routes registered without one; {@code names}
      * receives how to name each placed handler in logs ({@code GET /db}).
@@ -48,9 +94,13 @@ final class RouteTable {
         Router.Builder router = Router.builder();
         for (Registration r : registrations) {
             Execution mode = r.execution != null ? r.execution : defaultExecution;
-            Handler h = mode == Execution.BLOCKING ? Handlers.blocking(r.handler) : r.handler;
+            Handler decorated = decorate(r.handler);
+            Handler h = mode == Execution.BLOCKING ? Handlers.blocking(decorated) : decorated;
             router.add(r.method, r.path, h);
             names.merge(h, r.method + " " + r.path, (a, b) -> a + ", " + b);
+        }
+        if (notFound != null) {
+            router.notFound(notFound);
         }
         return router.build();
     }

@@ -182,6 +182,7 @@ public final class Server implements AutoCloseable {
         int threads = Runtime.getRuntime().availableProcessors();
         Transport transport;
         dev.peregrine.loop.ProtocolSwitches protocolSwitches = dev.peregrine.loop.ProtocolSwitches.NONE;
+        Compression compression;
         boolean reusePort = true;
         int backlog = 1024;
         int maxRequestLineLength = 8 * 1024;
@@ -600,6 +601,60 @@ public final class Server implements AutoCloseable {
             return route("OPTIONS", path, handler);
         }
 
+        /** Runs {@code filter} around every route's handler (first registered outermost). */
+        public Builder filter(Filter filter) {
+            routes.filter(filter);
+            return this;
+        }
+
+        /** Runs {@code handler} before every route's handler; if it answers with an error status the route does not run. */
+        public Builder before(Handler handler) {
+            return filter((req, res, next) -> {
+                handler.handle(req, res);
+                if (((dev.peregrine.http1.ResponseView) res).statusCode() < 400) {
+                    next.handle(req, res);
+                }
+            });
+        }
+
+        /** Runs {@code handler} after every route's handler (it may add headers to the answer). */
+        public Builder after(Handler handler) {
+            return filter((req, res, next) -> {
+                next.handle(req, res);
+                handler.handle(req, res);
+            });
+        }
+
+        /** Answers requests whose handler throws a {@code type} (or subtype) with {@code handler} instead of 500. */
+        public <E extends Throwable> Builder exception(Class<E> type, ExceptionHandler<? super E> handler) {
+            routes.exception(type, handler);
+            return this;
+        }
+
+        /** Answers requests for paths no route knows (instead of the plain 404). */
+        public Builder notFound(Handler handler) {
+            routes.notFound(handler);
+            return this;
+        }
+
+        /** Registers routes under {@code prefix}: {@code group("/api", g -> g.get("/users", h))}. */
+        public Builder group(String prefix, java.util.function.Consumer<RouteGroup> routes) {
+            if (!prefix.startsWith("/") || prefix.endsWith("/")) {
+                throw new IllegalArgumentException("group prefix must start with '/' and not end with it: " + prefix);
+            }
+            routes.accept(new RouteGroup(this, prefix));
+            return this;
+        }
+
+        /**
+         * Compresses response bodies in memory with gzip or deflate when clients accept them (see
+         * {@link Compression} for which responses); off by default.
+         */
+        public Builder compression(Compression compression) {
+            this.compression = compression;
+            return this;
+        }
+
         /**
          * Serves the files under {@code directory} at {@code prefix} ({@code "/static"} serves
          * {@code directory/a/b.css} at {@code /static/a/b.css}) for GET and HEAD, with the defaults of
@@ -647,7 +702,7 @@ public final class Server implements AutoCloseable {
             Router router = router(routeNames);
             dev.peregrine.loop.OffLoopExecutor blockingExecutor = new dev.peregrine.loop.OffLoopExecutor(blockingPoolSize);
             dev.peregrine.loop.LoopSetup setup = new dev.peregrine.loop.LoopSetup(config, config.port(), router, null,
-                    protocolSwitches, blockingExecutor);
+                    protocolSwitches, blockingExecutor).withCompression(compression);
             TransportServer running = null;
             try {
                 running = transport.start(tlsOnMainPort ? setup.forListener(config.port(), tls) : setup);

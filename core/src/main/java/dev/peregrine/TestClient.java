@@ -56,7 +56,7 @@ public final class TestClient implements AutoCloseable {
         ServerConfig config = builder.settings();
         this.blockingExecutor = new OffLoopExecutor(config.blockingPoolSize());
         LoopSetup setup = new LoopSetup(config, 0, builder.router(new IdentityHashMap<>()), null,
-                builder.protocolSwitches, blockingExecutor);
+                builder.protocolSwitches, blockingExecutor).withCompression(builder.compression);
         this.ctx = new LoopContext(setup);
         ctx.bind(loop);
     }

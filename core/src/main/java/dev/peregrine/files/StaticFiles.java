@@ -211,34 +211,8 @@ public final class StaticFiles implements Handler {
         return MediaTypes.forFileName(name);
     }
 
-    /** Whether {@code acceptEncoding} takes {@code coding} with q &gt; 0 (RFC 9110 §12.5.3, {@code *} included). */
     static boolean accepts(String acceptEncoding, String coding) {
-        if (acceptEncoding == null) {
-            return false;
-        }
-        Double star = null;
-        for (String item : acceptEncoding.split(",")) {
-            String[] parts = item.trim().split(";");
-            String name = parts[0].trim().toLowerCase(Locale.ROOT);
-            double q = 1;
-            for (int i = 1; i < parts.length; i++) {
-                String param = parts[i].trim();
-                if (param.startsWith("q=") || param.startsWith("Q=")) {
-                    try {
-                        q = Double.parseDouble(param.substring(2));
-                    } catch (NumberFormatException e) {
-                        q = 0;
-                    }
-                }
-            }
-            if (name.equals(coding)) {
-                return q > 0;
-            }
-            if (name.equals("*")) {
-                star = q;
-            }
-        }
-        return star != null && star > 0;
+        return dev.peregrine.http1.AcceptEncoding.accepts(acceptEncoding, coding);
     }
 
     /** If-Match / If-None-Match against {@code etag}: strong comparison, or weak for If-None-Match (RFC 9110 §8.8.3.2). */

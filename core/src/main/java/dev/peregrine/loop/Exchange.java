@@ -372,6 +372,9 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
             conn.pumpBody();
             return;
         }
+        if (ctx.compressor != null) {
+            ctx.compressor.apply(request, res, head);
+        }
         ctx.encoder.encode(res, head, keepAlive, http10, conn.connection());
         conn.exchangeDone(keepAlive);
     }

@@ -344,6 +344,9 @@ public final class Http1ServerProtocol implements Protocol {
         }
         boolean keepAlive = req.keepAlive() && !lastAllowed();
         ctx.metrics.requests++;
+        if (ctx.compressor != null) {
+            ctx.compressor.apply(req, res, req.methodId() == Methods.HEAD);
+        }
         ctx.encoder.encode(res, req.methodId() == Methods.HEAD, keepAlive, req.versionNumber() == 10, c);
         if (!keepAlive) {
             c.closeAfterOutput(); // nothing sent after this request is acted on

@@ -35,6 +35,8 @@ public final class LoopContext {
     final OffLoop offLoop = new OffLoop(this);
     final ResponseView response = new ResponseView(offLoop);
     final ResponseEncoder encoder = new ResponseEncoder();
+    /** Compresses response bodies (one per loop, reused), or null when the server does not compress. */
+    final dev.peregrine.http1.ResponseCompressor compressor;
     final int[] paramStarts = new int[16];
     final int[] paramEnds = new int[16];
     final LoopMetrics metrics = new LoopMetrics();
@@ -80,6 +82,7 @@ public final class LoopContext {
         this.writeBuffer = ByteBuffer.allocateDirect(config.writeBufferSize()).order(ByteOrder.LITTLE_ENDIAN);
         this.parser = new HeadParser(config.maxRequestLineLength(), config.maxHeadSize(), config.maxHeaderCount());
         this.request = new RequestView(config.maxHeaderCount());
+        this.compressor = setup.compression() == null ? null : new dev.peregrine.http1.ResponseCompressor(setup.compression());
     }
 
     /** Reads the clock and refreshes what depends on it (the Date header). Once per batch. */

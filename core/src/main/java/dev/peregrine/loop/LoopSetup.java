@@ -18,6 +18,7 @@ public final class LoopSetup {
     private final EndpointLayer layer;
     private final ProtocolSwitches switches;
     private final OffLoopExecutor blockingExecutor;
+    private final dev.peregrine.Compression compression;
 
     public LoopSetup(ServerConfig config, int port, Router router, EndpointLayer layer, ProtocolSwitches switches,
                      OffLoopExecutor blockingExecutor) {
@@ -27,6 +28,27 @@ public final class LoopSetup {
         this.layer = layer;
         this.switches = switches;
         this.blockingExecutor = blockingExecutor;
+        this.compression = null;
+    }
+
+    private LoopSetup(LoopSetup s, int port, EndpointLayer layer, dev.peregrine.Compression compression) {
+        this.config = s.config;
+        this.port = port;
+        this.router = s.router;
+        this.layer = layer;
+        this.switches = s.switches;
+        this.blockingExecutor = s.blockingExecutor;
+        this.compression = compression;
+    }
+
+    /** The same with response compression ({@code null}: none). */
+    public LoopSetup withCompression(dev.peregrine.Compression compression) {
+        return new LoopSetup(this, port, layer, compression);
+    }
+
+    /** Response compression settings, or null when responses are sent as they are. */
+    public dev.peregrine.Compression compression() {
+        return compression;
     }
 
     /** Plain listener on {@code config}'s port, no protocol switches, a blocking executor of its own (tests, tools). */
@@ -37,7 +59,7 @@ public final class LoopSetup {
 
     /** The same for another listener: {@code port}, with {@code layer} (TLS) over its sockets. */
     public LoopSetup forListener(int port, EndpointLayer layer) {
-        return new LoopSetup(config, port, router, layer, switches, blockingExecutor);
+        return new LoopSetup(this, port, layer, compression);
     }
 
     public ServerConfig config() {

@@ -51,7 +51,11 @@ public final class Router {
     /** Every registered method outside {@link Methods} (known to this server: 405, not 501, elsewhere). */
     private final java.util.Set<String> otherMethodNames = new java.util.LinkedHashSet<>();
 
-    private Router(Map<String, Route> statics, List<Route> patterns) {
+    /** The answer for an unknown path: {@link #NOT_FOUND} unless the application gave its own. */
+    private final Handler notFound;
+
+    private Router(Map<String, Route> statics, List<Route> patterns, Handler notFound) {
+        this.notFound = notFound == null ? NOT_FOUND : notFound;
         int size = Integer.highestOneBit(Math.max(4, statics.size() * 3)) << 1;
         keys = new byte[size][];
         values = new Route[size];
@@ -145,7 +149,7 @@ public final class Router {
                 return handlerFor(r, method, req);
             }
         }
-        return NOT_FOUND;
+        return notFound;
     }
 
     /** {@code r}'s handler for the request's method; a registered custom method is looked up by name. */
@@ -269,6 +273,13 @@ public final class Router {
     public static final class Builder {
         private final Map<String, Route> statics = new LinkedHashMap<>();
         private final Map<String, Route> patterns = new LinkedHashMap<>();
+        private Handler notFound;
+
+        /** The handler for paths no route matches (default: the plain 404). */
+        public Builder notFound(Handler handler) {
+            this.notFound = handler;
+            return this;
+        }
 
         /**
          * Registers {@code handler} for {@code method} on {@code path}. A path starts with {@code /};
@@ -354,7 +365,7 @@ public final class Router {
             patterns.values().forEach(Route::seal);
             List<Route> ordered = new ArrayList<>(patterns.values());
             ordered.sort(java.util.Comparator.comparing(r -> r.segments[r.segments.length - 1] == WILDCARD)); // stable
-            return new Router(statics, ordered);
+            return new Router(statics, ordered, notFound);
         }
     }
 }
