@@ -21,6 +21,24 @@ final class OpsEndpoints {
         volatile Server server;
     }
 
+    /** Registers the endpoints the builder asked for (at start, so a later builder call replaces an outside value). */
+    static void register(Server.Builder builder, ServerRef ref) {
+        if (builder.metricsPath != null) {
+            builder.get(builder.metricsPath, Execution.LOOP, metrics(ref));
+        }
+        if (builder.livePath != null) {
+            builder.get(builder.livePath, Execution.LOOP, live());
+            builder.get(builder.readyPath, Execution.LOOP, ready(ref));
+        }
+    }
+
+    static String checkPath(String path, String setting) {
+        if (path == null || !path.startsWith("/")) {
+            throw new IllegalArgumentException(setting + " path must start with '/': " + path);
+        }
+        return path;
+    }
+
     static Handler metrics(ServerRef ref) {
         return (req, res) -> {
             Server server = ref.server;

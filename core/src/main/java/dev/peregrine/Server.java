@@ -259,8 +259,29 @@ public final class Server implements AutoCloseable {
         long drainDelayMillis;
         /** The server once started, for the endpoints that read it (metrics, readiness). */
         private final OpsEndpoints.ServerRef self = new OpsEndpoints.ServerRef();
+        /** Paths of the operations endpoints, registered at start; null: none. */
+        String metricsPath;
+        String livePath;
+        String readyPath;
+        /** Bad outside values ({@link Settings}), reported by {@link #start()}. */
+        private final List<String> settingProblems;
+        private final List<String> unknownSettings;
 
         Builder() {
+            this(true);
+        }
+
+        /** @param fromOutside whether to apply {@code peregrine.*} properties and {@code PEREGRINE_*} variables */
+        Builder(boolean fromOutside) {
+            if (fromOutside) {
+                java.util.Properties properties = System.getProperties();
+                Map<String, String> env = System.getenv();
+                settingProblems = Settings.apply(this, properties, env);
+                unknownSettings = Settings.unknownNames(properties, env);
+            } else {
+                settingProblems = List.of();
+                unknownSettings = List.of();
+            }
         }
 
         /** Port to listen on; 0 picks a free port. Default 8080. */
@@ -577,7 +598,8 @@ public final class Server implements AutoCloseable {
          * loop: it reads counters with plain loads and takes no lock (names in {@link Metrics#describe}).
          */
         public Builder metricsEndpoint(String path) {
-            return get(path, Execution.LOOP, OpsEndpoints.metrics(self));
+            this.metricsPath = OpsEndpoints.checkPath(path, "metricsEndpoint");
+            return this;
         }
 
         /**
@@ -586,8 +608,9 @@ public final class Server implements AutoCloseable {
          * liveness and readiness probes, e.g. {@code "/health/live", "/health/ready"}. Both run on the loop.
          */
         public Builder healthEndpoints(String livePath, String readyPath) {
-            get(livePath, Execution.LOOP, OpsEndpoints.live());
-            return get(readyPath, Execution.LOOP, OpsEndpoints.ready(self));
+            this.livePath = OpsEndpoints.checkPath(livePath, "healthEndpoints");
+            this.readyPath = OpsEndpoints.checkPath(readyPath, "healthEndpoints");
+            return this;
         }
 
         /**
@@ -681,9 +704,16 @@ public final class Server implements AutoCloseable {
          *
          * @throws UncheckedIOException when the address cannot be bound
          * @throws IllegalStateException when the requested transport is not available
+         * @throws IllegalArgumentException when a {@code peregrine.*} / {@code PEREGRINE_*} value is bad
+         *         (the message names the setting, its source and the value)
          */
         public Server start() {
+            if (!unknownSettings.isEmpty()) {
+                LOG.log(System.Logger.Level.WARNING, "unknown Peregrine settings ignored (see docs/settings.md): {0}",
+                        String.join(", ", unknownSettings));
+            }
             ServerConfig config = settings();
+            OpsEndpoints.register(this, self);
             TransportEngine transport = Transports.select(config.transport());
             Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL : Transport.NIO;
             // Built before binding, so that a bad key or a missing provider fails before any port is taken.
@@ -730,8 +760,13 @@ public final class Server implements AutoCloseable {
         /**
          * The settings this builder holds, as {@link #start()} would fix them, without starting: for
          * {@link TestClient} and for tools that run loops of their own (the HTTP client's).
+         *
+         * @throws IllegalArgumentException when a {@code peregrine.*} / {@code PEREGRINE_*} value is bad
          */
         public ServerConfig settings() {
+            if (!settingProblems.isEmpty()) {
+                throw new IllegalArgumentException(String.join("; ", settingProblems));
+            }
             if (maxHeaderCount > maxHeadSize / 4) {
                 maxHeaderCount = Math.max(1, maxHeadSize / 4);
             }
