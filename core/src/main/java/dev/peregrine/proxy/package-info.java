@@ -1,0 +1,13 @@
+/**
+ * The PROXY protocol (HAProxy's proxy-protocol.txt, versions 1 and 2): {@link
+ * dev.peregrine.proxy.ProxyHeaderDecoder} decodes the header a load balancer (HAProxy, nginx
+ * {@code proxy_protocol}, AWS NLB, Envoy) writes before the client's bytes, into a {@link
+ * dev.peregrine.proxy.ProxyHeader}.
+ *
+ * <p><b>Status:</b> the decoder is complete and tested at every split point and against malformed
+ * input; it is not yet wired into connections. Accepting it per listener from trusted source
+ * addresses and giving the client's address to {@code req.remoteAddress()} needs a hook before the
+ * first request is parsed, which comes with the new connection layer (issue 13). Depends on nothing
+ * of Peregrine's.
+ */
+package dev.peregrine.proxy;
