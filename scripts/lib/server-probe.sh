@@ -15,10 +15,22 @@ start_app() {
   echo "the app did not start" >&2; exit 1
 }
 
-# metric PORT NAME: one value from GET /metrics.
+# metric PORT SAMPLE: one value from GET /metrics (Prometheus text), SAMPLE as written there, labels
+# included, e.g. peregrine_connections_open or 'jvm_memory_used_bytes{jvm_memory_type="heap"}'.
 metric() {
-  curl -fs "http://127.0.0.1:$1/metrics" | sed -n "s/^$2=//p"
+  curl -fs "http://127.0.0.1:$1/metrics" | sample "$2"
 }
+
+# sample SAMPLE: the value of SAMPLE in the Prometheus text on stdin; with a bare family name that has
+# labelled samples (peregrine_rejected_total), the sum over its labels.
+sample() {
+  awk -v n="$1" '$1 == n { v = $2; found = 1 } index($1, n "{") == 1 { s += $2; summed = 1 }
+      END { if (found) print v; else if (summed) print s }'
+}
+
+# Sample names of the app's GET /metrics used by soak and census.
+HEAP_USED='jvm_memory_used_bytes{jvm_memory_type="heap"}'
+DIRECT_USED='jvm_buffer_memory_used_bytes{jvm_buffer_pool_name="direct"}'
 
 # rss_kib PID: resident set size in KiB.
 rss_kib() {
@@ -29,7 +41,7 @@ rss_kib() {
 # allocated since) from GET /metrics.
 live_heap_bytes() {
   jcmd "$1" GC.run >/dev/null
-  metric "$2" heapUsed
+  metric "$2" "$HEAP_USED"
 }
 
 # stop_app LOG: SIGTERM, then checks the shutdown hook closed the server gracefully.

@@ -3,6 +3,7 @@ package dev.peregrine;
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.LoopMetrics;
+import dev.peregrine.metrics.MetricSink;
 
 import java.util.List;
 
@@ -101,6 +102,15 @@ public final class Metrics {
     /** Error responses of our own with {@code status}. */
     public long rejected(int status) {
         return status >= 0 && status < rejectedByStatus.length ? rejectedByStatus[status] : 0;
+    }
+
+    /**
+     * Writes these counters to {@code sink} under their exposition names (OpenTelemetry style; the
+     * table is in {@code MetricsDescription}): what the Prometheus endpoint and the
+     * {@code peregrine-micrometer} binder read.
+     */
+    public void describe(MetricSink sink) {
+        MetricsDescription.describe(this, sink);
     }
 
     @Override

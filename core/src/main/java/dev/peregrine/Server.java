@@ -60,6 +60,10 @@ public final class Server implements AutoCloseable {
     /** The JVM shutdown hook that closes this server ({@link Builder#shutdownHook}), or null. */
     private volatile Thread shutdownHook;
     private volatile boolean closed;
+    /** False from the first moment of {@link #close()}: what {@code /health/ready} answers. */
+    private volatile boolean ready = true;
+    /** How long {@link #close()} keeps serving after readiness turned 503 ({@link Builder#drainDelay}). */
+    private long drainDelayMillis;
 
     private Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
                    dev.peregrine.loop.OffLoopExecutor blockingExecutor, Transport transport, Map<Handler, String> routeNames,
@@ -121,13 +125,32 @@ public final class Server implements AutoCloseable {
         return Metrics.of(loops);
     }
 
+    /**
+     * Whether the server wants new traffic: true once started, false from the moment {@link #close()}
+     * begins (the drain), so that a load balancer's readiness probe ({@link Builder#healthEndpoints})
+     * turns it away before connections are refused. Thread: any.
+     */
+    public boolean ready() {
+        return ready && !closed;
+    }
+
+    /**
+     * Stops the server. With a {@link Builder#drainDelay}, readiness turns 503 first and the server
+     * keeps serving for that long, so that load balancers take it out of rotation; then it stops
+     * accepting and gives connections the shutdown grace as described above. Blocks the calling thread
+     * for the drain and the grace. Thread: any; later calls return at once.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        ready = false;
         long started = System.nanoTime();
+        if (drainDelayMillis > 0) {
+            drain();
+        }
         if (watchdog != null) {
             watchdog.close();
         }
@@ -154,6 +177,24 @@ public final class Server implements AutoCloseable {
         } else {
             LOG.log(System.Logger.Level.INFO, stopped);
             removeShutdownHook();
+        }
+    }
+
+    /** Keeps serving, not ready, for the drain delay (an interrupt ends the drain early). */
+    private void drain() {
+        if (Thread.currentThread() != shutdownHook) {
+            LOG.log(System.Logger.Level.INFO, "Peregrine on port {0} draining for {1} ms (not ready)",
+                    String.valueOf(port()), String.valueOf(drainDelayMillis));
+        }
+        long deadline = System.nanoTime() + drainDelayMillis * 1_000_000;
+        for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+            try {
+                // A real wait, not synchronisation: the load balancer needs this much time to notice.
+                Thread.sleep(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 
@@ -216,8 +257,32 @@ public final class Server implements AutoCloseable {
         Execution execution = Execution.LOOP;
         long blockedLoopWarningMillis = 100;
         boolean shutdownHook;
+        long drainDelayMillis;
+        /** The server once started, for the endpoints that read it (metrics, readiness). */
+        private final OpsEndpoints.ServerRef self = new OpsEndpoints.ServerRef();
+        /** Paths of the operations endpoints, registered at start; null: none. */
+        String metricsPath;
+        String livePath;
+        String readyPath;
+        /** Bad outside values ({@link Settings}), reported by {@link #start()}. */
+        private final List<String> settingProblems;
+        private final List<String> unknownSettings;
 
         Builder() {
+            this(true);
+        }
+
+        /** @param fromOutside whether to apply {@code peregrine.*} properties and {@code PEREGRINE_*} variables */
+        Builder(boolean fromOutside) {
+            if (fromOutside) {
+                java.util.Properties properties = System.getProperties();
+                Map<String, String> env = System.getenv();
+                settingProblems = Settings.apply(this, properties, env);
+                unknownSettings = Settings.unknownNames(properties, env);
+            } else {
+                settingProblems = List.of();
+                unknownSettings = List.of();
+            }
         }
 
         /** Port to listen on; 0 picks a free port. Default 8080. */
@@ -516,6 +581,40 @@ public final class Server implements AutoCloseable {
         }
 
         /**
+         * How long {@link Server#close()} (and so SIGTERM with {@link #shutdownHook}) keeps serving
+         * after readiness turned 503, before it stops accepting: long enough for load balancers to
+         * stop sending (a few probe periods). Default 0: close stops at once.
+         */
+        public Builder drainDelay(Duration delay) {
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("drainDelay must not be negative: " + delay);
+            }
+            this.drainDelayMillis = delay.toMillis();
+            return this;
+        }
+
+        /**
+         * Serves the server's metrics at {@code path} ({@code GET}) in the Prometheus text format, or
+         * OpenMetrics when the scraper asks for it, plus the JVM's heap and direct memory. Runs on the
+         * loop: it reads counters with plain loads and takes no lock (names in {@link Metrics#describe}).
+         */
+        public Builder metricsEndpoint(String path) {
+            this.metricsPath = OpsEndpoints.checkPath(path, "metricsEndpoint");
+            return this;
+        }
+
+        /**
+         * Serves {@code livePath} (200 while the process serves) and {@code readyPath} (200 while
+         * {@link Server#ready()}, 503 from the first moment of {@link Server#close()}: the drain), for
+         * liveness and readiness probes, e.g. {@code "/health/live", "/health/ready"}. Both run on the loop.
+         */
+        public Builder healthEndpoints(String livePath, String readyPath) {
+            this.livePath = OpsEndpoints.checkPath(livePath, "healthEndpoints");
+            this.readyPath = OpsEndpoints.checkPath(readyPath, "healthEndpoints");
+            return this;
+        }
+
+        /**
          * How long one inline handler call may hold its event loop before one WARNING (rate-limited,
          * with the route and the loop's stack) says so; {@link Duration#ZERO} turns the check off.
          * The check is a watchdog thread: it costs the loop two opaque stores per handler call.
@@ -690,9 +789,16 @@ public final class Server implements AutoCloseable {
          *
          * @throws UncheckedIOException when the address cannot be bound
          * @throws IllegalStateException when the requested transport is not available
+         * @throws IllegalArgumentException when a {@code peregrine.*} / {@code PEREGRINE_*} value is bad
+         *         (the message names the setting, its source and the value)
          */
         public Server start() {
+            if (!unknownSettings.isEmpty()) {
+                LOG.log(System.Logger.Level.WARNING, "unknown Peregrine settings ignored (see docs/settings.md): {0}",
+                        String.join(", ", unknownSettings));
+            }
             ServerConfig config = settings();
+            OpsEndpoints.register(this, self);
             TransportEngine transport = Transports.select(config.transport());
             Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL : Transport.NIO;
             // Built before binding, so that a bad key or a missing provider fails before any port is taken.
@@ -717,6 +823,8 @@ public final class Server implements AutoCloseable {
                         String.valueOf(config.threads()), config.threads() == 1 ? "" : "s");
                 Server server = new Server(config, running, runningTls, tls, blockingExecutor, chosen, routeNames,
                         blockedLoopWarningMillis);
+                server.drainDelayMillis = drainDelayMillis;
+                self.server = server;
                 if (shutdownHook) {
                     server.addShutdownHook();
                 }
@@ -737,8 +845,13 @@ public final class Server implements AutoCloseable {
         /**
          * The settings this builder holds, as {@link #start()} would fix them, without starting: for
          * {@link TestClient} and for tools that run loops of their own (the HTTP client's).
+         *
+         * @throws IllegalArgumentException when a {@code peregrine.*} / {@code PEREGRINE_*} value is bad
          */
         public ServerConfig settings() {
+            if (!settingProblems.isEmpty()) {
+                throw new IllegalArgumentException(String.join("; ", settingProblems));
+            }
             if (maxHeaderCount > maxHeadSize / 4) {
                 maxHeaderCount = Math.max(1, maxHeadSize / 4);
             }

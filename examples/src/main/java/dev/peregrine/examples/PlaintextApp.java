@@ -29,8 +29,9 @@ import java.nio.file.Path;
  * localhost made at start, whose PEM is written to a temporary file named in the log (for
  * {@code curl --cacert}).
  * {@code --metrics 1} adds {@code GET /metrics}: the server's counters plus JVM heap in use and direct
- * buffer memory, one {@code name=value} per line, for scripts/soak and scripts/census (not part of the
- * benchmark contract).
+ * buffer memory in the Prometheus text format ({@code Server.Builder.metricsEndpoint}), read by
+ * scripts/soak and scripts/census. {@code GET /health/live} and {@code GET /health/ready} are always
+ * served (not part of the benchmark contract either).
  * {@code --static DIR} serves the files under DIR at {@code /static/} ({@code Server.Builder.staticFiles}).
  * {@code fetch} is the HTTP client's command line ({@link Fetch}).
  * SIGTERM or Ctrl-C closes the server gracefully.
@@ -116,12 +117,11 @@ public final class PlaintextApp {
         if (staticDir != null) {
             builder.staticFiles("/static", java.nio.file.Path.of(staticDir));
         }
-        java.util.concurrent.atomic.AtomicReference<Server> running = new java.util.concurrent.atomic.AtomicReference<>();
         if (metrics) {
-            builder.get("/metrics", (req, res) -> res.text(MetricsText.of(running.get())));
+            builder.metricsEndpoint("/metrics");
         }
+        builder.healthEndpoints("/health/live", "/health/ready");
         Server server = builder.start();
-        running.set(server);
         // SIGTERM / Ctrl-C: stop accepting, finish requests in flight (within the grace), free buffers.
         // JUL drops records logged from shutdown hooks (its own hook resets it), hence stderr here.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -1,0 +1,83 @@
+package dev.peregrine;
+
+import dev.peregrine.metrics.MetricSink;
+
+/**
+ * The one table of the server's meters: which {@link Metrics} field is exposed under which
+ * name, unit and labels. The Prometheus endpoint ({@link Server.Builder#metricsEndpoint}) and the
+ * {@code peregrine-micrometer} binder both read it, so the two cannot drift apart.
+ *
+ * <table>
+ *   <caption>meters (Prometheus family names in brackets)</caption>
+ *   <tr><th>name</th><th>kind</th><th>labels</th><th>from</th></tr>
+ *   <tr><td>{@code peregrine.connections.accepted} [peregrine_connections_accepted_total]</td><td>counter</td><td></td><td>accepted</td></tr>
+ *   <tr><td>{@code peregrine.connections.closed}</td><td>counter</td><td></td><td>closed</td></tr>
+ *   <tr><td>{@code peregrine.connections.open}</td><td>gauge</td><td></td><td>open</td></tr>
+ *   <tr><td>{@code peregrine.requests}</td><td>counter</td><td></td><td>requests</td></tr>
+ *   <tr><td>{@code peregrine.rejected}</td><td>counter</td><td>{@code http.response.status_code}</td><td>rejected(status)</td></tr>
+ *   <tr><td>{@code peregrine.handler.errors}</td><td>counter</td><td></td><td>handlerErrors</td></tr>
+ *   <tr><td>{@code peregrine.network.io} [peregrine_network_io_bytes_total]</td><td>counter</td><td>{@code network.io.direction}: receive, transmit</td><td>bytesIn, bytesOut</td></tr>
+ *   <tr><td>{@code peregrine.timeouts}</td><td>counter</td><td>{@code peregrine.timeout}: header, body, idle, write, drain</td><td>*Timeouts</td></tr>
+ *   <tr><td>{@code peregrine.accept.pauses}</td><td>counter</td><td></td><td>acceptPauses</td></tr>
+ *   <tr><td>{@code peregrine.read.pauses}</td><td>counter</td><td></td><td>readPauses</td></tr>
+ *   <tr><td>{@code peregrine.blocked_loop.warnings}</td><td>counter</td><td></td><td>blockedLoopWarnings</td></tr>
+ *   <tr><td>{@code peregrine.buffers.lent}</td><td>gauge</td><td></td><td>lentBuffers</td></tr>
+ *   <tr><td>{@code peregrine.buffer.memory} [peregrine_buffer_memory_bytes]</td><td>gauge</td><td>{@code peregrine.buffer.state}: lent, free</td><td>lentBytes, freeBytes</td></tr>
+ * </table>
+ *
+ * Request-duration histograms per route ({@code http.server.request.duration}) are not here yet: they
+ * need a hook in the request dispatch, which is being rewritten (issue 13).
+ */
+final class MetricsDescription {
+    private MetricsDescription() {
+    }
+
+    /** Statuses of the server's own rejections (parser, limits, header/body timeouts). */
+    private static final int[] REJECTION_STATUSES = {400, 408, 413, 414, 431, 501, 505};
+
+    static boolean isRejectionStatus(int status) {
+        for (int s : REJECTION_STATUSES) {
+            if (s == status) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static void describe(Metrics m, MetricSink sink) {
+        sink.counter("peregrine.connections.accepted", "{connection}", "Connections accepted.", m.accepted);
+        sink.counter("peregrine.connections.closed", "{connection}", "Connections closed.", m.closed);
+        sink.gauge("peregrine.connections.open", "{connection}", "Connections open now.", m.open);
+        sink.counter("peregrine.requests", "{request}", "Requests handled (routed to a handler or answered by the router).", m.requests);
+        String rejected = "Error responses of the server's own (bad input, limits, timeouts), each followed by a close.";
+        for (int status = 100; status < 600; status++) {
+            long n = m.rejected(status);
+            // The statuses the server answers on its own are always present (0 until one happens), so
+            // that rate() and alerts need no special case and a Micrometer binder sees a fixed set.
+            if (n != 0 || isRejectionStatus(status)) {
+                sink.counter("peregrine.rejected", "{response}", rejected, n,
+                        "http.response.status_code", Integer.toString(status));
+            }
+        }
+        sink.counter("peregrine.handler.errors", "{error}", "Handlers that threw or failed their completion.", m.handlerErrors);
+        sink.counter("peregrine.network.io", "By", "Bytes read from and written to client sockets.", m.bytesIn,
+                "network.io.direction", "receive");
+        sink.counter("peregrine.network.io", "By", "Bytes read from and written to client sockets.", m.bytesOut,
+                "network.io.direction", "transmit");
+        String timeouts = "Connections a timeout ended (header and body are answered 408).";
+        sink.counter("peregrine.timeouts", "{timeout}", timeouts, m.headerTimeouts, "peregrine.timeout", "header");
+        sink.counter("peregrine.timeouts", "{timeout}", timeouts, m.bodyTimeouts, "peregrine.timeout", "body");
+        sink.counter("peregrine.timeouts", "{timeout}", timeouts, m.idleTimeouts, "peregrine.timeout", "idle");
+        sink.counter("peregrine.timeouts", "{timeout}", timeouts, m.writeTimeouts, "peregrine.timeout", "write");
+        sink.counter("peregrine.timeouts", "{timeout}", timeouts, m.drainTimeouts, "peregrine.timeout", "drain");
+        sink.counter("peregrine.accept.pauses", "{pause}", "Times a loop stopped accepting at maxConnections.", m.acceptPauses);
+        sink.counter("peregrine.read.pauses", "{pause}", "Times a connection stopped reading for backpressure.", m.readPauses);
+        sink.counter("peregrine.blocked_loop.warnings", "{warning}",
+                "Warnings that an inline handler held its loop past blockedLoopWarning.", m.blockedLoopWarnings);
+        sink.gauge("peregrine.buffers.lent", "{buffer}", "Pooled buffers lent to connections now.", m.lentBuffers);
+        sink.gauge("peregrine.buffer.memory", "By", "Pooled buffer memory, lent to connections or kept free.",
+                m.lentBytes, "peregrine.buffer.state", "lent");
+        sink.gauge("peregrine.buffer.memory", "By", "Pooled buffer memory, lent to connections or kept free.",
+                m.freeBytes, "peregrine.buffer.state", "free");
+    }
+}

@@ -1,0 +1,91 @@
+package dev.peregrine.micrometer;
+
+import dev.peregrine.Server;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The binder against a real server over real sockets: counts move as requests are served. */
+class PeregrineMetricsTest {
+
+    @Test
+    void metersFollowTheServersCounters() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1).host("127.0.0.1")
+                .get("/hello", (req, res) -> res.text("hi"))
+                .start()) {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new PeregrineMetrics(server::metrics, Duration.ZERO).bindTo(registry);
+
+            HttpClient client = HttpClient.newHttpClient();
+            for (int i = 0; i < 5; i++) {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + server.port() + "/hello")).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, r.statusCode());
+            }
+            // A bad request line is one of the server's own rejections: 400 and a close.
+            try (Socket s = new Socket("127.0.0.1", server.port())) {
+                OutputStream out = s.getOutputStream();
+                out.write("GET /hello HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                InputStream in = s.getInputStream();
+                String status = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
+                assertEquals("HTTP/1.1 400", status);
+            }
+
+            FunctionCounter requests = registry.get("peregrine.requests").functionCounter();
+            FunctionCounter rejected400 = registry.get("peregrine.rejected").tag("http.response.status_code", "400").functionCounter();
+            FunctionCounter received = registry.get("peregrine.network.io").tag("network.io.direction", "receive").functionCounter();
+            Gauge open = registry.get("peregrine.connections.open").gauge();
+            assertNotNull(open);
+            // The loop's counters are read with plain loads: poll until they are seen.
+            await(() -> requests.count() >= 5 && rejected400.count() == 1,
+                    () -> "requests " + requests.count() + ", 400s " + rejected400.count() + "; " + server.metrics());
+            assertTrue(received.count() > 5 * "GET /hello HTTP/1.1\r\n".length(), "bytes received: " + received.count());
+            assertEquals("bytes", received.getId().getBaseUnit());
+            assertEquals(0.0, registry.get("peregrine.rejected").tag("http.response.status_code", "505").functionCounter().count());
+        }
+    }
+
+    @Test
+    void snapshotsAreReusedWithinTheirAge() {
+        int[] snapshots = {0};
+        try (Server server = Server.builder().port(0).threads(1).host("127.0.0.1").start()) {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new PeregrineMetrics(() -> {
+                snapshots[0]++;
+                return server.metrics();
+            }, Duration.ofHours(1)).bindTo(registry);
+            int afterBind = snapshots[0];
+            registry.get("peregrine.requests").functionCounter().count();
+            registry.get("peregrine.connections.accepted").functionCounter().count();
+            registry.get("peregrine.buffers.lent").gauge().value();
+            assertEquals(afterBind + 1, snapshots[0], "one snapshot serves every meter read within its age");
+        }
+    }
+
+    private static void await(BooleanSupplier condition, java.util.function.Supplier<String> state) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 10 s: " + state.get());
+            }
+            Thread.sleep(5);
+        }
+    }
+}
