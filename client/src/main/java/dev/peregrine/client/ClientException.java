@@ -25,6 +25,11 @@ public final class ClientException extends IOException {
         TOO_LARGE,
         /** The connection closed or was reset before the response was complete. */
         CLOSED,
+        /**
+         * A redirect could not be followed: more than {@code followRedirects(n)} hops, or a
+         * {@code Location} that is not an http or https URL.
+         */
+        REDIRECT,
         /** The client was closed. */
         SHUTDOWN
     }

@@ -23,6 +23,11 @@ public final class ClientRequest {
         this.body = body;
     }
 
+    /** The next hop of a redirect ({@link Redirects}): values already checked by the request it follows. */
+    static ClientRequest redirected(String method, URI uri, List<String[]> headers, byte[] body) {
+        return new ClientRequest(method, uri, headers, body);
+    }
+
     /** {@code GET url}. */
     public static ClientRequest get(String url) {
         return builder("GET", url).build();

@@ -60,6 +60,7 @@ public final class HttpClient implements AutoCloseable {
     final int maxHeadSize;
     final int maxAttempts;
     final Predicate<ClientRequest> retryIf;
+    final int followRedirects;
     final SSLContext sslContext;
     final boolean verifyHostname;
     volatile boolean closed;
@@ -85,6 +86,7 @@ public final class HttpClient implements AutoCloseable {
         this.maxHeadSize = 16 * 1024;
         this.maxAttempts = b.maxAttempts;
         this.retryIf = b.retryIf;
+        this.followRedirects = b.followRedirects;
         this.verifyHostname = b.verifyHostname;
         try {
             this.sslContext = b.sslContext != null ? b.sslContext : SSLContext.getDefault();
@@ -112,11 +114,57 @@ public final class HttpClient implements AutoCloseable {
         return new Builder();
     }
 
-    /** Sends {@code request}; the future completes with the response or a {@link ClientException}. */
+    /**
+     * Sends {@code request}; the future completes with the response or a {@link ClientException}.
+     * With {@code followRedirects(n)}, redirects are followed ({@link Redirects}) and the future gets
+     * the last response; the total timeout covers every hop. The future may complete on a loop
+     * thread: a dependent action there must not block.
+     */
     public CompletableFuture<ClientResponse> send(ClientRequest request) {
+        long startMillis = System.currentTimeMillis();
+        CompletableFuture<ClientResponse> first = hop(request, startMillis);
+        if (followRedirects == 0) {
+            return first;
+        }
+        CompletableFuture<ClientResponse> last = new CompletableFuture<>();
+        follow(request, first, 0, startMillis, last);
+        return last;
+    }
+
+    /**
+     * Completes {@code last} with {@code answer}'s response, or sends the redirect it asks for.
+     * Runs on the thread that completes {@code answer} (a loop thread, or the caller's at once).
+     */
+    private void follow(ClientRequest request, CompletableFuture<ClientResponse> answer, int hops, long startMillis,
+                        CompletableFuture<ClientResponse> last) {
+        answer.whenComplete((r, failure) -> {
+            if (failure != null) {
+                last.completeExceptionally(failure);
+                return;
+            }
+            ClientRequest next;
+            try {
+                next = Redirects.next(request, r.status(), r.header("Location"));
+            } catch (ClientException e) {
+                last.completeExceptionally(e);
+                return;
+            }
+            if (next == null) {
+                last.complete(r);
+            } else if (hops == followRedirects) {
+                last.completeExceptionally(new ClientException(ClientException.Phase.REDIRECT, request.hostKey(),
+                        "more than " + followRedirects + " redirects (the last to " + next.uri() + ")"));
+            } else {
+                follow(next, hop(next, startMillis), hops + 1, startMillis, last);
+            }
+        });
+    }
+
+    /** One request to one host: its pool's loop takes it. */
+    private CompletableFuture<ClientResponse> hop(ClientRequest request, long startMillis) {
         HostPool pool = pools.computeIfAbsent(request.hostKey(),
                 k -> new HostPool(this, request, contexts.get(Math.floorMod(nextLoop.getAndIncrement(), contexts.size()))));
-        Call call = new Call(request, pool, System.currentTimeMillis());
+        Call call = new Call(request, pool, startMillis);
         if (closed) {
             call.future.completeExceptionally(new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "client closed"));
             return call.future;
@@ -240,6 +288,7 @@ public final class HttpClient implements AutoCloseable {
         private long maxResponseBodySize = 16L * 1024 * 1024;
         private int maxAttempts = 2;
         private Predicate<ClientRequest> retryIf;
+        private int followRedirects;
         private SSLContext sslContext;
         private boolean verifyHostname = true;
 
@@ -330,6 +379,21 @@ public final class HttpClient implements AutoCloseable {
         /** A further condition a retry must meet. */
         public Builder retryIf(Predicate<ClientRequest> p) {
             this.retryIf = p;
+            return this;
+        }
+
+        /**
+         * Follows at most {@code n} redirects per call (default 0: a 3xx is the answer). 303 becomes
+         * GET; 301 and 302 turn POST into GET; 307 and 308 keep the method and body.
+         * {@code Authorization}, {@code Proxy-Authorization} and {@code Cookie} are dropped when the
+         * next hop's origin differs. More than {@code n} hops fail the call with phase
+         * {@code REDIRECT}. See {@link Redirects}.
+         */
+        public Builder followRedirects(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("followRedirects must not be negative: " + n);
+            }
+            this.followRedirects = n;
             return this;
         }
 

@@ -25,6 +25,8 @@ final class ScriptedServer implements AutoCloseable {
     static final class Conn {
         final Socket socket;
         private final InputStream in;
+        /** The body of the request {@link #readRequest()} read last (empty for none). */
+        byte[] lastBody = new byte[0];
 
         Conn(Socket socket) throws IOException {
             this.socket = socket;
@@ -48,10 +50,11 @@ final class ScriptedServer implements AutoCloseable {
                 }
             }
             String h = head.toString(StandardCharsets.ISO_8859_1);
+            lastBody = new byte[0];
             for (String line : h.split("\r\n")) {
                 if (line.toLowerCase().startsWith("content-length:")) {
                     int n = Integer.parseInt(line.substring(15).trim());
-                    in.readNBytes(n);
+                    lastBody = in.readNBytes(n);
                 }
             }
             return h;
