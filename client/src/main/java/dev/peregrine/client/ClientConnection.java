@@ -169,13 +169,15 @@ final class ClientConnection implements Protocol {
         served++;
         client.metricsFor(pool.host()).responses.incrementAndGet();
         boolean keepAlive = !extraBytes && !closeRequested(response) && reader.status() != 101;
-        done.succeed(response);
+        // Back to the pool before the caller hears: a dependent that runs at once on this loop (a
+        // redirect's next hop, a proxy handler's next call) finds the connection idle and reuses it.
         if (keepAlive && c.isOpen()) {
             idleSinceMillis = System.currentTimeMillis();
             pool.released(this);
         } else {
             c.close();
         }
+        done.succeed(response);
     }
 
     private static boolean closeRequested(ClientResponse r) {

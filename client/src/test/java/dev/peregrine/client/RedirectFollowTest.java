@@ -1,0 +1,165 @@
+package dev.peregrine.client;
+
+import dev.peregrine.Server;
+import dev.peregrine.Transport;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code followRedirects(n)} over real sockets, against scripted servers and Peregrine, on both transports. */
+class RedirectFollowTest {
+
+    /** A server that answers with {@code reply(head)} and records each request head and body. */
+    private static ScriptedServer recording(List<String> seen, java.util.function.Function<String, String> reply) throws Exception {
+        return new ScriptedServer((c, n) -> {
+            String head;
+            while ((head = c.readRequest()) != null) {
+                seen.add(head + new String(c.lastBody, StandardCharsets.ISO_8859_1));
+                c.write(reply.apply(head));
+            }
+        });
+    }
+
+    private static String redirect(int status, String location) {
+        return "HTTP/1.1 " + status + " Moved\r\nLocation: " + location + "\r\nContent-Length: 5\r\n\r\nmoved";
+    }
+
+    private static final String OK = "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ndone";
+
+    private static HttpClient client(Transport t, int follow) {
+        return HttpClient.builder().transport(t).readTimeout(Duration.ofSeconds(10)).followRedirects(follow).build();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void offByDefaultTheRedirectIsTheAnswer(Transport t) throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (ScriptedServer s = recording(seen, h -> redirect(302, "/elsewhere"));
+             HttpClient client = HttpClient.builder().transport(t).build()) {
+            ClientResponse r = client.get(s.url("/a"));
+            assertEquals(302, r.status());
+            assertEquals("/elsewhere", r.header("Location"));
+            assertEquals(1, seen.size());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void seeOtherBecomesAGetOnTheSameConnectionKeepingCredentials(Transport t) throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (ScriptedServer s = recording(seen, h -> h.startsWith("POST /form ") ? redirect(303, "/result?id=7") : OK);
+             HttpClient client = client(t, 5)) {
+            ClientResponse r = client.execute(ClientRequest.builder("POST", s.url("/form")).header("Authorization", "Bearer t")
+                    .header("Content-Type", "text/plain").body("payload").build());
+            assertEquals(200, r.status());
+            assertEquals("done", r.text());
+            assertEquals(2, seen.size());
+            assertTrue(seen.get(0).startsWith("POST /form HTTP/1.1\r\n") && seen.get(0).endsWith("payload"), seen.get(0));
+            String second = seen.get(1);
+            assertTrue(second.startsWith("GET /result?id=7 HTTP/1.1\r\n"), second);
+            assertTrue(second.contains("Authorization: Bearer t\r\n"), "same origin keeps credentials: " + second);
+            assertFalse(second.contains("Content-Length") || second.contains("Content-Type") || second.contains("payload"), second);
+            assertEquals(1, s.accepted(), "the second hop reused the pooled connection");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void temporaryRedirectToAnotherOriginKeepsMethodAndBodyButNotCredentials(Transport t) throws Exception {
+        List<String> seenB = new CopyOnWriteArrayList<>();
+        List<String> seenA = new CopyOnWriteArrayList<>();
+        try (ScriptedServer b = recording(seenB, h -> OK);
+             ScriptedServer a = recording(seenA, h -> redirect(307, b.url("/moved")));
+             HttpClient client = client(t, 5)) {
+            ClientResponse r = client.execute(ClientRequest.builder("POST", a.url("/upload")).header("Authorization", "Bearer t")
+                    .header("Cookie", "s=1").header("X-Trace", "abc").body("the body").build());
+            assertEquals("done", r.text());
+            assertEquals(1, seenA.size());
+            String hop = seenB.get(0);
+            assertTrue(hop.startsWith("POST /moved HTTP/1.1\r\nHost: 127.0.0.1:" + b.port() + "\r\n"), hop);
+            assertTrue(hop.contains("Content-Length: 8\r\n") && hop.endsWith("the body"), hop);
+            assertTrue(hop.contains("X-Trace: abc\r\n"), hop);
+            assertFalse(hop.contains("Authorization") || hop.contains("Cookie"), "credentials stay with their origin: " + hop);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void oneHopTooManyFailsWithPhaseRedirectAfterExactlyNPlusOneRequests(Transport t) throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (ScriptedServer s = recording(seen, h -> redirect(308, "/loop"));
+             HttpClient client = client(t, 3)) {
+            ClientException e = assertThrows(ClientException.class, () -> client.get(s.url("/start")));
+            assertEquals(ClientException.Phase.REDIRECT, e.phase());
+            assertTrue(e.getMessage().contains("more than 3 redirects"), e.getMessage());
+            assertEquals(4, seen.size());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void aLocationThatIsNotHttpFailsTheCallAndTheClientCarriesOn(Transport t) throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (ScriptedServer s = recording(seen, h -> h.startsWith("GET /ftp ") ? redirect(301, "ftp://files/x") : OK);
+             HttpClient client = client(t, 3)) {
+            ClientException e = assertThrows(ClientException.class, () -> client.get(s.url("/ftp")));
+            assertEquals(ClientException.Phase.REDIRECT, e.phase());
+            assertEquals("127.0.0.1:" + s.port(), e.host());
+            assertEquals("done", client.get(s.url("/fine")).text());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void theTotalTimeoutCoversEveryHop(Transport t) throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (ScriptedServer s = new ScriptedServer((c, n) -> {
+            String head;
+            while ((head = c.readRequest()) != null) {
+                seen.add(head);
+                if (head.startsWith("GET /stall ")) {
+                    try {
+                        release.await(20, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return;
+                }
+                c.write(redirect(302, "/stall"));
+            }
+        }); HttpClient client = HttpClient.builder().transport(t).followRedirects(2).totalTimeout(Duration.ofMillis(400)).build()) {
+            ClientException e = assertThrows(ClientException.class, () -> client.get(s.url("/go")));
+            assertEquals(ClientException.Phase.TOTAL, e.phase());
+            assertEquals(2, seen.size());
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void followsPeregrinesRedirects(Transport t) throws Exception {
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
+                .get("/old", (req, res) -> res.status(301).header("Location", "/new").text("gone"))
+                .put("/put-old", (req, res) -> res.status(308).header("Location", "/put-new").text(""))
+                .put("/put-new", (req, res) -> res.text("put " + req.bodyString()))
+                .get("/new", (req, res) -> res.text("new place"))
+                .start();
+             HttpClient client = client(t, 1)) {
+            String base = "http://127.0.0.1:" + server.port();
+            assertEquals("new place", client.get(base + "/old").text());
+            assertEquals("put v", client.execute(ClientRequest.builder("PUT", base + "/put-old").body("v").build()).text());
+            assertEquals(1, server.metrics().accepted);
+        }
+    }
+}
