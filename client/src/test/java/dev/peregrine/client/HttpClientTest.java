@@ -118,6 +118,28 @@ class HttpClientTest {
 
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void aPeerThatIsNotAnHttpServerIsRefusedAtItsFirstLineNotAtTheReadTimeout(Transport t) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (ScriptedServer server = new ScriptedServer((c, n) -> {
+            c.readRequest();
+            c.write("SSH-2.0-OpenSSH_9.6\r\n"); // then silence, as an SSH server waits for the client's banner
+            try {
+                release.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }); HttpClient client = HttpClient.builder().transport(t).readTimeout(Duration.ofSeconds(60))
+                .totalTimeout(Duration.ofSeconds(120)).maxAttempts(1).build()) {
+            ClientException e = assertThrows(ClientException.class, () -> client.get(server.url("/")));
+            assertEquals(ClientException.Phase.RESPONSE, e.phase(), e.getMessage());
+            assertTrue(e.getMessage().contains("malformed status line"), e.getMessage());
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
     void eachTimeoutNamesItsPhase(Transport t) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ScriptedServer server = new ScriptedServer((c, n) -> {

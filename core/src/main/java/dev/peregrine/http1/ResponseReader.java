@@ -183,6 +183,14 @@ public final class ResponseReader {
             }
             return end - pos > 0 && !plausibleStart(b, pos, end) ? fail("malformed status line") : NEED_MORE;
         }
+        // Judge a whole status line at once, head complete or not: a peer that is not an HTTP server
+        // ("SSH-2.0-...\r\n", then silence) is refused now, not after the read timeout, and the
+        // verdict does not depend on where the bytes were split.
+        if (!statusLine(b, pos, lineEnd)) {
+            return ERROR;
+        }
+        int statusSeen = status;
+        status = 0; // status != 0 means "head parsed": only once the head is whole
         int headLimit = pos + maxHeadSize;
         int crlfcrlf = -1;
         for (int i = lineEnd; i + 3 < end; i++) {
@@ -197,9 +205,7 @@ public final class ResponseReader {
         if (crlfcrlf < 0) {
             return end - pos > maxHeadSize ? fail("response head larger than " + maxHeadSize + " bytes") : NEED_MORE;
         }
-        if (!statusLine(b, pos, lineEnd)) {
-            return ERROR;
-        }
+        status = statusSeen;
         names.clear();
         values.clear();
         int p = lineEnd + 2;

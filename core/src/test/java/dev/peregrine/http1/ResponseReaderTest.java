@@ -129,4 +129,24 @@ class ResponseReaderTest {
         assertEquals(ResponseReader.ERROR, r.atEndOfInput(b, 0, cut.length));
         assertTrue(r.error().contains("middle of the body"), r.error());
     }
+
+    @Test
+    void aWholeStatusLineIsJudgedBeforeTheHeadEnds() {
+        // a peer that is not an HTTP server says one line and waits: refused now, not at the read timeout
+        for (String wire : new String[] {"SSH-2.0-OpenSSH_9.6\r\n", "HTTP/1.1 2x0 OK\r\nX: y\r\n", "HTTP/2 200\r\n"}) {
+            byte[] bytes = wire.getBytes(StandardCharsets.ISO_8859_1);
+            ResponseReader r = new ResponseReader(16 * 1024, 1000);
+            r.expect(false);
+            ByteBuffer b = buffer(64);
+            b.put(0, bytes);
+            assertEquals(ResponseReader.ERROR, r.read(b, 0, bytes.length), wire);
+            assertTrue(r.error().startsWith("malformed status"), r.error());
+        }
+        byte[] good = "HTTP/1.1 200 OK\r\nX: y\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        ResponseReader r = new ResponseReader(16 * 1024, 1000);
+        r.expect(false);
+        ByteBuffer b = buffer(64);
+        b.put(0, good);
+        assertEquals(ResponseReader.NEED_MORE, r.read(b, 0, good.length), "a good status line waits for the rest of the head");
+    }
 }
