@@ -18,6 +18,8 @@ import java.util.Locale;
  * calls {@link #read} again from there with more. The head is parsed once it is whole.
  * <pre>
  *   read() --&gt; interim 1xx heads skipped (counted) --&gt; HEAD: NEED_MORE until CRLF CRLF, bad -&gt; error
+ *          (the status line is judged as soon as it is whole, and its prefix as soon as it cannot
+ *          become HTTP/1.x, so a peer that is not an HTTP server is refused without waiting)
  *          --&gt; no body (HEAD request, 204, 304) | Content-Length | chunked | until close
  *          --&gt; NEED_MORE while the body is incomplete; the message end when complete
  *   atEndOfInput() --&gt; a body read until close is complete; anything else incomplete is an error
