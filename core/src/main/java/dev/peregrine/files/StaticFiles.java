@@ -26,7 +26,8 @@ import java.util.Locale;
  *   <li>No escape from the root: segments {@code .}, {@code ..}, a backslash or NUL, an absolute path,
  *       hidden names (unless allowed) and symbolic links leading outside (unless allowed) get 404 (the
  *       router already answers 400 to encoded slashes and dot segments in the rest of the path).</li>
- *   <li>A directory serves its {@code index.html}; there are no listings.</li>
+ *   <li>A directory serves its {@code index.html} at {@code dir/}; {@code dir} without the slash gets
+ *       301 to {@code dir/} (so relative links in the index work); there are no listings.</li>
  *   <li>Validators: a strong {@code ETag} from size and modification time, and {@code Last-Modified}.
  *       Preconditions in the order of RFC 9110 §13.2.2: If-Match (412), If-Unmodified-Since (412),
  *       If-None-Match (304), If-Modified-Since (304), then If-Range.</li>
@@ -51,6 +52,12 @@ public final class StaticFiles implements Handler {
             .withZone(ZoneOffset.UTC);
     /** Largest total of several ranges assembled in memory for multipart/byteranges. */
     private static final long MAX_MULTIPART_BYTES = 8L * 1024 * 1024;
+
+    /**
+     * What {@link #resolve} returns for a directory named without its trailing {@code /}: the handler
+     * answers 301 to the path with the slash (compared by identity).
+     */
+    static final Path DIRECTORY_WITHOUT_SLASH = Path.of("directory-without-slash");
 
     private final Path root;
     private final Path realRoot;
@@ -78,6 +85,12 @@ public final class StaticFiles implements Handler {
         Path file = resolve(rel == null ? "" : rel);
         if (file == null) {
             res.error(404);
+            return;
+        }
+        if (file == DIRECTORY_WITHOUT_SLASH) {
+            // As nginx and Apache do: relative links in the index must resolve against the directory.
+            String query = req.query();
+            res.status(301).header("Location", req.path() + "/" + (query == null || query.isEmpty() ? "" : "?" + query));
             return;
         }
         BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
@@ -169,15 +182,21 @@ public final class StaticFiles implements Handler {
 
     /**
      * {@code rel} under the root, or null: not a plain path of normal segments, hidden (unless allowed),
-     * missing, not a regular file (after the index of a directory), or leading outside through a link.
+     * missing, not a regular file (after the index of a directory), a file named with a trailing
+     * {@code /}, or leading outside through a link; {@link #DIRECTORY_WITHOUT_SLASH} for a directory
+     * named without its trailing {@code /}.
      */
     Path resolve(String rel) throws IOException {
         if (rel.indexOf('\\') >= 0 || rel.indexOf('\0') >= 0 || rel.startsWith("/")) {
             return null;
         }
         Path p = root;
+        boolean trailingSlash = rel.endsWith("/");
         if (!rel.isEmpty()) {
-            for (String segment : rel.split("/", -1)) {
+            String[] segments = rel.split("/", -1);
+            int count = trailingSlash ? segments.length - 1 : segments.length; // "css/" names the directory css
+            for (int i = 0; i < count; i++) {
+                String segment = segments[i];
                 if (segment.isEmpty() || segment.equals(".") || segment.equals("..")
                         || (!options.allowHidden && segment.startsWith("."))) {
                     return null;
@@ -189,7 +208,15 @@ public final class StaticFiles implements Handler {
             if (options.index == null) {
                 return null;
             }
+            if (!rel.isEmpty() && !trailingSlash) {
+                if (!options.followSymlinksOut && !p.toRealPath().startsWith(realRoot)) {
+                    return null; // no redirect that would tell a directory outside exists
+                }
+                return DIRECTORY_WITHOUT_SLASH;
+            }
             p = p.resolve(options.index);
+        } else if (trailingSlash) {
+            return null; // a file named as a directory
         }
         if (!Files.isRegularFile(p)) {
             return null;
