@@ -153,4 +153,34 @@ public interface Response {
     default Response json(Object value) throws java.io.IOException {
         return contentType("application/json").body(dev.peregrine.json.Json.mapper().write(value));
     }
+
+    /** A {@code 302 Found} redirect to {@code location}; see {@link #redirect(String, int)}. */
+    default Response redirect(String location) {
+        return redirect(location, 302);
+    }
+
+    /**
+     * Redirects to {@code location} (RFC 9110 §10.2.2, a URI reference, absolute or relative) with
+     * {@code status}: 301, 302, 303, 307 or 308 (RFC 9110 §15.4). Sets the status and {@code Location};
+     * the body is left as it is (empty unless set).
+     *
+     * @throws IllegalArgumentException for another status, or a location that is empty or holds a
+     *     space, a control character (CR, LF, NUL...) or non-ASCII (percent-encode it first)
+     */
+    default Response redirect(String location, int status) {
+        if (status != 301 && status != 302 && status != 303 && status != 307 && status != 308) {
+            throw new IllegalArgumentException("redirect status must be 301, 302, 303, 307 or 308: " + status);
+        }
+        if (location == null || location.isEmpty()) {
+            throw new IllegalArgumentException("redirect location must not be empty");
+        }
+        for (int i = 0; i < location.length(); i++) {
+            char c = location.charAt(i);
+            if (c <= 0x20 || c >= 0x7F) {
+                throw new IllegalArgumentException("redirect location must be a percent-encoded URI reference; "
+                        + "character " + (int) c + " at " + i + " is not allowed");
+            }
+        }
+        return status(status).header("Location", location);
+    }
 }

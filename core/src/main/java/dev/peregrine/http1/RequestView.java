@@ -4,6 +4,8 @@ import dev.peregrine.BodyListener;
 import dev.peregrine.Request;
 import dev.peregrine.buffer.Ascii;
 import dev.peregrine.buffer.AsciiView;
+import dev.peregrine.cookie.CookieCursor;
+import dev.peregrine.form.FormCursor;
 
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -568,6 +570,46 @@ public final class RequestView implements Request {
         public int available() {
             return body.remaining();
         }
+    }
+
+    // Zero-allocation cursors: one of each per view, made at first use and reused (dev.peregrine.form,
+    // dev.peregrine.cookie; they know nothing of this class).
+    private FormCursor queryCursor;
+    private FormCursor formCursor;
+    private CookieCursor cookieCursor;
+
+    @Override
+    public FormCursor queryPairs() {
+        checkLive();
+        if (queryCursor == null) {
+            queryCursor = new FormCursor();
+        }
+        return queryStart < 0 ? queryCursor.reset(buf, 0, 0) : queryCursor.reset(buf, queryStart, targetEnd);
+    }
+
+    @Override
+    public FormCursor formPairs() {
+        checkLive();
+        requireBodyInMemory();
+        if (formCursor == null) {
+            formCursor = new FormCursor();
+        }
+        return bodyLength == 0 ? formCursor.reset(buf, 0, 0) : formCursor.reset(bodyBuf, bodyStart, bodyStart + bodyLength);
+    }
+
+    @Override
+    public CookieCursor cookieCursor() {
+        checkLive();
+        if (cookieCursor == null) {
+            cookieCursor = new CookieCursor();
+        }
+        cookieCursor.reset(buf);
+        for (int i = 0; i < headerCount; i++) {
+            if (nameEnd[i] - nameStart[i] == 6 && Ascii.equalsIgnoreCase(buf, nameStart[i], nameEnd[i], "Cookie")) {
+                cookieCursor.add(valueStart[i], valueEnd[i]);
+            }
+        }
+        return cookieCursor.rewind();
     }
 
     @Override
