@@ -1,5 +1,10 @@
 package dev.peregrine;
 
+import dev.peregrine.cookie.CookieCursor;
+import dev.peregrine.form.FormCursor;
+import dev.peregrine.form.MultipartForm;
+import dev.peregrine.form.MultipartLimits;
+
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -162,7 +167,7 @@ public interface Request {
      * space), names in first-seen order.
      *
      * @throws IllegalStateException when the body is not such a form (another Content-Type, or
-     *     {@code multipart/form-data}, which is not supported yet), or is streamed
+     *     {@code multipart/form-data}: read that with {@link #multipart}), or is streamed
      */
     default java.util.Map<String, java.util.List<String>> formParams() {
         String type = header("Content-Type");
@@ -199,5 +204,44 @@ public interface Request {
      */
     default <T> T bodyAs(Class<T> type) throws java.io.IOException {
         return dev.peregrine.json.Json.mapper().read(bodyBytes(), type);
+    }
+
+    // ---- Zero-allocation views and multipart (dev.peregrine.form, dev.peregrine.cookie)
+
+    /**
+     * A cursor over the query's pairs, before the first (none when there is no query): iterate, compare
+     * decoded names and values, decode into your own array, all without allocating. The request's one
+     * cursor, reset by each call. Valid while the handler runs.
+     */
+    FormCursor queryPairs();
+
+    /**
+     * A cursor over the pairs of an {@code application/x-www-form-urlencoded} body, before the first,
+     * without allocating. Unlike {@link #formParams()} it does not check the {@code Content-Type}: check
+     * it first where it matters. The request's one cursor, reset by each call. Valid while the handler runs.
+     *
+     * @throws IllegalStateException when the body is streamed ({@link #bodyStreamed()})
+     */
+    FormCursor formPairs();
+
+    /**
+     * A cursor over the cookies of every {@code Cookie} field, before the first, without allocating; see
+     * {@link CookieCursor} for the parsing rules. The request's one cursor, reset by each call. Valid while
+     * the handler runs.
+     */
+    CookieCursor cookieCursor();
+
+    /**
+     * Reads a {@code multipart/form-data} body whole, files past the limits' threshold spooled to disk;
+     * close the result to delete them (see {@link MultipartForm}). Blocks on the body stream: call it from
+     * a blocking handler ({@link Handlers#blocking}), or for an in-memory body only. To handle parts as
+     * they arrive, use {@link dev.peregrine.form.MultipartParser} with a {@link dev.peregrine.form.PartListener}.
+     *
+     * @throws dev.peregrine.form.BadFormException for a wrong type or boundary, a malformed or truncated body (400)
+     * @throws dev.peregrine.form.FormLimitException past a limit (413)
+     * @throws java.io.IOException when the connection closed before the body ended
+     */
+    default MultipartForm multipart(MultipartLimits limits) throws java.io.IOException {
+        return MultipartForm.read(bodyStream(), headerView("Content-Type"), limits);
     }
 }
