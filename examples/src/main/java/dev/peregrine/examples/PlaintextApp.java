@@ -13,7 +13,8 @@ import java.nio.file.Path;
 
 /**
  * The TechEmpower-style app: {@code GET /plaintext}, {@code GET /json} and {@code POST /echo}, plus
- * {@code GET /cookies}. These routes are the contract the end-to-end tests and the benchmarks rely on.
+ * {@code GET /cookies}, and {@link WebRoutes}' {@code POST /upload} and {@code GET /json-object}. These routes are
+ * the contract the end-to-end tests and the benchmarks rely on.
  *
  * <pre>
  *   java -jar examples/target/peregrine-examples.jar [--port N] [--threads N]
@@ -90,7 +91,8 @@ public final class PlaintextApp {
 
     /** The app's routes on a builder, for tests and benchmarks that start it in-process. */
     public static Server.Builder routes(Server.Builder builder) {
-        return builder.get("/plaintext", PLAINTEXT).get("/json", JSON_MESSAGE).post("/echo", ECHO).get("/cookies", COOKIES);
+        builder.get("/plaintext", PLAINTEXT).get("/json", JSON_MESSAGE).post("/echo", ECHO).get("/cookies", COOKIES);
+        return WebRoutes.routes(builder, dev.peregrine.form.MultipartLimits.DEFAULTS); // /upload, /json-object
     }
 
     public static void main(String[] args) {
