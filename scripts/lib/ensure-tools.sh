@@ -10,6 +10,21 @@ ensure_tools() {
       exit 1
     fi
   fi
+  # The end-to-end tests drive the server with real clients besides the JDK's: curl, and Python's
+  # http.client and requests.
+  local missing=()
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  python3 -c 'import requests' >/dev/null 2>&1 || missing+=(python3-requests)
+  if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      echo "installing ${missing[*]} from Debian's packages (the end-to-end tests use them)" >&2
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+      echo "peregrine: the end-to-end tests need ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
   if [ -n "${JAVA_HOME:-}" ]; then
     JAVA="$JAVA_HOME/bin/java"
     export PATH="$JAVA_HOME/bin:$PATH"
