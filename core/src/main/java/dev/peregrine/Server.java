@@ -217,41 +217,14 @@ public final class Server implements AutoCloseable {
     }
 
     /** Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. */
-    public static final class Builder {
-        String host = "0.0.0.0";
-        int port = 8080;
-        int threads = Runtime.getRuntime().availableProcessors();
-        Transport transport;
+    public static final class Builder extends ServerSettings<Builder> {
         dev.peregrine.loop.ProtocolSwitches protocolSwitches = dev.peregrine.loop.ProtocolSwitches.NONE;
         Compression compression;
-        boolean reusePort = true;
-        int backlog = 1024;
-        int maxRequestLineLength = 8 * 1024;
-        int maxHeadSize = 16 * 1024;
-        int maxHeaderCount = 100;
-        long maxBodySize = 8L * 1024 * 1024;
-        int maxPendingOutput = 1024 * 1024;
-        int readBufferSize = 64 * 1024;
-        int writeBufferSize = 64 * 1024;
-        long shutdownGraceMillis = 5_000;
         int httpsPort = -1;
         TlsConfig tlsConfig;
         /** Whether {@link #tls} made the main port speak TLS (then there is no second listener). */
         boolean tlsOnMainPort;
         // Off-loop execution (Handlers.blocking, Response.async, streamed bodies).
-        int blockingPoolSize = 256;
-        long asyncTimeoutMillis = 30_000;
-        long streamBodyThreshold = 1024 * 1024;
-        /** -1: unset, the same as {@link #maxBodySize} (a body limit never changes with the handler kind). */
-        long maxStreamedBodySize = -1;
-        int maxPipelinedRequests = 256;
-        int maxRequestsPerConnection = 0;
-        int maxConnections = 100_000;
-        long headerTimeoutMillis = 10_000;
-        long bodyTimeoutMillis = 30_000;
-        long idleTimeoutMillis = 60_000;
-        long writeTimeoutMillis = 30_000;
-        long drainTimeoutMillis = 2_000;
         private final RouteTable routes = new RouteTable();
         /** Where handlers of routes registered without an {@link Execution} run. */
         Execution execution = Execution.LOOP;
@@ -272,6 +245,11 @@ public final class Server implements AutoCloseable {
             this(true);
         }
 
+        @Override
+        Builder self() {
+            return this;
+        }
+
         /** @param fromOutside whether to apply {@code peregrine.*} properties and {@code PEREGRINE_*} variables */
         Builder(boolean fromOutside) {
             if (fromOutside) {
@@ -283,15 +261,6 @@ public final class Server implements AutoCloseable {
                 settingProblems = List.of();
                 unknownSettings = List.of();
             }
-        }
-
-        /** Port to listen on; 0 picks a free port. Default 8080. */
-        public Builder port(int port) {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException("port out of range: " + port);
-            }
-            this.port = port;
-            return this;
         }
 
         /**
@@ -317,207 +286,6 @@ public final class Server implements AutoCloseable {
             this.tlsConfig = java.util.Objects.requireNonNull(tls, "tls");
             this.tlsOnMainPort = true;
             this.httpsPort = -1;
-            return this;
-        }
-
-        /** Address to bind. Default {@code 0.0.0.0}. */
-        public Builder host(String host) {
-            this.host = host;
-            return this;
-        }
-
-        /** Number of event loops. Default: available processors. */
-        public Builder threads(int threads) {
-            this.threads = positive(threads, "threads");
-            return this;
-        }
-
-        /**
-         * The event-loop implementation (see {@link Transport}). Default: the system property
-         * {@code peregrine.transport}, else {@link Transport#AUTO}.
-         */
-        public Builder transport(Transport transport) {
-            this.transport = java.util.Objects.requireNonNull(transport, "transport");
-            return this;
-        }
-
-        /**
-         * {@link #transport(Transport)} by name: {@code "auto"}, {@code "epoll"} or {@code "nio"}, as
-         * command lines and configuration files give it.
-         *
-         * @throws IllegalArgumentException for another name
-         */
-        public Builder transport(String transport) {
-            return transport(Transport.parse(transport));
-        }
-
-        /** Whether each loop binds its own socket with {@code SO_REUSEPORT}. Default true. */
-        public Builder reusePort(boolean reusePort) {
-            this.reusePort = reusePort;
-            return this;
-        }
-
-        public Builder backlog(int backlog) {
-            this.backlog = positive(backlog, "backlog");
-            return this;
-        }
-
-        /** Longest request line in bytes (414 beyond). Default 8 KiB. */
-        public Builder maxRequestLineLength(int bytes) {
-            this.maxRequestLineLength = positive(bytes, "maxRequestLineLength");
-            return this;
-        }
-
-        /** Longest request head in bytes (431 beyond); also bounds chunked trailers. Default 16 KiB. */
-        public Builder maxHeadSize(int bytes) {
-            this.maxHeadSize = positive(bytes, "maxHeadSize");
-            return this;
-        }
-
-        /** Most header fields (431 beyond). Default 100. */
-        public Builder maxHeaderCount(int count) {
-            this.maxHeaderCount = positive(count, "maxHeaderCount");
-            return this;
-        }
-
-        /** Largest request body in bytes (413 beyond). Default 8 MiB; at most 1 GiB. */
-        public Builder maxBodySize(long bytes) {
-            if (bytes < 0 || bytes > (1L << 30)) {
-                throw new IllegalArgumentException("maxBodySize must be 0..1 GiB: " + bytes);
-            }
-            this.maxBodySize = bytes;
-            return this;
-        }
-
-        /** Unsent bytes per connection above which it is not read until they drain. Default 1 MiB. */
-        public Builder maxPendingOutput(int bytes) {
-            this.maxPendingOutput = positive(bytes, "maxPendingOutput");
-            return this;
-        }
-
-        /** Per-loop read buffer size. Default 64 KiB. */
-        public Builder readBufferSize(int bytes) {
-            this.readBufferSize = Math.max(1024, bytes);
-            return this;
-        }
-
-        /** Per-loop write buffer size. Default 64 KiB. */
-        public Builder writeBufferSize(int bytes) {
-            this.writeBufferSize = Math.max(1024, bytes);
-            return this;
-        }
-
-        /** How long {@link Server#close()} lets responses being written finish. Default 5 s. */
-        public Builder shutdownGrace(Duration grace) {
-            this.shutdownGraceMillis = grace.toMillis();
-            return this;
-        }
-
-        /**
-         * Threads of the platform pool that runs blocking handlers on JDK 17–20 (on 21+ each runs on
-         * its own virtual thread and this is not used). Requests beyond it wait in the pool's queue.
-         * Default 256.
-         */
-        public Builder blockingPoolSize(int threads) {
-            this.blockingPoolSize = positive(threads, "blockingPoolSize");
-            return this;
-        }
-
-        /**
-         * How long the loop waits for an off-loop handler (blocking or {@link Response#async()}) to
-         * complete, or, once it streams, for its next piece of body; then it answers {@code 503} (or,
-         * if a streamed response has begun, closes the connection). Default 30 s.
-         */
-        public Builder asyncTimeout(Duration timeout) {
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("asyncTimeout must be positive: " + timeout);
-            }
-            this.asyncTimeoutMillis = timeout.toMillis();
-            return this;
-        }
-
-        /**
-         * Request bodies with a Content-Length above this many bytes are streamed to blocking handlers
-         * as they arrive ({@link Request#bodyStream()}) instead of being held in memory. Inline
-         * handlers are not affected. Default 1 MiB.
-         */
-        public Builder streamBodyThreshold(long bytes) {
-            if (bytes < 0) {
-                throw new IllegalArgumentException("streamBodyThreshold must not be negative: " + bytes);
-            }
-            this.streamBodyThreshold = bytes;
-            return this;
-        }
-
-        /**
-         * Largest request body streamed to a blocking or streaming handler (413 above it, answered from
-         * the head). By default it is {@link #maxBodySize}, so the limit a client meets does not depend
-         * on the kind of handler; raise it to take uploads larger than what is held in memory (a
-         * streamed body is never held whole).
-         */
-        public Builder maxStreamedBodySize(long bytes) {
-            if (bytes < 0) {
-                throw new IllegalArgumentException("maxStreamedBodySize must not be negative: " + bytes);
-            }
-            this.maxStreamedBodySize = bytes;
-            return this;
-        }
-
-        /**
-         * Requests answered from one read (a pipelined batch) before the socket must have taken their
-         * responses: beyond it the connection stops parsing until the responses are written, so a
-         * client that pipelines without reading costs at most this many responses. Default 256.
-         */
-        public Builder maxPipelinedRequests(int count) {
-            this.maxPipelinedRequests = positive(count, "maxPipelinedRequests");
-            return this;
-        }
-
-        /** Requests per connection; the last one's response says {@code Connection: close}. Default 0: no limit. */
-        public Builder maxRequestsPerConnection(int count) {
-            if (count < 0) {
-                throw new IllegalArgumentException("maxRequestsPerConnection must be >= 0: " + count);
-            }
-            this.maxRequestsPerConnection = count;
-            return this;
-        }
-
-        /**
-         * Open connections per listener, all loops together; accepting pauses at the limit. The HTTPS
-         * port of {@link #https} counts its own connections against the same number. Default 100,000.
-         */
-        public Builder maxConnections(int count) {
-            this.maxConnections = positive(count, "maxConnections");
-            return this;
-        }
-
-        /** Time for a whole request head from its first byte (408 beyond: slowloris). Default 10 s. */
-        public Builder headerTimeout(Duration timeout) {
-            this.headerTimeoutMillis = millis(timeout, "headerTimeout");
-            return this;
-        }
-
-        /** Time an incomplete body may go without a new byte (408 beyond). Default 30 s. */
-        public Builder bodyTimeout(Duration timeout) {
-            this.bodyTimeoutMillis = millis(timeout, "bodyTimeout");
-            return this;
-        }
-
-        /** Time a keep-alive connection may wait for its next request (closed beyond). Default 60 s. */
-        public Builder idleTimeout(Duration timeout) {
-            this.idleTimeoutMillis = millis(timeout, "idleTimeout");
-            return this;
-        }
-
-        /** Time pending output may go without the peer taking any of it (closed beyond). Default 30 s. */
-        public Builder writeTimeout(Duration timeout) {
-            this.writeTimeoutMillis = millis(timeout, "writeTimeout");
-            return this;
-        }
-
-        /** Time a closing connection waits for the peer's FIN after ours (closed beyond). Default 2 s. */
-        public Builder drainTimeout(Duration timeout) {
-            this.drainTimeoutMillis = millis(timeout, "drainTimeout");
             return this;
         }
 
@@ -866,20 +634,6 @@ public final class Server implements AutoCloseable {
             return routes.build(execution, routeNames);
         }
 
-        private static long millis(Duration d, String what) {
-            long ms = d.toMillis();
-            if (ms <= 0) {
-                throw new IllegalArgumentException(what + " must be positive: " + d);
-            }
-            return ms;
-        }
-
-        private static int positive(int v, String what) {
-            if (v <= 0) {
-                throw new IllegalArgumentException(what + " must be positive: " + v);
-            }
-            return v;
-        }
     }
 
     /**

@@ -45,8 +45,11 @@ class SettingsTest {
     void everyScalarBuilderSettingIsInTheRegistry() {
         Set<Class<?>> scalar = Set.of(int.class, long.class, boolean.class, String.class, Duration.class, Execution.class);
         Set<String> methods = new TreeSet<>();
-        for (Method m : Server.Builder.class.getDeclaredMethods()) {
-            if (Modifier.isPublic(m.getModifiers()) && m.getReturnType() == Server.Builder.class
+        List<Method> declared = new java.util.ArrayList<>(List.of(Server.Builder.class.getDeclaredMethods()));
+        declared.addAll(List.of(ServerSettings.class.getDeclaredMethods())); // the scalar setters the builder inherits
+        for (Method m : declared) {
+            boolean returnsBuilder = m.getReturnType() == Server.Builder.class || m.getReturnType() == ServerSettings.class;
+            if (Modifier.isPublic(m.getModifiers()) && returnsBuilder
                     && m.getParameterCount() > 0
                     && List.of(m.getParameterTypes()).stream().allMatch(scalar::contains)) {
                 methods.add(m.getName());

@@ -13,11 +13,11 @@ import java.nio.charset.StandardCharsets;
  * header block and the bytes of a delimiter that may be starting, whatever the body's size.
  *
  * <pre>
- *   PREAMBLE --(CRLF)"--"boundary--> AFTER_DELIMITER --"--"--> CLOSE_DASH --'-'--> EPILOGUE (ignored)
+ *   PREAMBLE --(CRLF)"--"boundary--&gt; AFTER_DELIMITER --"--"--&gt; CLOSE_DASH --'-'--&gt; EPILOGUE (ignored)
  *      (ignored; the body's first       |  padding (SP, HTAB) stays
- *       line may be the delimiter)      '--CRLF--> HEADERS --empty line--> DATA
+ *       line may be the delimiter)      '--CRLF--&gt; HEADERS --empty line--&gt; DATA
  *                                                    ^                       |
- *                                                    '---- AFTER_DELIMITER <-' CRLF"--"boundary
+ *                                                    '---- AFTER_DELIMITER &lt;-' CRLF"--"boundary
  * </pre>
  * The delimiter is {@code CRLF "--" boundary}; since CR occurs in it only first, a partial match that
  * fails is data up to where it failed, and the byte that failed starts a new match only if it is CR.
@@ -123,7 +123,8 @@ public final class MultipartParser {
     /**
      * Parses the remaining bytes of {@code data} (all of them; its position moves to its limit).
      *
-     * @throws BadFormException, FormLimitException as the class's table says
+     * @throws BadFormException when the body is malformed (see the class's table)
+     * @throws FormLimitException when a part, a header block or the number of parts is past its limit
      * @throws Exception what the listener threw
      */
     public void feed(ByteBuffer data) throws Exception {
