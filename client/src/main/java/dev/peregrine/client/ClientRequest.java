@@ -1,5 +1,7 @@
 package dev.peregrine.client;
 
+import dev.peregrine.http1.HttpTokens;
+
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -117,7 +119,7 @@ public final class ClientRequest {
         private byte[] body;
 
         private Builder(String method, String url) {
-            if (method.isEmpty() || !method.chars().allMatch(c -> c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
+            if (!HttpTokens.isToken(method)) {
                 throw new IllegalArgumentException("not an HTTP method token: " + method);
             }
             this.method = method;
@@ -142,7 +144,7 @@ public final class ClientRequest {
          *     Transfer-Encoding)
          */
         public Builder header(String name, String value) {
-            if (name.isEmpty() || !name.chars().allMatch(c -> c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
+            if (!HttpTokens.isToken(name)) {
                 throw new IllegalArgumentException("not a header name: " + name);
             }
             for (int i = 0; i < value.length(); i++) {

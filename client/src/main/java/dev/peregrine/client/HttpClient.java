@@ -213,7 +213,7 @@ public final class HttpClient implements AutoCloseable {
         if (a != null) {
             return a;
         }
-        if (isLiteral(host)) {
+        if (dev.peregrine.tls.TlsClientLayer.isIpLiteral(host)) {
             try {
                 a = new InetSocketAddress(InetAddress.getByName(host), port); // no lookup for a literal
             } catch (UnknownHostException e) {
@@ -242,9 +242,6 @@ public final class HttpClient implements AutoCloseable {
         });
     }
 
-    private static boolean isLiteral(String host) {
-        return host.indexOf(':') >= 0 || host.chars().allMatch(c -> c == '.' || (c >= '0' && c <= '9'));
-    }
 
     /** Fails calls still waiting, closes every connection and stops the loops. */
     @Override

@@ -76,7 +76,7 @@ public final class TlsClientLayer implements EndpointLayer {
     }
 
     /** IP literals get no SNI (RFC 6066 §3: "Literal IPv4 and IPv6 addresses are not permitted"). */
-    static boolean isIpLiteral(String host) {
+    public static boolean isIpLiteral(String host) {
         if (host.indexOf(':') >= 0) {
             return true;
         }
