@@ -6,7 +6,7 @@ import dev.peregrine.loop.LoopMetrics;
 import dev.peregrine.loop.LoopWatchdog;
 import dev.peregrine.route.Router;
 import dev.peregrine.tls.TlsConfig;
-import dev.peregrine.tls.TlsContext;
+import dev.peregrine.tls.engine.TlsContext;
 import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
 import dev.peregrine.transport.epoll.EpollAvailability;

@@ -1,5 +1,6 @@
 package dev.peregrine.tls;
 
+import dev.peregrine.tls.engine.TlsContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLParameters;

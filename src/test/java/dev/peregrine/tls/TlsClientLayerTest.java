@@ -1,5 +1,6 @@
 package dev.peregrine.tls;
 
+import dev.peregrine.tls.engine.TlsClientLayer;
 import dev.peregrine.Server;
 import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.Connection;

@@ -7,7 +7,7 @@ import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.TimerWheel;
 import dev.peregrine.loop.Timeout;
-import dev.peregrine.tls.TlsClientLayer;
+import dev.peregrine.tls.engine.TlsClientLayer;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

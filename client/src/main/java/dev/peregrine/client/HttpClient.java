@@ -213,7 +213,7 @@ public final class HttpClient implements AutoCloseable {
         if (a != null) {
             return a;
         }
-        if (dev.peregrine.tls.TlsClientLayer.isIpLiteral(host)) {
+        if (dev.peregrine.tls.engine.TlsClientLayer.isIpLiteral(host)) {
             try {
                 a = new InetSocketAddress(InetAddress.getByName(host), port); // no lookup for a literal
             } catch (UnknownHostException e) {

@@ -159,16 +159,16 @@ public final class CookieCursor {
 
     /** Whether the current cookie's name is {@code name} (exact, case-sensitive). */
     public boolean nameIs(CharSequence name) {
-        return nameView().contentEquals(name);
+        return nameView.set(buf, nameStart, nameEnd).contentEquals(name);
     }
 
     /** The current name as a view (one byte a char; reused by the next call). */
-    public AsciiView nameView() {
+    public CharSequence nameView() {
         return nameView.set(buf, nameStart, nameEnd);
     }
 
     /** The current value as a view, DQUOTEs removed (one byte a char; reused by the next call). */
-    public AsciiView valueView() {
+    public CharSequence valueView() {
         return valueView.set(buf, valueStart, valueEnd);
     }
 

@@ -1,27 +1,24 @@
 /**
- * HTTPS: TLS 1.3 and 1.2 between the socket and {@link dev.peregrine.loop.Connection}, driven
- * by a non-blocking {@link javax.net.ssl.SSLEngine} from the JDK or from Bouncy Castle's JSSE.
+ * HTTPS configuration: what a listener serves and how a client trusts.
  *
- * <pre>
- *   transport socket --&gt; TlsEndpoint (unwrap into the connection's buffer) --&gt; Connection
- *   transport socket &lt;-- TlsEndpoint (wrap the batch into records, one write) &lt;-- Connection
- * </pre>
  * <ul>
- *   <li>{@link dev.peregrine.tls.TlsConfig} — what to serve: identities (chain + key, from PEM or
- *       PKCS#12, each for SNI names), provider, protocol versions, handshake timeout.</li>
- *   <li>{@link dev.peregrine.tls.TlsContext} — the {@code EndpointLayer} of an HTTPS listener: the
- *       SSL context, engine parameters (ALPN: the server's protocols, then {@code http/1.1}) and the delegated-task executor.</li>
- *   <li>{@code TlsEndpoint} — one connection's engine and its pooled network buffers.</li>
- *   <li>{@code SniKeyManager} — picks the certificate from the client's server name.</li>
+ *   <li>{@link dev.peregrine.tls.TlsConfig} — identities (chain + key, from PEM or PKCS#12, each for
+ *       SNI names), provider (the JDK's or Bouncy Castle's JSSE), protocol versions, handshake
+ *       timeout. Given to {@code Server.Builder.https(port, TlsConfig)}.</li>
  *   <li>{@link dev.peregrine.tls.PemFiles}, {@link dev.peregrine.tls.DevCertificate} — key files
  *       and self-signed development certificates.</li>
  * </ul>
  *
+ * <p>The machinery that runs TLS on a connection (the {@code SSLEngine} between the socket and the
+ * connection, SNI key selection, the client layer) is in {@code dev.peregrine.tls.engine}, which
+ * the module does not export.
+ *
  * <p><b>Why in core, with Bouncy Castle optional.</b> The builder's {@code https(port, TlsConfig)}
  * belongs in the server API, and the JDK provider needs nothing beyond the JDK, so TLS lives in core.
- * Bouncy Castle ({@code bctls}, {@code bcpkix}) is an {@code <optional>} dependency: only
- * {@code BouncyCastleJsse} and {@link dev.peregrine.tls.DevCertificate} name its classes, and they
- * are loaded only when Bouncy Castle is chosen or a development certificate is made. Applications
- * that want either add the jars themselves.
+ * Bouncy Castle ({@code bctls}, {@code bcpkix}) is an {@code <optional>} dependency
+ * ({@code requires static} in the module descriptor): only {@code BouncyCastleJsse} and
+ * {@link dev.peregrine.tls.DevCertificate} name its classes, and they are loaded only when Bouncy
+ * Castle is chosen or a development certificate is made. Applications that want either add the jars
+ * themselves.
  */
 package dev.peregrine.tls;

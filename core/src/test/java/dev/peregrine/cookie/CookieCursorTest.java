@@ -45,7 +45,7 @@ class CookieCursorTest {
         assertNull(c.first("A"));
         c.rewind();
         assertTrue(c.next());
-        assertTrue(c.nameView().contentEquals("a"));
-        assertTrue(c.valueView().contentEquals("1"));
+        assertTrue("a".contentEquals(c.nameView()));
+        assertTrue("1".contentEquals(c.valueView()));
     }
 }

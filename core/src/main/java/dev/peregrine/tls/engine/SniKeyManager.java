@@ -1,5 +1,6 @@
-package dev.peregrine.tls;
+package dev.peregrine.tls.engine;
 
+import dev.peregrine.tls.TlsConfig;
 import javax.net.ssl.ExtendedSSLSession;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SNIServerName;
@@ -140,7 +141,7 @@ final class SniKeyManager extends X509ExtendedKeyManager {
     @Override
     public X509Certificate[] getCertificateChain(String alias) {
         TlsConfig.Identity id = identity(alias);
-        return id == null ? null : id.chainShared().clone();
+        return id == null ? null : id.chain();
     }
 
     @Override

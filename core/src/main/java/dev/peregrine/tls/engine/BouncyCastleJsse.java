@@ -1,5 +1,6 @@
-package dev.peregrine.tls;
+package dev.peregrine.tls.engine;
 
+import dev.peregrine.tls.TlsConfig;
 import org.bouncycastle.jce.provider.BouncyCastleProvider;
 import org.bouncycastle.jsse.provider.BouncyCastleJsseProvider;
 

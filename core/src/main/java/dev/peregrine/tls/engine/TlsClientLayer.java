@@ -1,4 +1,4 @@
-package dev.peregrine.tls;
+package dev.peregrine.tls.engine;
 
 import dev.peregrine.loop.EndpointLayer;
 import dev.peregrine.loop.LayeredEndpoint;

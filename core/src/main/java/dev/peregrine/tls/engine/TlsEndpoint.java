@@ -1,4 +1,4 @@
-package dev.peregrine.tls;
+package dev.peregrine.tls.engine;
 
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.loop.EventLoop;

@@ -1,5 +1,6 @@
-package dev.peregrine.tls;
+package dev.peregrine.tls.engine;
 
+import dev.peregrine.tls.TlsConfig;
 import dev.peregrine.loop.EndpointLayer;
 import dev.peregrine.loop.LayeredEndpoint;
 import dev.peregrine.loop.LoopContext;
@@ -86,7 +87,7 @@ public final class TlsContext implements EndpointLayer {
     }
 
     /** A server-mode engine with this listener's protocols and ALPN. */
-    SSLEngine newEngine() {
+    public SSLEngine newEngine() {
         SSLEngine engine = sslContext.createSSLEngine();
         engine.setUseClientMode(false);
         SSLParameters p = engine.getSSLParameters();

@@ -1,0 +1,10 @@
+/**
+ * Peregrine's HTTP/1.1 client: a protocol on the server's connection layer (same loops, buffers,
+ * timer wheel and TLS engine), which is why it reads {@code dev.peregrine}'s internal packages
+ * through qualified exports. It exports only {@code dev.peregrine.client}.
+ */
+module dev.peregrine.client {
+    requires transitive dev.peregrine;
+
+    exports dev.peregrine.client;
+}

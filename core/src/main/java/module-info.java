@@ -1,0 +1,50 @@
+/**
+ * Peregrine's server (and the connection layer its client builds on).
+ *
+ * <p><b>Exported</b>: the API packages only: the server API ({@code dev.peregrine}), TLS
+ * configuration ({@code tls}), static files ({@code files}), forms and multipart ({@code form}),
+ * cookies ({@code cookie}), JSON ({@code json}) and metrics exposition ({@code metrics}).
+ * The loops, codecs, buffers, router, transports and TLS engine are exported only to
+ * {@code dev.peregrine.client}, which runs on the same connection layer.
+ *
+ * <p><b>Optional dependencies</b> ({@code requires static}: present at compile time, read at run
+ * time only when the application puts them on the module path and resolves them):
+ * <ul>
+ *   <li>Netty's native epoll: without it the server runs on Java NIO. On the module path add
+ *       {@code --add-modules io.netty.transport.classes.epoll} (and
+ *       {@code --enable-native-access=ALL-UNNAMED} on JDK 22+) to use it.</li>
+ *   <li>Bouncy Castle (JSSE provider and development certificates).</li>
+ *   <li>Jackson databind (the default {@code JsonMapper}).</li>
+ * </ul>
+ */
+module dev.peregrine {
+    requires java.logging;
+    requires java.management;
+    requires org.jctools.core;
+
+    requires static io.netty.common;
+    requires static io.netty.transport;
+    requires static io.netty.transport.unix.common;
+    requires static io.netty.transport.classes.epoll;
+    requires static org.bouncycastle.provider;
+    requires static org.bouncycastle.pkix;
+    requires static org.bouncycastle.tls;
+    requires static com.fasterxml.jackson.databind;
+
+    exports dev.peregrine;
+    exports dev.peregrine.cookie;
+    exports dev.peregrine.files;
+    exports dev.peregrine.form;
+    exports dev.peregrine.json;
+    exports dev.peregrine.metrics;
+    exports dev.peregrine.tls;
+
+    exports dev.peregrine.buffer to dev.peregrine.client;
+    exports dev.peregrine.http1 to dev.peregrine.client;
+    exports dev.peregrine.loop to dev.peregrine.client;
+    exports dev.peregrine.route to dev.peregrine.client;
+    exports dev.peregrine.tls.engine to dev.peregrine.client;
+    exports dev.peregrine.transport to dev.peregrine.client;
+    exports dev.peregrine.transport.epoll to dev.peregrine.client;
+    exports dev.peregrine.transport.nio to dev.peregrine.client;
+}
