@@ -151,16 +151,15 @@ public interface Request {
      * Every value of query parameter {@code name}, decoded as {@link #queryParam} does, in order
      * ({@code ?tag=a&tag=b}); empty when absent.
      */
-    default java.util.List<String> queryParams(String name) {
-        java.util.List<String> v = queryParams().get(name);
-        return v == null ? java.util.List.of() : v;
-    }
+    java.util.List<String> queryParams(String name);
 
-    /** Every query parameter, decoded, names in first-seen order, each with its values in order. */
-    default java.util.Map<String, java.util.List<String>> queryParams() {
-        String q = query();
-        return q == null ? java.util.Map.of() : dev.peregrine.http1.UrlEncoded.parse(q);
-    }
+    /**
+     * Every query parameter, decoded, names in first-seen order, each with its values in order.
+     *
+     * @throws dev.peregrine.form.FormLimitException for more than {@link FormCursor#DEFAULT_MAX_PAIRS}
+     *     pairs (uncaught, the server answers 413)
+     */
+    java.util.Map<String, java.util.List<String>> queryParams();
 
     /**
      * The fields of an {@code application/x-www-form-urlencoded} body, decoded (UTF-8, {@code +} as a
@@ -168,6 +167,8 @@ public interface Request {
      *
      * @throws IllegalStateException when the body is not such a form (another Content-Type, or
      *     {@code multipart/form-data}: read that with {@link #multipart}), or is streamed
+     * @throws dev.peregrine.form.FormLimitException for more than {@link FormCursor#DEFAULT_MAX_PAIRS}
+     *     pairs (uncaught, the server answers 413)
      */
     default java.util.Map<String, java.util.List<String>> formParams() {
         String type = header("Content-Type");
@@ -176,8 +177,7 @@ public interface Request {
             throw new IllegalStateException("formParams() reads application/x-www-form-urlencoded bodies; this one is "
                     + (type == null ? "without a Content-Type" : type));
         }
-        java.nio.ByteBuffer b = body();
-        return dev.peregrine.http1.UrlEncoded.all(b, b.position(), b.limit());
+        return formPairs().toMap();
     }
 
     /** The first value of form field {@code name} ({@link #formParams()}), or {@code null}. */
@@ -186,14 +186,17 @@ public interface Request {
         return v == null ? null : v.get(0);
     }
 
-    /** The value of cookie {@code name} from the {@code Cookie} header (RFC 6265 §5.4), or {@code null}. */
+    /**
+     * The value of cookie {@code name} from the {@code Cookie} fields (RFC 6265 §5.4, read as
+     * {@link CookieCursor} does), or {@code null}; the first of repeated names wins.
+     */
     default String cookie(String name) {
-        return dev.peregrine.http1.Cookies.get(header("Cookie"), name);
+        return cookieCursor().first(name);
     }
 
-    /** Every cookie of the {@code Cookie} header, in order (the first of repeated names wins). */
+    /** Every cookie of the {@code Cookie} fields, in order (the first of repeated names wins). */
     default java.util.Map<String, String> cookies() {
-        return dev.peregrine.http1.Cookies.all(header("Cookie"));
+        return cookieCursor().toMap();
     }
 
     /**

@@ -1,7 +1,7 @@
 package dev.peregrine;
 
-import dev.peregrine.http1.Cookies;
-import dev.peregrine.http1.UrlEncoded;
+import dev.peregrine.cookie.CookieCursor;
+import dev.peregrine.form.FormCursor;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -47,10 +47,23 @@ class WebBasicsTest {
     }
 
     @Test
+    void aFormPastItsLimitsIs413AndAMalformedOne400EvenUncaught() {
+        Server.Builder app = app().get("/bad", (req, res) -> {
+            throw new dev.peregrine.form.BadFormException("no boundary");
+        });
+        try (TestClient c = TestClient.of(app)) {
+            String many = "a=1&".repeat(dev.peregrine.form.FormCursor.DEFAULT_MAX_PAIRS + 1);
+            assertEquals(413, c.request("GET", "/q?" + many, null).status());
+            assertEquals(200, c.request("GET", "/q?" + "a=1&".repeat(10), null).status());
+            assertEquals(400, c.request("GET", "/bad", null).status());
+        }
+    }
+
+    @Test
     void cookiesInAndSetCookieOut() {
         try (TestClient c = TestClient.of(app())) {
             TestClient.Response r = c.request("GET", "/cookies", null, "Cookie", "session=abc; theme=\"light\"; junk; session=later");
-            assertEquals("abc {session=abc, theme=light}", r.text());
+            assertEquals("abc {session=abc, theme=light, junk=}", r.text(), "as CookieCursor (and Go) read it: a pair without = is a name with an empty value");
             assertEquals(List.of("visited=1; Path=/; HttpOnly; SameSite=Lax", "theme=dark; Max-Age=86400; Secure"), r.headers("Set-Cookie"));
         }
     }
@@ -94,11 +107,12 @@ class WebBasicsTest {
 
     @Test
     void codecsOnTheirOwn() {
-        Map<String, List<String>> m = UrlEncoded.parse("a=1&a=2&b=%zz&c=%41");
+        Map<String, List<String>> m = FormCursor.of("a=1&a=2&b=%zz&c=%41").toMap();
         assertEquals(List.of("1", "2"), m.get("a"));
         assertEquals("%zz", m.get("b").get(0), "an invalid escape is kept as it is");
         assertEquals("A", m.get("c").get(0));
-        assertNull(Cookies.get(null, "x"));
-        assertTrue(Cookies.all(";;=x; =y; a=b").containsKey("a"));
+        assertNull(CookieCursor.of("a=b").first("x"));
+        assertEquals(Map.of("a", "b", "flag", ""), CookieCursor.of(";;=x; =y; a=b; flag; a=c").toMap(),
+                "empty names skipped, a name without '=' has an empty value, the first of repeated names wins");
     }
 }

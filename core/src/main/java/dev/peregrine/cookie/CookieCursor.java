@@ -193,6 +193,16 @@ public final class CookieCursor {
         return null;
     }
 
+    /** Every cookie from the start, in order; the first of repeated names wins. Allocates the result. */
+    public java.util.Map<String, String> toMap() {
+        rewind();
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        while (next()) {
+            out.putIfAbsent(name(), value());
+        }
+        return out;
+    }
+
     private String string(int from, int to) {
         byte[] bytes = new byte[to - from];
         buf.get(from, bytes);

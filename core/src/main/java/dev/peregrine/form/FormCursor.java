@@ -231,6 +231,19 @@ public final class FormCursor {
         return values;
     }
 
+    /**
+     * Every pair decoded, from the start of the source: names in first-seen order, each with its
+     * values in order. Allocates the result.
+     */
+    public java.util.Map<String, List<String>> toMap() {
+        reset(buf, sourceStart, end);
+        java.util.Map<String, List<String>> out = new java.util.LinkedHashMap<>();
+        while (next()) {
+            out.computeIfAbsent(name(), k -> new ArrayList<>(1)).add(value());
+        }
+        return out;
+    }
+
     private int decode(int from, int to, byte[] dst, int offset) {
         int n = offset;
         for (int i = from; i < to; i++) {

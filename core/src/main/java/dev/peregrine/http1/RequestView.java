@@ -67,6 +67,7 @@ public final class RequestView implements Request {
     private int bodyLength;
 
     private final AsciiView pathView = new AsciiView();
+    private final RequestCursors cursors = new RequestCursors();
     private final AsciiView[] nameViews;
     private final AsciiView[] valueViews;
 
@@ -206,46 +207,19 @@ public final class RequestView implements Request {
     @Override
     public String queryParam(String name) {
         checkLive();
-        if (queryStart < 0) {
-            return null;
-        }
-        int p = queryStart;
-        while (p <= targetEnd) {
-            int amp = p;
-            while (amp < targetEnd && buf.get(amp) != '&') {
-                amp++;
-            }
-            int eq = p;
-            while (eq < amp && buf.get(eq) != '=') {
-                eq++;
-            }
-            if (matchesDecoded(p, eq, name)) {
-                return eq == amp ? "" : decode(buf, eq + 1, amp, true);
-            }
-            p = amp + 1;
-        }
-        return null;
+        return queryStart < 0 ? null : cursors.lookup(buf, queryStart, targetEnd).first(name);
     }
 
-    private boolean matchesDecoded(int start, int end, String name) {
-        boolean plain = true;
-        for (int i = start; i < end && plain; i++) {
-            byte c = buf.get(i);
-            plain = c != '%' && c != '+';
-        }
-        if (plain) {
-            return end - start == name.length() && asciiEquals(start, end, name);
-        }
-        return decode(buf, start, end, true).equals(name);
+    @Override
+    public java.util.List<String> queryParams(String name) {
+        checkLive();
+        return cursors.lookup(buf, queryStart, targetEnd).all(name);
     }
 
-    private boolean asciiEquals(int start, int end, String s) {
-        for (int i = start; i < end; i++) {
-            if ((buf.get(i) & 0xFF) != s.charAt(i - start)) {
-                return false;
-            }
-        }
-        return true;
+    @Override
+    public java.util.Map<String, java.util.List<String>> queryParams() {
+        checkLive();
+        return cursors.lookup(buf, queryStart, targetEnd).toMap();
     }
 
     @Override
@@ -540,76 +514,23 @@ public final class RequestView implements Request {
         return c;
     }
 
-    /** Reads a body held in memory. */
-    private static final class BodyInputStream extends InputStream {
-        private final ByteBuffer body;
-
-        BodyInputStream(ByteBuffer view) {
-            body = view.duplicate();
-        }
-
-        @Override
-        public int read() {
-            return body.hasRemaining() ? body.get() & 0xFF : -1;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) {
-            if (len == 0) {
-                return 0;
-            }
-            if (!body.hasRemaining()) {
-                return -1;
-            }
-            int n = Math.min(len, body.remaining());
-            body.get(b, off, n);
-            return n;
-        }
-
-        @Override
-        public int available() {
-            return body.remaining();
-        }
-    }
-
-    // Zero-allocation cursors: one of each per view, made at first use and reused (dev.peregrine.form,
-    // dev.peregrine.cookie; they know nothing of this class).
-    private FormCursor queryCursor;
-    private FormCursor formCursor;
-    private CookieCursor cookieCursor;
-
     @Override
     public FormCursor queryPairs() {
         checkLive();
-        if (queryCursor == null) {
-            queryCursor = new FormCursor();
-        }
-        return queryStart < 0 ? queryCursor.reset(buf, 0, 0) : queryCursor.reset(buf, queryStart, targetEnd);
+        return cursors.query(buf, queryStart, targetEnd);
     }
 
     @Override
     public FormCursor formPairs() {
         checkLive();
         requireBodyInMemory();
-        if (formCursor == null) {
-            formCursor = new FormCursor();
-        }
-        return bodyLength == 0 ? formCursor.reset(buf, 0, 0) : formCursor.reset(bodyBuf, bodyStart, bodyStart + bodyLength);
+        return bodyLength == 0 ? cursors.form(buf, 0, 0) : cursors.form(bodyBuf, bodyStart, bodyLength);
     }
 
     @Override
     public CookieCursor cookieCursor() {
         checkLive();
-        if (cookieCursor == null) {
-            cookieCursor = new CookieCursor();
-        }
-        cookieCursor.reset(buf);
-        for (int i = 0; i < headerCount; i++) {
-            if (nameEnd[i] - nameStart[i] == 6 && Ascii.equalsIgnoreCase(buf, nameStart[i], nameEnd[i], "Cookie")) {
-                cookieCursor.add(valueStart[i], valueEnd[i]);
-            }
-        }
-        return cookieCursor.rewind();
+        return cursors.cookies(this);
     }
 
     @Override

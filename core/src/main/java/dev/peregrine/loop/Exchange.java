@@ -256,13 +256,14 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         ctx.timers.cancel(this);
         Throwable t = error;
         ChunkedBodyWriter w = writer;
+        int status = 500;
         if (t != null) {
             if (w != null && w.headSent()) {
                 ctx.metrics.handlerErrors++;
                 LOG.log(System.Logger.Level.WARNING, "handler failed for " + request
                         + " after its streamed response began; connection closed", t);
             } else {
-                ctx.handlerFailed(request, t);
+                status = ctx.handlerFailed(request, t);
             }
             if (w != null) {
                 w.abort();
@@ -276,7 +277,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         } else if (conn.exchange() == this && !conn.isClosed()) {
             if (t != null) {
                 response.reset();
-                response.error(500);
+                response.error(status);
             }
             respond(response);
         }

@@ -417,17 +417,17 @@ public final class Http1ServerProtocol implements Protocol {
         return headEnd + have;
     }
 
-    /** Runs {@code h} on the loop; an exception becomes a 500 (logged once) and the loop carries on. */
+    /** Runs {@code h} on the loop; an exception becomes a 500 (logged once; 400/413 for a bad form) and the loop carries on. */
     private void runInline(Handler h, RequestView req, ResponseView res) {
         ctx.offLoop.current = this;
         ctx.enterHandler(h);
         try {
             h.handle(req, res);
         } catch (Throwable t) {
-            ctx.handlerFailed(req, t);
+            int status = ctx.handlerFailed(req, t);
             ctx.offLoop.handlerThrew();
             res.reset();
-            res.error(500);
+            res.error(status);
         } finally {
             ctx.exitHandler();
         }

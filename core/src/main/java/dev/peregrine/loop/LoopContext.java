@@ -95,9 +95,23 @@ public final class LoopContext {
         }
     }
 
-    void handlerFailed(Object request, Throwable t) {
+    /**
+     * A handler threw {@code t}: the status to answer with. A form the client got wrong
+     * ({@link dev.peregrine.form.BadFormException}: 400, {@link dev.peregrine.form.FormLimitException}:
+     * 413) is the client's fault and logged at DEBUG; anything else is the handler's: 500, one WARNING
+     * with the stack trace, counted in {@code handlerErrors}.
+     */
+    int handlerFailed(Object request, Throwable t) {
+        int status = t instanceof dev.peregrine.form.BadFormException ? ((dev.peregrine.form.BadFormException) t).status()
+                : t instanceof dev.peregrine.form.FormLimitException ? ((dev.peregrine.form.FormLimitException) t).status()
+                : 500;
+        if (status != 500) {
+            log.log(System.Logger.Level.DEBUG, () -> "form refused for " + request + ": " + t.getMessage() + "; answered " + status);
+            return status;
+        }
         metrics.handlerErrors++;
         log.log(System.Logger.Level.WARNING, "handler failed for " + request + "; answered 500", t);
+        return 500;
     }
 
     /**
