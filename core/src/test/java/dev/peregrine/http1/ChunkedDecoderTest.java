@@ -45,7 +45,7 @@ class ChunkedDecoderTest {
         byte[] bytes = msg.getBytes(StandardCharsets.ISO_8859_1);
         ChunkedDecoder d = new ChunkedDecoder();
         d.start(2);
-        ByteBuffer b = Framer.buffer(bytes.length);
+        ByteBuffer b = FramingHarness.buffer(bytes.length);
         b.put(0, bytes, 0, 2); // the head is there before decoding starts
         int have = 2;
         int r = HeadParser.NEED_MORE;
@@ -55,7 +55,7 @@ class ChunkedDecoderTest {
             if (r != ChunkedDecoder.NEED_MORE) {
                 break;
             }
-            ByteBuffer next = Framer.buffer(bytes.length);
+            ByteBuffer next = FramingHarness.buffer(bytes.length);
             have = d.compactInto(b, 0, have, next);
             assertEquals(have, d.compactedLength(0, have));
             b = next;
@@ -150,7 +150,7 @@ class ChunkedDecoderTest {
 
     private static ByteBuffer buf(String s) {
         byte[] bytes = s.getBytes(StandardCharsets.ISO_8859_1);
-        return Framer.bufferOf(bytes, bytes.length + 16);
+        return FramingHarness.bufferOf(bytes, bytes.length + 16);
     }
 
     private static String text(ByteBuffer b, int start, int length) {

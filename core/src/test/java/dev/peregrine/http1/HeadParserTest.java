@@ -34,9 +34,9 @@ class HeadParserTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("valid")
     void validRequestIsAcceptedWhole(Corpus.Entry e) {
-        Framer f = new Framer(MAX_BODY);
+        FramingHarness f = new FramingHarness(MAX_BODY);
         int n = e.bytes.length;
-        assertEquals(n, f.frame(Framer.bufferOf(e.bytes, n), n), "message end");
+        assertEquals(n, f.frame(FramingHarness.bufferOf(e.bytes, n), n), "message end");
         assertEquals(e.method, f.request.method());
         assertEquals(e.path, f.request.path());
         assertEquals(e.bodyLength, f.request.bodyLength());
@@ -46,17 +46,17 @@ class HeadParserTest {
     @MethodSource("valid")
     void validRequestGivesTheSameResultAtEverySplitPoint(Corpus.Entry e) {
         int n = e.bytes.length;
-        Framer whole = new Framer(MAX_BODY);
-        whole.frame(Framer.bufferOf(e.bytes, n), n);
+        FramingHarness whole = new FramingHarness(MAX_BODY);
+        whole.frame(FramingHarness.bufferOf(e.bytes, n), n);
         String expected = whole.snapshot();
         for (int k = 0; k < n; k++) {
-            Framer f = new Framer(MAX_BODY);
-            ByteBuffer b = Framer.buffer(n);
+            FramingHarness f = new FramingHarness(MAX_BODY);
+            ByteBuffer b = FramingHarness.buffer(n);
             b.put(0, e.bytes, 0, k);
             assertEquals(HeadParser.NEED_MORE, f.frame(b, k), "first " + k + " bytes");
             // As the connection does: move the unfinished request to a lent buffer through the
             // framer's keep (which drops chunk framing already decoded), then append the rest.
-            ByteBuffer moved = Framer.buffer(n);
+            ByteBuffer moved = FramingHarness.buffer(n);
             int kept = f.keep(b, k, moved);
             moved.put(kept, e.bytes, k, n - k);
             assertEquals(kept + n - k, f.frame(moved, kept + n - k), "split at " + k);
@@ -68,10 +68,10 @@ class HeadParserTest {
     @MethodSource("valid")
     void validRequestArrivingOneByteAtATimeIsTheSame(Corpus.Entry e) {
         int n = e.bytes.length;
-        Framer whole = new Framer(MAX_BODY);
-        whole.frame(Framer.bufferOf(e.bytes, n), n);
-        Framer f = new Framer(MAX_BODY);
-        ByteBuffer b = Framer.buffer(n);
+        FramingHarness whole = new FramingHarness(MAX_BODY);
+        whole.frame(FramingHarness.bufferOf(e.bytes, n), n);
+        FramingHarness f = new FramingHarness(MAX_BODY);
+        ByteBuffer b = FramingHarness.buffer(n);
         for (int k = 1; k < n; k++) {
             b.put(k - 1, e.bytes[k - 1]);
             assertEquals(HeadParser.NEED_MORE, f.frame(b, k), "after " + k + " bytes");
@@ -85,10 +85,10 @@ class HeadParserTest {
     @MethodSource("invalid")
     void invalidRequestGivesItsStatusAtEverySplitPoint(Corpus.Entry e) {
         int n = e.bytes.length;
-        assertEquals(-e.status, new Framer(MAX_BODY).frame(Framer.bufferOf(e.bytes, n), n), "whole");
+        assertEquals(-e.status, new FramingHarness(MAX_BODY).frame(FramingHarness.bufferOf(e.bytes, n), n), "whole");
         for (int k = 0; k < n; k++) {
-            Framer f = new Framer(MAX_BODY);
-            ByteBuffer b = Framer.buffer(n);
+            FramingHarness f = new FramingHarness(MAX_BODY);
+            ByteBuffer b = FramingHarness.buffer(n);
             b.put(0, e.bytes, 0, k);
             int first = f.frame(b, k);
             if (first != HeadParser.NEED_MORE) {
@@ -135,13 +135,13 @@ class HeadParserTest {
                 }
             }
             int len = in.length;
-            Framer whole = new Framer(MAX_BODY);
-            int expected = whole.frame(Framer.bufferOf(in, len), len);
+            FramingHarness whole = new FramingHarness(MAX_BODY);
+            int expected = whole.frame(FramingHarness.bufferOf(in, len), len);
             String snapshot = expected > 0 ? whole.snapshot() : null;
             String input = new String(in, java.nio.charset.StandardCharsets.ISO_8859_1);
             for (int k = 0; k < len; k++) {
-                Framer f = new Framer(MAX_BODY);
-                ByteBuffer b = Framer.buffer(len);
+                FramingHarness f = new FramingHarness(MAX_BODY);
+                ByteBuffer b = FramingHarness.buffer(len);
                 b.put(0, in, 0, k);
                 int first = f.frame(b, k);
                 if (first == HeadParser.NEED_MORE) {
@@ -164,7 +164,7 @@ class HeadParserTest {
 
     @Test
     void recordsRequestLineAndFields() {
-        Framer f = parseOk("GET /users/42?x=1&y=%20 HTTP/1.1\r\nHost: example.com\r\nX-Padded: \t v a l \t\r\nEmpty:\r\n\r\n");
+        FramingHarness f = parseOk("GET /users/42?x=1&y=%20 HTTP/1.1\r\nHost: example.com\r\nX-Padded: \t v a l \t\r\nEmpty:\r\n\r\n");
         RequestView r = f.request;
         assertEquals(Methods.GET, r.methodId());
         assertEquals("GET", r.method());
@@ -181,7 +181,7 @@ class HeadParserTest {
 
     @Test
     void methodNotInTheListIsKeptAsAToken() {
-        Framer f = parseOk("M-SEARCH * HTTP/1.1\r\nHost: x\r\n\r\n".replace("*", "/x"));
+        FramingHarness f = parseOk("M-SEARCH * HTTP/1.1\r\nHost: x\r\n\r\n".replace("*", "/x"));
         assertEquals(Methods.OTHER, f.request.methodId());
         assertEquals("M-SEARCH", f.request.method());
     }
@@ -189,7 +189,7 @@ class HeadParserTest {
     @Test
     void absoluteFormGivesThePathAndIgnoresTheAuthority() {
         assertEquals("/a/b", parseOk("GET https://example.com:8443/a/b?c HTTP/1.1\r\nHost: x\r\n\r\n").request.path());
-        Framer empty = parseOk("GET http://example.com?c=d HTTP/1.1\r\nHost: x\r\n\r\n");
+        FramingHarness empty = parseOk("GET http://example.com?c=d HTTP/1.1\r\nHost: x\r\n\r\n");
         assertEquals("/", empty.request.path());
         assertEquals("c=d", empty.request.query());
     }
@@ -229,7 +229,7 @@ class HeadParserTest {
 
     @Test
     void asteriskFormOnlyForOptions() {
-        Framer f = parseOk("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n");
+        FramingHarness f = parseOk("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n");
         assertTrue(f.request.isAsteriskForm());
         assertEquals(-400, parse("GET * HTTP/1.1\r\nHost: x\r\n\r\n"));
         assertEquals(-400, parse("OPTIONS *x HTTP/1.1\r\nHost: x\r\n\r\n"));
@@ -327,17 +327,17 @@ class HeadParserTest {
         byte[] ok = ascii(line + "\r\nHost: x\r\n\r\n");
         byte[] tooLong = ascii("GET /a" + line.substring(5) + "\r\nHost: x\r\n\r\n");
         for (int k = 0; k <= ok.length; k++) {
-            Framer f = new Framer(limit, 1024, 10, MAX_BODY);
-            ByteBuffer b = Framer.bufferOf(ok, ok.length);
+            FramingHarness f = new FramingHarness(limit, 1024, 10, MAX_BODY);
+            ByteBuffer b = FramingHarness.bufferOf(ok, ok.length);
             int expected = k == ok.length ? ok.length : HeadParser.NEED_MORE;
             assertEquals(expected, f.frame(b, k), "first " + k + " bytes");
         }
-        Framer f = new Framer(limit, 1024, 10, MAX_BODY);
-        assertEquals(-414, f.frame(Framer.bufferOf(tooLong, tooLong.length), tooLong.length));
+        FramingHarness f = new FramingHarness(limit, 1024, 10, MAX_BODY);
+        assertEquals(-414, f.frame(FramingHarness.bufferOf(tooLong, tooLong.length), tooLong.length));
         // An endless request line is refused once it passes the limit, without waiting for its end.
         byte[] endless = ascii("GET /" + "b".repeat(100));
-        assertEquals(-414, f.frame(Framer.bufferOf(endless, endless.length), endless.length));
-        assertEquals(HeadParser.NEED_MORE, f.frame(Framer.bufferOf(endless, endless.length), limit));
+        assertEquals(-414, f.frame(FramingHarness.bufferOf(endless, endless.length), endless.length));
+        assertEquals(HeadParser.NEED_MORE, f.frame(FramingHarness.bufferOf(endless, endless.length), limit));
     }
 
     @Test
@@ -346,13 +346,13 @@ class HeadParserTest {
         String start = "GET / HTTP/1.1\r\nHost: x\r\nX: ";
         String ok = start + "v".repeat(limit - start.length() - 4) + "\r\n\r\n";
         assertEquals(limit, ok.length());
-        Framer f = new Framer(128, limit, 10, MAX_BODY);
-        assertEquals(limit, f.frame(Framer.bufferOf(ascii(ok), limit), limit));
+        FramingHarness f = new FramingHarness(128, limit, 10, MAX_BODY);
+        assertEquals(limit, f.frame(FramingHarness.bufferOf(ascii(ok), limit), limit));
         String tooBig = start + "v".repeat(limit - start.length() - 3) + "\r\n\r\n";
-        assertEquals(-431, f.frame(Framer.bufferOf(ascii(tooBig), tooBig.length()), tooBig.length()));
+        assertEquals(-431, f.frame(FramingHarness.bufferOf(ascii(tooBig), tooBig.length()), tooBig.length()));
         String endless = start + "v".repeat(1000);
-        assertEquals(-431, f.frame(Framer.bufferOf(ascii(endless), endless.length()), endless.length()));
-        assertEquals(HeadParser.NEED_MORE, f.frame(Framer.bufferOf(ascii(endless), endless.length()), limit));
+        assertEquals(-431, f.frame(FramingHarness.bufferOf(ascii(endless), endless.length()), endless.length()));
+        assertEquals(HeadParser.NEED_MORE, f.frame(FramingHarness.bufferOf(ascii(endless), endless.length()), limit));
     }
 
     @Test
@@ -363,8 +363,8 @@ class HeadParserTest {
 
     @Test
     void tooManyFieldsIs431() {
-        String fields = "GET / HTTP/1.1\r\nHost: x\r\n" + "X: y\r\n".repeat(Framer.MAX_HEADERS - 1);
-        assertEquals(Framer.MAX_HEADERS, parseOk(fields + "\r\n").request.headerCount());
+        String fields = "GET / HTTP/1.1\r\nHost: x\r\n" + "X: y\r\n".repeat(FramingHarness.MAX_HEADERS - 1);
+        assertEquals(FramingHarness.MAX_HEADERS, parseOk(fields + "\r\n").request.headerCount());
         assertEquals(-431, parse(fields + "X: y\r\n\r\n"));
     }
 
@@ -373,7 +373,7 @@ class HeadParserTest {
     @Test
     void findHeadEndFindsCrLfCrLfAcrossArrivals() {
         byte[] head = ascii("GET / HTTP/1.1\r\nHost: x\r\n\r\nBODY");
-        ByteBuffer b = Framer.bufferOf(head, head.length);
+        ByteBuffer b = FramingHarness.bufferOf(head, head.length);
         int end = head.length - 4;
         assertEquals(end, HeadParser.findHeadEnd(b, 0, 0, head.length));
         for (int from = 0; from <= end; from++) {
@@ -386,7 +386,7 @@ class HeadParserTest {
 
     @Test
     void findHeadEndReportsABareLf() {
-        ByteBuffer b = Framer.bufferOf(ascii("GET / HTTP/1.1\nHost: x\r\n"), 64);
+        ByteBuffer b = FramingHarness.bufferOf(ascii("GET / HTTP/1.1\nHost: x\r\n"), 64);
         assertEquals(0, HeadParser.findHeadEnd(b, 0, 0, 24));
     }
 
@@ -394,13 +394,13 @@ class HeadParserTest {
 
     private static int parse(String head) {
         byte[] bytes = head.getBytes(StandardCharsets.ISO_8859_1);
-        return new Framer(MAX_BODY).parser.parse(Framer.bufferOf(bytes, bytes.length), 0, bytes.length, new RequestView(Framer.MAX_HEADERS));
+        return new FramingHarness(MAX_BODY).parser.parse(FramingHarness.bufferOf(bytes, bytes.length), 0, bytes.length, new RequestView(FramingHarness.MAX_HEADERS));
     }
 
-    private static Framer parseOk(String head) {
+    private static FramingHarness parseOk(String head) {
         byte[] bytes = head.getBytes(StandardCharsets.ISO_8859_1);
-        Framer f = new Framer(MAX_BODY);
-        int r = f.parser.parse(Framer.bufferOf(bytes, bytes.length), 0, bytes.length, f.request);
+        FramingHarness f = new FramingHarness(MAX_BODY);
+        int r = f.parser.parse(FramingHarness.bufferOf(bytes, bytes.length), 0, bytes.length, f.request);
         assertEquals(bytes.length, r, head);
         return f;
     }
@@ -411,7 +411,7 @@ class HeadParserTest {
 
     @Test
     void absentThingsAreNull() {
-        Framer f = parseOk("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        FramingHarness f = parseOk("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         assertNull(f.request.query());
         assertNull(f.request.header("Content-Type"));
     }

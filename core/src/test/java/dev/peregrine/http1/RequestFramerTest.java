@@ -15,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RequestFramerTest {
     /** Feeds {@code wire} in pieces of {@code piece} bytes, keeping the unframed rest like the connection. */
-    private static int feed(Framer f, byte[] wire, int piece) {
-        ByteBuffer b = Framer.buffer(wire.length + 16);
+    private static int feed(FramingHarness f, byte[] wire, int piece) {
+        ByteBuffer b = FramingHarness.buffer(wire.length + 16);
         int end = 0;
         int fed = 0;
         while (fed < wire.length) {
@@ -28,7 +28,7 @@ class RequestFramerTest {
             if (r != RequestFramer.NEED_MORE) {
                 return r;
             }
-            ByteBuffer kept = Framer.buffer(wire.length + 16);
+            ByteBuffer kept = FramingHarness.buffer(wire.length + 16);
             end = f.keep(b, end, kept);
             b = kept;
         }
@@ -43,7 +43,7 @@ class RequestFramerTest {
         }
         byte[] wire = ("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + body + "0\r\n\r\n")
                 .getBytes(StandardCharsets.ISO_8859_1);
-        Framer f = new Framer(1 << 20);
+        FramingHarness f = new FramingHarness(1 << 20);
         int r = feed(f, wire, 1);
         assertTrue(r > 0, "complete: " + r);
         assertEquals(500, f.request.bodyLength());
@@ -58,7 +58,7 @@ class RequestFramerTest {
             head.append("X-Header-").append(i++).append(": ").append("v".repeat(80)).append("\r\n");
         }
         byte[] wire = (head + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
-        Framer f = new Framer(8 * 1024, 16 * 1024, 200, 1 << 20);
+        FramingHarness f = new FramingHarness(8 * 1024, 16 * 1024, 200, 1 << 20);
         int r = feed(f, wire, 100);
         assertEquals(wire.length, r);
         assertTrue(f.framer.parses() <= 3, "parses: " + f.framer.parses());
@@ -71,8 +71,8 @@ class RequestFramerTest {
             head.append("X-Long: ").append("v".repeat(100)).append("\r\n");
         }
         byte[] wire = (head + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
-        int whole = new Framer(8 * 1024, 16 * 1024, 1000, 1 << 20).frame(Framer.bufferOf(wire, wire.length), wire.length);
+        int whole = new FramingHarness(8 * 1024, 16 * 1024, 1000, 1 << 20).frame(FramingHarness.bufferOf(wire, wire.length), wire.length);
         assertTrue(whole < 0, "rejected whole: " + whole);
-        assertEquals(whole, feed(new Framer(8 * 1024, 16 * 1024, 1000, 1 << 20), wire, 100));
+        assertEquals(whole, feed(new FramingHarness(8 * 1024, 16 * 1024, 1000, 1 << 20), wire, 100));
     }
 }

@@ -91,8 +91,8 @@ class RequestViewTest {
     @Test
     void bodyViewsCopiesAndEmptiness() {
         byte[] wire = "POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 7\r\n\r\ncaf\u00c3\u00a9!!".getBytes(StandardCharsets.ISO_8859_1);
-        Framer f = new Framer(1 << 20);
-        assertEquals(wire.length, f.frame(Framer.bufferOf(wire, wire.length), wire.length));
+        FramingHarness f = new FramingHarness(1 << 20);
+        assertEquals(wire.length, f.frame(FramingHarness.bufferOf(wire, wire.length), wire.length));
         RequestView r = f.request;
         ByteBuffer body = r.body();
         assertTrue(body.isReadOnly());
@@ -107,7 +107,7 @@ class RequestViewTest {
         assertEquals('!', copy[6]);
 
         RequestView none = parse("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
-        none.setBody(Framer.buffer(1), 0, 0);
+        none.setBody(FramingHarness.buffer(1), 0, 0);
         assertEquals(0, none.body().remaining());
         assertEquals(0, none.bodyBytes().length);
         assertEquals("", none.bodyString());
@@ -127,7 +127,7 @@ class RequestViewTest {
     private static RequestView parse(String head) {
         byte[] bytes = head.getBytes(StandardCharsets.ISO_8859_1);
         RequestView r = new RequestView(16);
-        int end = new HeadParser(8192, 16384, 16).parse(Framer.bufferOf(bytes, bytes.length), 0, bytes.length, r);
+        int end = new HeadParser(8192, 16384, 16).parse(FramingHarness.bufferOf(bytes, bytes.length), 0, bytes.length, r);
         assertEquals(bytes.length, end, head);
         return r;
     }

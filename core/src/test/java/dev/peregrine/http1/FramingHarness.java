@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
  * {@link RequestView} of its own and test limits, so that the corpus can be fed at every split point
  * without sockets; plus the buffers and the snapshot the tests compare. It frames nothing itself.
  */
-final class Framer {
+final class FramingHarness {
     static final int MAX_REQUEST_LINE = 8 * 1024;
     static final int MAX_HEAD = 16 * 1024;
     static final int MAX_HEADERS = 100;
@@ -18,11 +18,11 @@ final class Framer {
     final RequestView request;
     final RequestFramer framer;
 
-    Framer(long maxBody) {
+    FramingHarness(long maxBody) {
         this(MAX_REQUEST_LINE, MAX_HEAD, MAX_HEADERS, maxBody);
     }
 
-    Framer(int maxRequestLine, int maxHead, int maxHeaders, long maxBody) {
+    FramingHarness(int maxRequestLine, int maxHead, int maxHeaders, long maxBody) {
         parser = new HeadParser(maxRequestLine, maxHead, maxHeaders);
         request = new RequestView(maxHeaders);
         framer = new RequestFramer(parser, maxBody, maxHead, Long.MAX_VALUE);
