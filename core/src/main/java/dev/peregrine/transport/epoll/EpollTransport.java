@@ -1,16 +1,14 @@
 package dev.peregrine.transport.epoll;
 
-import dev.peregrine.ServerConfig;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.LoopSetup;
 import dev.peregrine.transport.ConnectionLimit;
+import dev.peregrine.transport.LoopStarter;
 import dev.peregrine.transport.TransportEngine;
-import dev.peregrine.transport.LoopGroup;
 import dev.peregrine.transport.TransportServer;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -31,65 +29,57 @@ public final class EpollTransport implements TransportEngine {
 
     @Override
     public TransportServer startLoops(LoopSetup setup, int threads) throws IOException {
-        String why = EpollAvailability.unavailabilityReason();
-        if (why != null) {
-            throw new IllegalStateException("epoll transport unavailable: " + why);
-        }
-        EpollEventLoop[] loops = new EpollEventLoop[threads];
-        ConnectionLimit none = new ConnectionLimit(Integer.MAX_VALUE, threads);
-        for (int i = 0; i < threads; i++) {
-            loops[i] = new EpollEventLoop(i, new LoopContext(setup), null, none);
-        }
-        for (EpollEventLoop loop : loops) {
-            loop.start();
-        }
-        return new LoopGroup(loops, -1);
+        requireAvailable();
+        return LoopStarter.startLoops(setup, threads, PARTS);
     }
 
     @Override
     public TransportServer start(LoopSetup setup) throws IOException {
-        ServerConfig config = setup.config();
+        requireAvailable();
+        return LoopStarter.start(setup, true, PARTS);
+    }
+
+    private static void requireAvailable() {
         String why = EpollAvailability.unavailabilityReason();
         if (why != null) {
             throw new IllegalStateException("epoll transport unavailable: " + why);
         }
-        int n = config.threads();
-        boolean reusePort = n > 1 && config.reusePort();
-        EpollEventLoop[] loops = new EpollEventLoop[n];
-        ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), n);
-        List<NettyEpoll.Fd> listeners = new ArrayList<>();
-        try {
-            InetSocketAddress requested = new InetSocketAddress(config.host(), setup.port());
-            int port = -1;
-            for (int i = 0; i < n; i++) {
-                NettyEpoll.Fd listener = null;
-                if (i == 0 || reusePort) {
-                    InetSocketAddress at = i == 0 ? requested : new InetSocketAddress(requested.getAddress(), port);
-                    listener = NettyEpoll.Fd.listen(at, config.backlog(), reusePort);
-                    listeners.add(listener);
-                    if (i == 0) {
-                        port = listener.localPort();
-                    }
-                }
-                loops[i] = new EpollEventLoop(i, new LoopContext(setup), listener, limit);
-            }
-            if (!reusePort && n > 1) {
-                loops[0].acceptFor(loops);
-            }
-            for (EpollEventLoop loop : loops) {
-                loop.start();
-            }
-            return new LoopGroup(loops, port);
-        } catch (IOException | RuntimeException e) {
-            for (NettyEpoll.Fd l : listeners) {
-                l.close();
-            }
-            for (EpollEventLoop loop : loops) {
-                if (loop != null) {
-                    loop.shutdown();
-                }
-            }
-            throw e;
-        }
     }
+
+    private static final LoopStarter.Parts<NettyEpoll.Fd, EpollEventLoop> PARTS = new LoopStarter.Parts<>() {
+        @Override
+        public NettyEpoll.Fd listen(InetSocketAddress at, int backlog, boolean reusePort) throws IOException {
+            return NettyEpoll.Fd.listen(at, backlog, reusePort);
+        }
+
+        @Override
+        public int localPort(NettyEpoll.Fd listener) {
+            return listener.localPort();
+        }
+
+        @Override
+        public void closeListener(NettyEpoll.Fd listener) {
+            listener.close();
+        }
+
+        @Override
+        public EpollEventLoop newLoop(int index, LoopContext ctx, NettyEpoll.Fd listener, ConnectionLimit limit) {
+            return new EpollEventLoop(index, ctx, listener, limit);
+        }
+
+        @Override
+        public void acceptFor(EpollEventLoop first, List<EpollEventLoop> loops) {
+            first.acceptFor(loops.toArray(new EpollEventLoop[0]));
+        }
+
+        @Override
+        public void start(EpollEventLoop loop) throws IOException {
+            loop.start();
+        }
+
+        @Override
+        public void discard(EpollEventLoop loop, boolean started) {
+            loop.shutdown(); // ends the loop's thread whether or not it was registered, and frees its memory
+        }
+    };
 }

@@ -76,6 +76,16 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
         limit.resumer(index, () -> execute(this::resumeAccept));
     }
 
+    /** Frees a loop that was made but never started (a later step of the server's start failed). */
+    void discard() {
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // nothing more to release
+        }
+        ctx.free();
+    }
+
     /** Makes this loop accept for all of {@code loops}, round-robin. Before start. */
     void acceptFor(NioEventLoop[] loops) {
         this.group = loops;
