@@ -1,6 +1,5 @@
 package dev.peregrine.tls.engine;
 
-import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LayeredEndpoint;
@@ -32,11 +31,10 @@ import java.util.concurrent.RejectedExecutionException;
  *     +-- handshake timeout / bad record / EOF -----------------------------&gt; CLOSED
  * </pre>
  *
- * <p><b>Buffers.</b> Three buffers are lent by the loop's {@link BufferPool}, each only while it holds
- * bytes: {@code netIn} (ciphertext received, kept only while a record is incomplete), {@code netOut}
- * (records not yet taken by the socket) and {@code appIn} (plaintext decrypted into a staging buffer
- * because the connection's buffer had less room than a record, kept until the connection has read it).
- * An idle TLS connection holds none of them; the engine keeps its own session state.
+ * <p><b>Buffers.</b> {@link TlsBuffers} holds the three pooled buffers ({@code netIn}: ciphertext
+ * received; {@code netOut}: records not yet taken by the socket; {@code appIn}: plaintext staged
+ * when the connection's buffer had less room than a record), each lent only while it holds bytes,
+ * so an idle TLS connection holds none; the engine keeps its own session state.
  *
  * <p><b>Reading again without a readiness event.</b> {@link Connection} reads only when the
  * transport reports the socket readable. After a read this endpoint may still hold input the socket
@@ -64,8 +62,6 @@ import java.util.concurrent.RejectedExecutionException;
 final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     private static final System.Logger LOG = System.getLogger("dev.peregrine.tls");
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
-    /** Most plaintext one {@link #write} encrypts into one send buffer before writing, bytes. */
-    private static final int MAX_BATCH = 64 * 1024;
     private static final int WRAP_SENT = 0;
     private static final int WRAP_BLOCKED = 1;
     private static final int WRAP_CLOSED = 2;
@@ -73,7 +69,6 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     private final SocketEndpoint socket;
     private final SSLEngine engine;
     private final LoopContext ctx;
-    private final BufferPool pool;
     private final EventLoop loop;
     private final Executor executor;
     private final Runnable readAgain = this::readAgain;
@@ -87,20 +82,10 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     private final ByteBuffer[] one = new ByteBuffer[1];
     private Connection connection;
 
-    /** Ciphertext received and not yet unwrapped, in read mode; null when none. */
-    private ByteBuffer netIn;
-    /** Records wrapped and not yet written, in read mode; null when none. */
-    private ByteBuffer netOut;
-    /** Plaintext unwrapped but not yet read by the connection, in read mode; null when none. */
-    private ByteBuffer appIn;
-    private int packetSize;
-    private int appSize;
+    /** The three lent buffers (ciphertext in and out, staged plaintext) and the byte work on them. */
+    private final TlsBuffers buffers;
 
     private boolean handshaking = true;
-    /** The last unwrap needed more bytes than {@code netIn} holds (an incomplete record). */
-    private boolean needInput;
-    /** The last socket read filled {@code netIn}: the socket may hold more. */
-    private boolean lastFillFull;
     private boolean taskRunning;
     private boolean readWanted = true;
     private boolean writeWanted;
@@ -116,11 +101,10 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         this.socket = socket;
         this.engine = engine;
         this.ctx = ctx;
-        this.pool = ctx.pool();
         this.loop = ctx.eventLoop();
         this.executor = executor;
-        this.packetSize = engine.getSession().getPacketBufferSize();
-        this.appSize = engine.getSession().getApplicationBufferSize();
+        this.buffers = new TlsBuffers(ctx.pool(), engine.getSession().getPacketBufferSize(),
+                engine.getSession().getApplicationBufferSize());
         try {
             engine.beginHandshake(); // so that NOT_HANDSHAKING later means "done"
         } catch (SSLException e) {
@@ -159,7 +143,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         }
         try {
             int n = readPlaintext(dst);
-            releaseEmpty();
+            buffers.releaseEmpty();
             return n;
         } catch (SSLException e) {
             fail(e);
@@ -173,7 +157,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
 
     /** Runs the engine until {@code dst} has plaintext, the socket has nothing more, or the engine waits. */
     private int readPlaintext(ByteBuffer dst) throws IOException {
-        int produced = drainStaged(dst);
+        int produced = buffers.drainStaged(dst);
         boolean more = false;
         while (true) {
             SSLEngineResult.HandshakeStatus hs = engine.getHandshakeStatus();
@@ -200,17 +184,17 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
             if (inputEnded) {
                 break;
             }
-            if (!dst.hasRemaining() || (appIn != null && appIn.hasRemaining())) {
+            if (!dst.hasRemaining() || buffers.hasStaged()) {
                 more = true;
                 break;
             }
-            if (netIn == null || !netIn.hasRemaining() || needInput) {
-                if (produced > 0 && !lastFillFull) {
+            if (buffers.needsFill()) {
+                if (produced > 0 && !buffers.lastFillFull) {
                     break; // the socket was drained by the last read: no read that would return 0
                 }
-                int r = fill();
+                int r = buffers.fill(socket);
                 if (r < 0) {
-                    if (handshaking || (netIn != null && netIn.hasRemaining())) {
+                    if (handshaking || buffers.hasCiphertext()) {
                         LOG.log(System.Logger.Level.DEBUG, "TLS: {0} closed mid-{1}", socket.remoteAddress(),
                                 handshaking ? "handshake" : "record");
                     }
@@ -221,7 +205,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
                     break;
                 }
             }
-            if (produced > 0 && mayBeAlert()) {
+            if (produced > 0 && buffers.mayBeAlert()) {
                 more = true; // answered on the next read, after the connection has used the data
                 break;
             }
@@ -253,25 +237,24 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
 
     /** One unwrap of {@code netIn}, straight into {@code dst} when a record fits, else through {@code appIn}. */
     private int unwrapOnce(ByteBuffer dst) throws SSLException {
-        boolean direct = dst.remaining() >= appSize;
-        ByteBuffer target = direct ? dst : staging();
+        boolean direct = dst.remaining() >= buffers.appSize;
+        ByteBuffer target = direct ? dst : buffers.staging();
         one[0] = target;
         SSLEngineResult r;
         try {
-            r = engine.unwrap(netIn, one, 0, 1);
+            r = engine.unwrap(buffers.netIn, one, 0, 1);
         } finally {
             one[0] = null;
         }
         switch (r.getStatus()) {
             case BUFFER_UNDERFLOW:
-                needInput = true;
+                buffers.needInput = true;
                 break;
             case BUFFER_OVERFLOW:
                 // The session's sizes changed (e.g. after the handshake): take the new ones and retry.
-                appSize = Math.max(appSize + 1, engine.getSession().getApplicationBufferSize());
-                if (!direct && appIn.capacity() < appSize) {
-                    pool.release(appIn);
-                    appIn = null;
+                buffers.appSize = Math.max(buffers.appSize + 1, engine.getSession().getApplicationBufferSize());
+                if (!direct) {
+                    buffers.dropSmallStaging();
                 }
                 break;
             case CLOSED:
@@ -288,85 +271,11 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         if (direct) {
             return r.bytesProduced();
         }
-        if (appIn != null) {
-            appIn.flip();
-            return drainStaged(dst);
-        }
-        return 0;
-    }
-
-    /**
-     * Whether the next record in {@code netIn} may be an alert, such as close_notify: a TLS 1.2 alert
-     * record (content type 21), or a record too short to carry more than a few bytes (a TLS 1.3 alert
-     * is hidden behind content type 23, RFC 8446 section 5.2). Such a record is left for the next
-     * read once this read has produced data. Bouncy Castle answers close_notify by closing its output
-     * at once (no TLS 1.3 half-close), so unwrapping it together with a request would leave that
-     * request's response nowhere to go; deferring costs at most one more read.
-     */
-    private boolean mayBeAlert() {
-        int p = netIn.position();
-        if (netIn.limit() - p < 5) {
-            return false;
-        }
-        int length = (netIn.get(p + 3) & 0xff) << 8 | (netIn.get(p + 4) & 0xff);
-        return netIn.get(p) == 21 || length <= 64;
-    }
-
-    /** {@code appIn} emptied and in write mode, lent if needed. */
-    private ByteBuffer staging() {
-        if (appIn == null) {
-            appIn = pool.acquire(appSize);
-        }
-        appIn.clear();
-        return appIn;
-    }
-
-    /** Copies staged plaintext into {@code dst}, as much as fits. */
-    private int drainStaged(ByteBuffer dst) {
-        if (appIn == null || !appIn.hasRemaining()) {
-            return 0;
-        }
-        int n = Math.min(appIn.remaining(), dst.remaining());
-        dst.put(dst.position(), appIn, appIn.position(), n);
-        dst.position(dst.position() + n);
-        appIn.position(appIn.position() + n);
-        return n;
-    }
-
-    /** Reads ciphertext from the socket into {@code netIn}; returns what the socket returned. */
-    private int fill() throws IOException {
-        if (netIn == null) {
-            netIn = pool.acquire(packetSize);
-            netIn.limit(0);
-        }
-        netIn.compact();
-        if (!netIn.hasRemaining()) {
-            if (netIn.capacity() >= 4 * packetSize) {
-                throw new SSLException("record larger than any TLS record");
-            }
-            ByteBuffer bigger = pool.acquire(netIn.capacity() * 2);
-            netIn.flip();
-            bigger.put(netIn);
-            pool.release(netIn);
-            netIn = bigger;
-        }
-        int room = netIn.remaining();
-        int r;
-        try {
-            r = socket.read(netIn);
-        } finally {
-            netIn.flip();
-        }
-        lastFillFull = r == room;
-        if (r > 0) {
-            needInput = false;
-        }
-        return r;
+        return buffers.flipStaged() ? buffers.drainStaged(dst) : 0;
     }
 
     private boolean hasBufferedInput() {
-        return (appIn != null && appIn.hasRemaining()) || (netIn != null && netIn.hasRemaining() && !needInput)
-                || lastFillFull;
+        return buffers.holdsInput();
     }
 
     private void scheduleReadAgain() {
@@ -392,7 +301,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
      * the socket did not take all of it, or {@link #WRAP_CLOSED} when the engine's output is done.
      */
     private int wrapForEngine() throws IOException {
-        SSLEngineResult r = wrapInto(EMPTY);
+        SSLEngineResult r = buffers.wrap(engine, EMPTY, one);
         if (r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.FINISHED) {
             handshakeFinished();
         }
@@ -400,7 +309,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         if (closedNow) {
             outputClosed = true;
         }
-        boolean sent = flushNet();
+        boolean sent = buffers.flush(socket);
         updateWriteInterest();
         if (closedNow) {
             return WRAP_CLOSED;
@@ -422,8 +331,8 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         if (handshaking) {
             handshaking = false;
             ctx.timers().cancel(this);
-            packetSize = engine.getSession().getPacketBufferSize();
-            appSize = engine.getSession().getApplicationBufferSize();
+            buffers.packetSize = engine.getSession().getPacketBufferSize();
+            buffers.appSize = engine.getSession().getApplicationBufferSize();
             if (connection != null && connection.pendingOutput() > 0) {
                 // A client wrote its request before the handshake ended; the engine took none of it
                 // then. No writability event may come for it (epoll reports an edge once), so the
@@ -483,17 +392,17 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         if (closed || outputClosed) {
             throw new IOException("TLS output closed");
         }
-        if (!flushNet()) {
+        if (!buffers.flush(socket)) {
             updateWriteInterest();
             return 0;
         }
         int consumed = 0;
         try {
             while (src.hasRemaining()) {
-                if (netOut != null && netOut.capacity() - netOut.remaining() < packetSize && !flushNet()) {
+                if (buffers.outputNearlyFull() && !buffers.flush(socket)) {
                     break; // the socket is full; the rest stays with the connection
                 }
-                SSLEngineResult r = wrapInto(src);
+                SSLEngineResult r = buffers.wrap(engine, src, one);
                 consumed += r.bytesConsumed();
                 if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
                     throw new IOException("TLS output closed");
@@ -502,7 +411,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
                     break; // the engine wants something else first (a post-handshake message): next read
                 }
             }
-            flushNet();
+            buffers.flush(socket);
         } catch (SSLException e) {
             fail(e);
             throw e;
@@ -511,57 +420,12 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         return consumed;
     }
 
-    /** Wraps from {@code src} into {@code netOut} (lent and grown as needed). */
-    private SSLEngineResult wrapInto(ByteBuffer src) throws SSLException {
-        while (true) {
-            if (netOut == null) {
-                int want = Math.min(src.remaining(), MAX_BATCH);
-                netOut = pool.acquire(Math.max(packetSize, want + (want / 16384 + 1) * (packetSize - 16384)));
-                netOut.limit(0);
-            }
-            netOut.compact();
-            SSLEngineResult r;
-            one[0] = src;
-            try {
-                r = engine.wrap(one, 0, 1, netOut);
-            } finally {
-                one[0] = null;
-                netOut.flip();
-            }
-            if (r.getStatus() != SSLEngineResult.Status.BUFFER_OVERFLOW) {
-                return r;
-            }
-            packetSize = Math.max(packetSize, engine.getSession().getPacketBufferSize());
-            ByteBuffer bigger = pool.acquire(Math.max(netOut.capacity() * 2, netOut.remaining() + packetSize));
-            bigger.put(netOut);
-            bigger.flip();
-            pool.release(netOut);
-            netOut = bigger;
-        }
-    }
-
-    /** Writes {@code netOut}; true when it is empty (and returned to the pool). */
-    private boolean flushNet() throws IOException {
-        if (netOut == null) {
-            return true;
-        }
-        if (netOut.hasRemaining()) {
-            socket.write(netOut);
-            if (netOut.hasRemaining()) {
-                return false;
-            }
-        }
-        pool.release(netOut);
-        netOut = null;
-        return true;
-    }
-
     @Override
     public boolean flushBuffered() throws IOException {
         if (closed) {
             return true;
         }
-        boolean done = flushNet();
+        boolean done = buffers.flush(socket);
         if (done) {
             if (finPending) {
                 finPending = false;
@@ -576,7 +440,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     }
 
     private void updateWriteInterest() {
-        socket.writeInterest(writeWanted || (netOut != null && netOut.hasRemaining()));
+        socket.writeInterest(writeWanted || buffers.hasPendingOutput());
     }
 
     @Override
@@ -604,7 +468,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         }
         try {
             sendCloseNotify();
-            if (flushNet()) {
+            if (buffers.flush(socket)) {
                 socket.shutdownOutput();
             } else {
                 finPending = true;
@@ -623,7 +487,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         engine.closeOutbound();
         try {
             for (int i = 0; i < 4 && !engine.isOutboundDone(); i++) {
-                if (wrapInto(EMPTY).bytesProduced() == 0) {
+                if (buffers.wrap(engine, EMPTY, one).bytesProduced() == 0) {
                     break;
                 }
             }
@@ -641,9 +505,9 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         try {
             outputClosed = true;
             if (engine.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NEED_WRAP) {
-                wrapInto(EMPTY);
+                buffers.wrap(engine, EMPTY, one);
             }
-            flushNet();
+            buffers.flush(socket);
         } catch (IOException | RuntimeException ignored) {
             // best effort only
         }
@@ -657,31 +521,15 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         if (!handshaking) {
             sendCloseNotify();
             try {
-                flushNet(); // best effort: the connection is going away either way
+                buffers.flush(socket); // best effort: the connection is going away either way
             } catch (IOException ignored) {
                 // the peer is gone
             }
         }
         closed = true;
         ctx.timers().cancel(this);
-        pool.release(netIn);
-        pool.release(netOut);
-        pool.release(appIn);
-        netIn = null;
-        netOut = null;
-        appIn = null;
+        buffers.releaseAll();
         socket.close();
-    }
-
-    private void releaseEmpty() {
-        if (netIn != null && !netIn.hasRemaining()) {
-            pool.release(netIn);
-            netIn = null;
-        }
-        if (appIn != null && !appIn.hasRemaining()) {
-            pool.release(appIn);
-            appIn = null;
-        }
     }
 
     @Override
