@@ -86,6 +86,11 @@ public final class ResponseReader {
             if (r < 0) {
                 return r;
             }
+            if (status == 101) {
+                // RFC 9110 §15.2.2: only an answer to an Upgrade request, which this reader's callers
+                // do not send; what follows it is another protocol, not a response to read on.
+                return fail("unexpected 101 Switching Protocols: no upgrade was requested");
+            }
             if (status < 200) {
                 interim++; // RFC 9110 §15.2: a client must take any number of 1xx before the final response
                 interimStatus = status;
@@ -199,6 +204,11 @@ public final class ResponseReader {
             if (b.get(i) == '\r' && b.get(i + 1) == '\n' && b.get(i + 2) == '\r' && b.get(i + 3) == '\n') {
                 crlfcrlf = i;
                 break;
+            }
+            if (b.get(i + 1) == '\n' && b.get(i) != '\r') {
+                // Refused when seen, as the request parser does: waiting for a CRLFCRLF that a peer
+                // ending its lines with LF alone never sends would last until the read timeout.
+                return fail("malformed header field: a line ended by a bare LF");
             }
             if (i > headLimit) {
                 return fail("response head larger than " + maxHeadSize + " bytes");
@@ -333,6 +343,12 @@ public final class ResponseReader {
                 return false;
             }
             String[] codings = te.split(",");
+            for (int i = 0; i < codings.length - 1; i++) {
+                if (codings[i].trim().equalsIgnoreCase("chunked")) {
+                    fail("chunked applied before another transfer coding"); // RFC 9112 §6.1: chunked at most once, last
+                    return false;
+                }
+            }
             if (!codings[codings.length - 1].trim().toLowerCase(Locale.ROOT).equals("chunked")) {
                 bodyKind = UNTIL_CLOSE; // RFC 9112 §6.3 item 4: chunked not final: read until close
                 return true;
