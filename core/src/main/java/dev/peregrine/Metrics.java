@@ -51,6 +51,12 @@ public final class Metrics {
     public final long readPauses;
     /** WARNING lines logged because an inline handler held a loop past {@code blockedLoopWarning}. */
     public final long blockedLoopWarnings;
+    /** Connections retired for {@code maxConnectionAge}: answered with {@code Connection: close}, or closed idle. */
+    public final long agedConnections;
+    /** Connections closed because a PROXY-protocol listener does not trust their peer. */
+    public final long proxyUntrusted;
+    /** Connections closed because their PROXY header was malformed or too long. */
+    public final long proxyMalformed;
     private final long[] rejectedByStatus;
 
     private Metrics(long[] v, long[] rejectedByStatus) {
@@ -73,13 +79,16 @@ public final class Metrics {
         bodyTimeouts = v[i++];
         idleTimeouts = v[i++];
         writeTimeouts = v[i++];
-        drainTimeouts = v[i];
+        drainTimeouts = v[i++];
+        proxyUntrusted = v[i++];
+        proxyMalformed = v[i++];
+        agedConnections = v[i];
         this.rejectedByStatus = rejectedByStatus;
     }
 
     /** Sums the counters of {@code loops} (plain reads of loop-owned fields: a monitoring snapshot). */
     static Metrics of(List<LoopContext> loops) {
-        long[] v = new long[18];
+        long[] v = new long[21];
         long[] byStatus = new long[LoopMetrics.STATUS_SLOTS];
         for (LoopContext ctx : loops) {
             LoopMetrics m = ctx.metrics();
@@ -88,7 +97,8 @@ public final class Metrics {
                     m.acceptPauses, m.readPauses, m.blockedLoopWarnings, pool.lentCount(), pool.lentBytes(),
                     pool.freeBytes(), m.timeouts[LoopMetrics.TIMEOUT_HEADER], m.timeouts[LoopMetrics.TIMEOUT_BODY],
                     m.timeouts[LoopMetrics.TIMEOUT_IDLE], m.timeouts[LoopMetrics.TIMEOUT_WRITE],
-                    m.timeouts[LoopMetrics.TIMEOUT_DRAIN]};
+                    m.timeouts[LoopMetrics.TIMEOUT_DRAIN], m.proxyUntrusted, m.proxyMalformed,
+                    m.agedConnections};
             for (int i = 0; i < v.length; i++) {
                 v[i] += add[i];
             }
@@ -128,7 +138,9 @@ public final class Metrics {
                 .append(" bodyTimeouts=").append(bodyTimeouts).append(" idleTimeouts=").append(idleTimeouts)
                 .append(" writeTimeouts=").append(writeTimeouts).append(" drainTimeouts=").append(drainTimeouts)
                 .append(" acceptPauses=").append(acceptPauses).append(" readPauses=").append(readPauses)
-                .append(" blockedLoopWarnings=").append(blockedLoopWarnings).append(" lentBuffers=").append(lentBuffers)
+                .append(" blockedLoopWarnings=").append(blockedLoopWarnings).append(" proxyUntrusted=").append(proxyUntrusted).append(" proxyMalformed=").append(proxyMalformed)
+                .append(" agedConnections=").append(agedConnections)
+                .append(" lentBuffers=").append(lentBuffers)
                 .append(" lentBytes=").append(lentBytes).append(" freeBytes=").append(freeBytes).toString();
     }
 }

@@ -21,6 +21,8 @@ import dev.peregrine.metrics.MetricSink;
  *   <tr><td>{@code peregrine.accept.pauses}</td><td>counter</td><td></td><td>acceptPauses</td></tr>
  *   <tr><td>{@code peregrine.read.pauses}</td><td>counter</td><td></td><td>readPauses</td></tr>
  *   <tr><td>{@code peregrine.blocked_loop.warnings}</td><td>counter</td><td></td><td>blockedLoopWarnings</td></tr>
+ *   <tr><td>{@code peregrine.connections.aged}</td><td>counter</td><td></td><td>agedConnections</td></tr>
+ *   <tr><td>{@code peregrine.proxy.rejected}</td><td>counter</td><td>{@code peregrine.proxy.reason}: untrusted, malformed</td><td>proxyUntrusted, proxyMalformed</td></tr>
  *   <tr><td>{@code peregrine.buffers.lent}</td><td>gauge</td><td></td><td>lentBuffers</td></tr>
  *   <tr><td>{@code peregrine.buffer.memory} [peregrine_buffer_memory_bytes]</td><td>gauge</td><td>{@code peregrine.buffer.state}: lent, free</td><td>lentBytes, freeBytes</td></tr>
  * </table>
@@ -74,6 +76,11 @@ final class MetricsDescription {
         sink.counter("peregrine.read.pauses", "{pause}", "Times a connection stopped reading for backpressure.", m.readPauses);
         sink.counter("peregrine.blocked_loop.warnings", "{warning}",
                 "Warnings that an inline handler held its loop past blockedLoopWarning.", m.blockedLoopWarnings);
+        sink.counter("peregrine.connections.aged", "{connection}",
+                "Connections retired for maxConnectionAge (Connection: close on a response, or closed idle).", m.agedConnections);
+        String proxy = "Connections closed for their PROXY protocol header: an untrusted peer, or a malformed header.";
+        sink.counter("peregrine.proxy.rejected", "{connection}", proxy, m.proxyUntrusted, "peregrine.proxy.reason", "untrusted");
+        sink.counter("peregrine.proxy.rejected", "{connection}", proxy, m.proxyMalformed, "peregrine.proxy.reason", "malformed");
         sink.gauge("peregrine.buffers.lent", "{buffer}", "Pooled buffers lent to connections now.", m.lentBuffers);
         sink.gauge("peregrine.buffer.memory", "By", "Pooled buffer memory, lent to connections or kept free.",
                 m.lentBytes, "peregrine.buffer.state", "lent");

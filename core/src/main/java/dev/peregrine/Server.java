@@ -237,6 +237,8 @@ public final class Server implements AutoCloseable {
         String metricsPath;
         String livePath;
         String readyPath;
+        /** Ops (issue 13): PROXY protocol on every listener, or null. */
+        dev.peregrine.proxy.ProxyProtocol proxyProtocol;
         /** Bad outside values ({@link Settings}), reported by {@link #start()}. */
         private final List<String> settingProblems;
         private final List<String> unknownSettings;
@@ -379,6 +381,20 @@ public final class Server implements AutoCloseable {
         public Builder healthEndpoints(String livePath, String readyPath) {
             this.livePath = OpsEndpoints.checkPath(livePath, "healthEndpoints");
             this.readyPath = OpsEndpoints.checkPath(readyPath, "healthEndpoints");
+            return this;
+        }
+
+        // ---- ops (issue 13): load-balancer settings, kept together ----
+
+        /**
+         * Expects the PROXY protocol header (HAProxy's, v1 or v2) at the start of every connection, on
+         * the main port and the {@link #https} port, from the peers {@code proxy} trusts; the header's
+         * client becomes {@code req.remoteAddress()}. Other peers and malformed headers are closed
+         * (one DEBUG line, counted in the metrics); under TLS the header precedes the handshake.
+         * {@code null} turns it off (the default).
+         */
+        public Builder proxyProtocol(dev.peregrine.proxy.ProxyProtocol proxy) {
+            this.proxyProtocol = proxy;
             return this;
         }
 
@@ -579,10 +595,10 @@ public final class Server implements AutoCloseable {
                     protocolSwitches, blockingExecutor).withCompression(compression);
             TransportServer running = null;
             try {
-                running = transport.start(tlsOnMainPort ? setup.forListener(config.port(), tls) : setup);
+                running = transport.start(setup.forListener(config.port(), layer(tlsOnMainPort ? tls : null)));
                 TransportServer runningTls = null;
                 if (tls != null && !tlsOnMainPort) {
-                    runningTls = transport.start(setup.forListener(httpsPort, tls));
+                    runningTls = transport.start(setup.forListener(httpsPort, layer(tls)));
                 }
                 LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1}{2} ({3} transport, {4} loop{5})",
                         config.host(), String.valueOf(running.port()),
@@ -627,6 +643,11 @@ public final class Server implements AutoCloseable {
                 transport = Transport.fromSystemProperty();
             }
             return new ServerConfig(this);
+        }
+
+        /** A listener's layers: the PROXY stage (when set) under {@code tls} (when given). */
+        private dev.peregrine.loop.EndpointLayer layer(TlsContext tls) {
+            return proxyProtocol == null ? tls : new dev.peregrine.proxy.ProxyLayer(proxyProtocol, tls);
         }
 
         /** The router of the registered routes, with each route's execution applied. */

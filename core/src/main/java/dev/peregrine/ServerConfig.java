@@ -21,6 +21,9 @@ package dev.peregrine;
  *       {@code Connection: close}</td></tr>
  *   <tr><td>{@code maxConnections} (open connections per listener, all loops together)</td><td>100,000</td><td>accepting
  *       pauses (the kernel's backlog holds newcomers) and resumes when one closes</td></tr>
+ *   <tr><td>{@code maxConnectionAge} (&plusmn; {@code maxConnectionAgeJitter} %, then {@code maxConnectionAgeGrace}
+ *       while idle)</td><td>0 (unlimited)</td><td>the next response says {@code Connection: close}; an idle
+ *       connection is closed once the grace is over too</td></tr>
  * </table>
  *
  * <table>
@@ -61,6 +64,9 @@ public final class ServerConfig {
     private final long idleTimeoutMillis;
     private final long writeTimeoutMillis;
     private final long drainTimeoutMillis;
+    private final long maxConnectionAgeMillis;
+    private final long maxConnectionAgeGraceMillis;
+    private final int maxConnectionAgeJitter;
 
     ServerConfig(Server.Builder b) {
         host = b.host;
@@ -89,6 +95,9 @@ public final class ServerConfig {
         idleTimeoutMillis = b.idleTimeoutMillis;
         writeTimeoutMillis = b.writeTimeoutMillis;
         drainTimeoutMillis = b.drainTimeoutMillis;
+        maxConnectionAgeMillis = b.maxConnectionAgeMillis;
+        maxConnectionAgeGraceMillis = b.maxConnectionAgeGraceMillis;
+        maxConnectionAgeJitter = b.maxConnectionAgeJitter;
     }
 
     /** Address to bind ({@code "0.0.0.0"} for all IPv4 interfaces). */
@@ -219,5 +228,20 @@ public final class ServerConfig {
 
     public long drainTimeoutMillis() {
         return drainTimeoutMillis;
+    }
+
+    /** How long a connection may live before its next response closes it, milliseconds; 0: no limit. */
+    public long maxConnectionAgeMillis() {
+        return maxConnectionAgeMillis;
+    }
+
+    /** How long a connection past its age may stay idle before it is closed, milliseconds. */
+    public long maxConnectionAgeGraceMillis() {
+        return maxConnectionAgeGraceMillis;
+    }
+
+    /** Random variation of each connection's age, plus or minus this percent. */
+    public int maxConnectionAgeJitter() {
+        return maxConnectionAgeJitter;
     }
 }

@@ -39,6 +39,10 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
     long idleTimeoutMillis = 60_000;
     long writeTimeoutMillis = 30_000;
     long drainTimeoutMillis = 2_000;
+    // ops (issue 13): maximum connection age (gRPC A9); 0 is off
+    long maxConnectionAgeMillis;
+    long maxConnectionAgeGraceMillis = 10_000;
+    int maxConnectionAgeJitter = 10;
 
     /** The builder itself, returned by every setter. */
     abstract B self();
@@ -250,6 +254,45 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
     /** Time a closing connection waits for the peer's FIN after ours (closed beyond). Default 2 s. */
     public B drainTimeout(Duration timeout) {
         this.drainTimeoutMillis = millis(timeout, "drainTimeout");
+        return self();
+    }
+
+    // ---- ops (issue 13): maximum connection age, as in gRPC's A9 proposal ----
+
+    /**
+     * How long a connection may live, so that keep-alive clients behind an L4 load balancer spread
+     * over new instances after a scale-out: the first response after that age says
+     * {@code Connection: close}, and a connection still idle {@link #maxConnectionAgeGrace} later is
+     * closed. Each connection's age is varied by {@link #maxConnectionAgeJitter} so that connections
+     * opened together do not close together. {@link Duration#ZERO} (the default) turns it off and it
+     * then costs nothing.
+     */
+    public B maxConnectionAge(Duration age) {
+        if (age.isNegative()) {
+            throw new IllegalArgumentException("maxConnectionAge must not be negative: " + age);
+        }
+        this.maxConnectionAgeMillis = age.isZero() ? 0 : Math.max(1, age.toMillis());
+        return self();
+    }
+
+    /**
+     * How long a connection past {@link #maxConnectionAge} may stay idle before it is closed (one
+     * that is answering closes after its response instead). Default 10 s.
+     */
+    public B maxConnectionAgeGrace(Duration grace) {
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("maxConnectionAgeGrace must not be negative: " + grace);
+        }
+        this.maxConnectionAgeGraceMillis = grace.toMillis();
+        return self();
+    }
+
+    /** Random variation of each connection's {@link #maxConnectionAge}, plus or minus this percent: 0..50. Default 10. */
+    public B maxConnectionAgeJitter(int percent) {
+        if (percent < 0 || percent > 50) {
+            throw new IllegalArgumentException("maxConnectionAgeJitter must be 0..50 (percent): " + percent);
+        }
+        this.maxConnectionAgeJitter = percent;
         return self();
     }
 

@@ -75,6 +75,12 @@ final class Settings {
             duration("idleTimeout", "Time a keep-alive connection may wait for a request.", Server.Builder::idleTimeout, b -> b.idleTimeoutMillis),
             duration("writeTimeout", "Time pending output may go without the peer taking any.", Server.Builder::writeTimeout, b -> b.writeTimeoutMillis),
             duration("drainTimeout", "Time a closing connection waits for the peer's FIN.", Server.Builder::drainTimeout, b -> b.drainTimeoutMillis),
+            new Setting("maxConnectionAge", "duration", "Age after which a connection's next response closes it (gRPC A9); 0 is off.",
+                    (b, v) -> b.maxConnectionAge(parseDuration(v)), b -> b.maxConnectionAgeMillis == 0 ? "0 (off)" : showMillis(b.maxConnectionAgeMillis)),
+            duration("maxConnectionAgeGrace", "How long a connection past its age may stay idle before it is closed.",
+                    Server.Builder::maxConnectionAgeGrace, b -> b.maxConnectionAgeGraceMillis),
+            integer("maxConnectionAgeJitter", "Random variation of each connection's age, +/- percent (0..50).",
+                    Server.Builder::maxConnectionAgeJitter, b -> String.valueOf(b.maxConnectionAgeJitter)),
             duration("blockedLoopWarning", "Inline handler time before one WARNING; 0 turns the check off.", Server.Builder::blockedLoopWarning, b -> b.blockedLoopWarningMillis),
             new Setting("execution", "`LOOP` or `BLOCKING`", "Where handlers of routes without an explicit Execution run.",
                     (b, v) -> b.execution(parseEnum(v)), b -> b.execution.name()),
@@ -87,7 +93,10 @@ final class Settings {
                             throw new IllegalArgumentException("expected two paths separated by a comma");
                         }
                         b.healthEndpoints(paths[0].trim(), paths[1].trim());
-                    }, b -> "none"));
+                    }, b -> "none"),
+            new Setting("proxyProtocol", "address blocks", "Expect PROXY protocol headers (v1/v2) from these peers only, "
+                    + "e.g. `10.0.0.0/8,127.0.0.1,::1` (unset: off).",
+                    (b, v) -> b.proxyProtocol(dev.peregrine.proxy.ProxyProtocol.parse(v)), b -> "off"));
 
     private Settings() {
     }

@@ -43,7 +43,9 @@ class SettingsTest {
     /** A new scalar builder option without a registry entry fails here, so the table cannot drift. */
     @Test
     void everyScalarBuilderSettingIsInTheRegistry() {
-        Set<Class<?>> scalar = Set.of(int.class, long.class, boolean.class, String.class, Duration.class, Execution.class);
+        // ProxyProtocol has a one-line text form (ProxyProtocol.parse: address blocks), so it is settable from outside too.
+        Set<Class<?>> scalar = Set.of(int.class, long.class, boolean.class, String.class, Duration.class, Execution.class,
+                dev.peregrine.proxy.ProxyProtocol.class);
         Set<String> methods = new TreeSet<>();
         List<Method> declared = new java.util.ArrayList<>(List.of(Server.Builder.class.getDeclaredMethods()));
         declared.addAll(List.of(ServerSettings.class.getDeclaredMethods())); // the scalar setters the builder inherits

@@ -601,6 +601,11 @@ public final class Connection extends Timeout implements OutputSink {
 
     // ---------------------------------------------------------------- timer
 
+    /** When the current timer phase's clock started (loop clock ms): a protocol's deadline within it. */
+    long timerSinceMillis() {
+        return timerSince;
+    }
+
     /** The protocol finished a unit of work: its current phase starts again (e.g. the next head's clock). */
     public void restartTimerPhase() {
         restartPhase = true;

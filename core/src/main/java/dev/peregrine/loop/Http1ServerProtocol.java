@@ -84,6 +84,8 @@ public final class Http1ServerProtocol implements Protocol {
     private StreamingBody bodyIn;
     /** Requests this connection may still serve; -1 for no limit. The one that brings it to 0 closes. */
     private int requestsLeft;
+    /** When the connection is past {@code maxConnectionAge} (loop clock), or never ({@link ConnectionAge}). */
+    private final long agedAt;
 
     public Http1ServerProtocol(LoopContext ctx) {
         this.ctx = ctx;
@@ -92,6 +94,7 @@ public final class Http1ServerProtocol implements Protocol {
         this.framer = new RequestFramer(ctx.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold());
         int maxRequests = ctx.config.maxRequestsPerConnection();
         this.requestsLeft = maxRequests > 0 ? maxRequests : -1;
+        this.agedAt = ConnectionAge.agedAt(config);
     }
 
     @Override
@@ -230,7 +233,7 @@ public final class Http1ServerProtocol implements Protocol {
             case T_BODY:
                 return config.bodyTimeoutMillis();
             default:
-                return config.idleTimeoutMillis();
+                return ConnectionAge.idleMillis(config, agedAt, c.timerSinceMillis()); // idleTimeout, or less once aged
         }
     }
 
@@ -243,7 +246,11 @@ public final class Http1ServerProtocol implements Protocol {
     public void onTimeout(Connection c, int phase) {
         LoopMetrics m = ctx.metrics;
         if (phase == T_IDLE) {
-            m.timeouts[LoopMetrics.TIMEOUT_IDLE]++;
+            if (ctx.nowMillis >= agedAt) {
+                m.agedConnections++; // retired after maxConnectionAge and its grace
+            } else {
+                m.timeouts[LoopMetrics.TIMEOUT_IDLE]++;
+            }
             c.close();
             return;
         }
@@ -445,10 +452,17 @@ public final class Http1ServerProtocol implements Protocol {
     /**
      * Counts a response against {@code maxRequestsPerConnection} (and the one request a shutdown lets
      * finish), whatever ran its handler (inline here, off the loop in {@link Exchange}); true when it is
-     * the last the connection may serve.
+     * the last the connection may serve, also because the connection is past {@code maxConnectionAge}.
      */
     boolean lastAllowed() {
-        return requestsLeft > 0 && --requestsLeft == 0;
+        if (requestsLeft > 0 && --requestsLeft == 0) {
+            return true;
+        }
+        if (ctx.nowMillis >= agedAt) {
+            ctx.metrics.agedConnections++;
+            return true;
+        }
+        return false;
     }
 
     /** Answers {@code 100 Continue} once, for an HTTP/1.1 request that asked and whose body is still to come. */

@@ -32,6 +32,12 @@ public final class LoopMetrics {
     public long readPauses;
     /** Warnings the {@link LoopWatchdog} logged about an inline handler holding this loop. */
     public long blockedLoopWarnings;
+    /** Connections retired for {@code maxConnectionAge}: answered with {@code Connection: close}, or closed idle. */
+    public long agedConnections;
+    /** Connections closed because a PROXY-protocol listener does not trust their peer. */
+    public long proxyUntrusted;
+    /** Connections closed because their PROXY header was malformed or too long. */
+    public long proxyMalformed;
     /** Rejections (error responses of our own, then close) by status code. */
     public final long[] rejectedByStatus = new long[STATUS_SLOTS];
     /** Timeouts by kind, indexed by the {@code TIMEOUT_*} constants. */

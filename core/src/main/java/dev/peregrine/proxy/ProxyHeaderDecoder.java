@@ -8,8 +8,8 @@ import java.nio.ByteBuffer;
 /**
  * Decodes the PROXY protocol header (HAProxy, proxy-protocol.txt, versions 1 and 2) that a load
  * balancer writes before the client's first byte. Pure: no socket, no state between calls, no
- * allocation until a header is complete. Not yet wired to connections: trusting it per listener
- * ({@code req.remoteAddress()}) is the next step, in the connection layer (see package-info).
+ * allocation until a header is complete. {@code ProxyEndpoint} feeds it the bytes of each connection
+ * of a listener with {@link ProxyProtocol} set.
  *
  * <p><b>Restartable, like {@code HeadParser}.</b> {@link #decode} is given every byte received so far
  * from the connection's first one; it returns the header, or {@code null} when more bytes are needed,

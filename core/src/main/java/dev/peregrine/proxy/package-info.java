@@ -1,15 +1,16 @@
 /**
- * The PROXY protocol (HAProxy's proxy-protocol.txt, versions 1 and 2): {@link
- * dev.peregrine.proxy.ProxyHeaderDecoder} decodes the header a load balancer (HAProxy, nginx
- * {@code proxy_protocol}, AWS NLB, Envoy) writes before the client's bytes, into a {@link
- * dev.peregrine.proxy.ProxyHeader}.
- *
- * <p><b>Status:</b> the decoder is complete and tested at every split point and against malformed
- * input; it is not yet wired into connections. Accepting it per listener from trusted source
- * addresses and giving the client's address to {@code req.remoteAddress()} needs a hook before the
- * first request is parsed: a step in {@code loop.Connection} before the HTTP/1.1 protocol sees the
- * first byte (the connection layer landed while this decoder was written; the wiring is left to its
- * owner, issue 13), plus a per-listener setting of trusted source addresses. Depends on nothing
- * of Peregrine's.
+ * The PROXY protocol (HAProxy's proxy-protocol.txt, versions 1 and 2), which a load balancer
+ * (HAProxy {@code send-proxy-v2}, nginx {@code proxy_protocol}, AWS NLB, Envoy) writes before the
+ * client's bytes so the server learns who the client really was.
+ * <ul>
+ *   <li>{@link dev.peregrine.proxy.ProxyProtocol}: the user's setting (trusted peers as
+ *       {@link dev.peregrine.proxy.Cidr} blocks, the v2 length limit).</li>
+ *   <li>{@link dev.peregrine.proxy.ProxyHeaderDecoder}: the pure, restartable decoder into a
+ *       {@link dev.peregrine.proxy.ProxyHeader}.</li>
+ *   <li>{@link dev.peregrine.proxy.ProxyLayer}: the listener's lowest endpoint layer; each accepted
+ *       socket gets a {@code ProxyEndpoint} that reads the header before TLS or HTTP/1.1 see a byte,
+ *       then passes bytes through, and reports the header's client as the peer's address.</li>
+ * </ul>
+ * Depends on {@code loop} (the endpoint interfaces) and {@code buffer}, nothing above them.
  */
 package dev.peregrine.proxy;

@@ -126,6 +126,9 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     @Override
     public void attach(Connection connection) {
         this.connection = connection;
+        if (socket instanceof LayeredEndpoint) {
+            ((LayeredEndpoint) socket).attach(connection); // a layer below (PROXY) serves the same connection
+        }
         if (engine.getUseClientMode()) {
             scheduleReadAgain(); // a client speaks first: the ClientHello goes out from the read path
         }
