@@ -11,9 +11,11 @@ ensure_tools() {
     fi
   fi
   # The end-to-end tests drive the server with real clients besides the JDK's: curl, and Python's
-  # http.client and requests.
+  # http.client and requests; the scale-out test puts HAProxy in front and loads it with wrk.
   local missing=()
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
   python3 -c 'import requests' >/dev/null 2>&1 || missing+=(python3-requests)
   if [ ${#missing[@]} -gt 0 ]; then
