@@ -58,8 +58,14 @@ public final class Metrics {
     /** Connections closed because their PROXY header was malformed or too long. */
     public final long proxyMalformed;
     private final long[] rejectedByStatus;
+    /** Request-duration series merged over the loops: key (see RequestDurations) to buckets and sum (ns). */
+    private final java.util.SortedMap<Integer, long[]> durations;
+    private final dev.peregrine.route.Router router;
 
-    private Metrics(long[] v, long[] rejectedByStatus) {
+    private Metrics(long[] v, long[] rejectedByStatus, java.util.SortedMap<Integer, long[]> durations,
+                    dev.peregrine.route.Router router) {
+        this.durations = durations;
+        this.router = router;
         int i = 0;
         accepted = v[i++];
         closed = v[i++];
@@ -106,7 +112,56 @@ public final class Metrics {
                 byStatus[i] += m.rejectedByStatus[i];
             }
         }
-        return new Metrics(v, byStatus);
+        java.util.SortedMap<Integer, long[]> durations = new java.util.TreeMap<>();
+        for (LoopContext ctx : loops) {
+            dev.peregrine.loop.RequestDurations d = ctx.durations();
+            if (d == null) {
+                continue;
+            }
+            for (int s = 0, n = d.size(); s < n; s++) {
+                d.addTo(s, durations.computeIfAbsent(d.key(s), k -> new long[dev.peregrine.loop.RequestDurations.STRIDE]));
+            }
+        }
+        return new Metrics(v, byStatus, durations, loops.isEmpty() ? null : loops.get(0).router());
+    }
+
+    /**
+     * Requests timed in the {@code http.server.request.duration} histogram for {@code route} (the
+     * pattern as registered, {@code ""} for the router's own answers), {@code method} and {@code status};
+     * 0 when none, or when {@code requestDurations} is off.
+     */
+    public long requestDurationCount(String route, String method, int status) {
+        long n = 0;
+        for (java.util.Map.Entry<Integer, long[]> e : durations.entrySet()) {
+            int key = e.getKey();
+            if (routeOf(key).equals(route) && dev.peregrine.loop.RequestDurations.method(key).equals(method)
+                    && dev.peregrine.loop.RequestDurations.status(key) == status) {
+                for (int i = 0; i < dev.peregrine.loop.RequestDurations.STRIDE - 1; i++) {
+                    n += e.getValue()[i];
+                }
+            }
+        }
+        return n;
+    }
+
+    /** The route label of a duration series: the pattern, or {@code ""} when no route matched. */
+    private String routeOf(int key) {
+        int route = dev.peregrine.loop.RequestDurations.route(key);
+        return route < 0 || router == null ? "" : router.routePattern(route);
+    }
+
+    /** Emits the request-duration histograms (called by {@link MetricsDescription}). */
+    void describeDurations(MetricSink sink) {
+        int buckets = dev.peregrine.loop.RequestDurations.STRIDE - 1;
+        for (java.util.Map.Entry<Integer, long[]> e : durations.entrySet()) {
+            int key = e.getKey();
+            long[] d = e.getValue();
+            sink.histogram("http.server.request.duration", "s", "Duration of HTTP server requests, from dispatch to the "
+                            + "response encoded.", dev.peregrine.loop.RequestDurations.BOUNDS,
+                    java.util.Arrays.copyOf(d, buckets), d[buckets] / 1e9,
+                    "http.route", routeOf(key), "http.request.method", dev.peregrine.loop.RequestDurations.method(key),
+                    "http.response.status_code", Integer.toString(dev.peregrine.loop.RequestDurations.status(key)));
+        }
     }
 
     /** Error responses of our own with {@code status}. */

@@ -27,8 +27,10 @@ import dev.peregrine.metrics.MetricSink;
  *   <tr><td>{@code peregrine.buffer.memory} [peregrine_buffer_memory_bytes]</td><td>gauge</td><td>{@code peregrine.buffer.state}: lent, free</td><td>lentBytes, freeBytes</td></tr>
  * </table>
  *
- * Request-duration histograms per route ({@code http.server.request.duration}) are not here yet: they
- * need a hook in the request dispatch, which is being rewritten (issue 13).
+ * With {@code requestDurations} on, {@code http.server.request.duration} [http_server_request_duration_seconds]
+ * follows: a histogram per {@code http.route} (the pattern; {@code ""} for the router's own answers),
+ * {@code http.request.method} ({@code _OTHER} for methods outside the usual nine) and
+ * {@code http.response.status_code}, with OpenTelemetry's default buckets in seconds.
  */
 final class MetricsDescription {
     private MetricsDescription() {
@@ -86,5 +88,6 @@ final class MetricsDescription {
                 m.lentBytes, "peregrine.buffer.state", "lent");
         sink.gauge("peregrine.buffer.memory", "By", "Pooled buffer memory, lent to connections or kept free.",
                 m.freeBytes, "peregrine.buffer.state", "free");
+        m.describeDurations(sink);
     }
 }

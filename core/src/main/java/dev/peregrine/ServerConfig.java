@@ -67,6 +67,7 @@ public final class ServerConfig {
     private final long maxConnectionAgeMillis;
     private final long maxConnectionAgeGraceMillis;
     private final int maxConnectionAgeJitter;
+    private final boolean requestDurations;
 
     ServerConfig(Server.Builder b) {
         host = b.host;
@@ -98,6 +99,7 @@ public final class ServerConfig {
         maxConnectionAgeMillis = b.maxConnectionAgeMillis;
         maxConnectionAgeGraceMillis = b.maxConnectionAgeGraceMillis;
         maxConnectionAgeJitter = b.maxConnectionAgeJitter;
+        requestDurations = b.requestDurations;
     }
 
     /** Address to bind ({@code "0.0.0.0"} for all IPv4 interfaces). */
@@ -243,5 +245,10 @@ public final class ServerConfig {
     /** Random variation of each connection's age, plus or minus this percent. */
     public int maxConnectionAgeJitter() {
         return maxConnectionAgeJitter;
+    }
+
+    /** Whether request-duration histograms are kept ({@code http.server.request.duration}). */
+    public boolean requestDurations() {
+        return requestDurations;
     }
 }

@@ -121,4 +121,13 @@ class AllocationTest extends ServerTestBase {
     void pipelinedGetsAllocateNothingOnTheLoop() throws IOException {
         assertNoAllocation(16);
     }
+
+    /** With request-duration histograms on: the series is made at the first request, then only counted. */
+    @Test
+    void durationHistogramsAllocateNothingPerRequest() throws IOException {
+        server.close();
+        server = factory.start(b -> b.requestDurations(true));
+        assertNoAllocation(16);
+        assertTrue(server.metrics().requestDurationCount("/plaintext", "GET", 200) > 3 * REQUESTS);
+    }
 }

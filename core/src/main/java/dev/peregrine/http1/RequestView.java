@@ -47,6 +47,8 @@ public final class RequestView implements Request {
     boolean absolutePathEmpty;
     /** The absolute-form target's authority {@code [authorityStart, authorityEnd)}; -1 for other forms. */
     int authorityStart = -1;
+    /** The matched route's number ({@code Router.routePattern}), -1 when the router answered itself. */
+    private int routeId = -1;
     int authorityEnd;
 
     final int[] nameStart;
@@ -133,6 +135,16 @@ public final class RequestView implements Request {
     }
 
     /** Records the route's path parameters: names and their {@code [start, end)} in the path's buffer. */
+    /** Set by the router: the matched route's number, or -1. Thread: the loop. */
+    public void setRouteId(int id) {
+        routeId = id;
+    }
+
+    /** The matched route's number ({@code Router.routePattern(int)}), or -1 when the router answered itself. */
+    public int routeId() {
+        return routeId;
+    }
+
     public void setPathParams(String[] names, int[] starts, int[] ends, int count) {
         paramNames = names;
         System.arraycopy(starts, 0, paramStart, 0, count);

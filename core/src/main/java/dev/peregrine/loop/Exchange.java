@@ -362,7 +362,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     private void respond(ResponseView res) {
         ctx.tick();
         boolean bodyPending = body != null && conn.bodyIn() == body;
-        boolean last = conn.lastAllowed(); // counted for every response, whatever ran the handler
+        boolean last = conn.lastAllowed(res.statusCode()); // counted for every response, whatever ran the handler
         boolean keepAlive = request.keepAlive() && !bodyPending && conn.isOpen() && !last;
         boolean http10 = request.versionNumber() == 10;
         endBodyIn();
@@ -392,7 +392,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         ctx.tick();
         boolean http10 = request.versionNumber() == 10;
         boolean bodyPending = body != null && conn.bodyIn() == body;
-        boolean last = conn.lastAllowed();
+        boolean last = conn.lastAllowed(response.statusCode());
         boolean keepAlive = request.keepAlive() && !http10 && !bodyPending && conn.isOpen() && !last;
         ctx.metrics.requests++;
         ctx.encoder.encodeStreamHead(response, -1, keepAlive, http10, conn.connection());

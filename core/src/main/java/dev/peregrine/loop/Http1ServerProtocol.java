@@ -84,6 +84,9 @@ public final class Http1ServerProtocol implements Protocol {
     private StreamingBody bodyIn;
     /** Requests this connection may still serve; -1 for no limit. The one that brings it to 0 closes. */
     private int requestsLeft;
+    /** Ops: when the request being answered was dispatched, and its series ({@link RequestDurations}). */
+    private long timedSince;
+    private int timedKey;
     /** When the connection is past {@code maxConnectionAge} (loop clock), or never ({@link ConnectionAge}). */
     private final long agedAt;
 
@@ -340,6 +343,7 @@ public final class Http1ServerProtocol implements Protocol {
         ResponseView res = ctx.response;
         res.reset();
         Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
+        beginTiming(req);
         if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered by Exchange
             exchange = Exchange.blocking(this, req, (BlockingHandler) h, -1);
             return;
@@ -349,7 +353,7 @@ public final class Http1ServerProtocol implements Protocol {
             specialResponse(req, res);
             return;
         }
-        boolean keepAlive = req.keepAlive() && !lastAllowed();
+        boolean keepAlive = req.keepAlive() && !lastAllowed(res.statusCode());
         ctx.metrics.requests++;
         if (ctx.compressor != null) {
             ctx.compressor.apply(req, res, req.methodId() == Methods.HEAD);
@@ -368,7 +372,7 @@ public final class Http1ServerProtocol implements Protocol {
             return;
         }
         boolean http10 = req.versionNumber() == 10;
-        boolean keepAlive = BodySource.keepAlive(res, req.keepAlive() && !lastAllowed(), http10);
+        boolean keepAlive = BodySource.keepAlive(res, req.keepAlive() && !lastAllowed(res.statusCode()), http10);
         ctx.metrics.requests++;
         bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, keepAlive, http10, c);
         closeAfterBody = !keepAlive;
@@ -381,6 +385,7 @@ public final class Http1ServerProtocol implements Protocol {
     private int streamBody(RequestView req, ByteBuffer b, int pos, int headEnd, int end, long length) {
         req.setRemoteAddress(c.endpoint().remoteAddress());
         Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
+        beginTiming(req);
         boolean blocking = h instanceof BlockingHandler;
         if (!blocking && !(h instanceof StreamingHandler)) {
             return NOT_STREAMED;
@@ -405,6 +410,7 @@ public final class Http1ServerProtocol implements Protocol {
                 boolean http10 = req.versionNumber() == 10;
                 ctx.metrics.requests++;
                 if (res.special() != 0) {
+                    lastAllowed(res.statusCode());
                     bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, false, http10, c);
                     closeAfterBody = true;
                     StreamingBody discard = new StreamingBody(this, null, length, null, true);
@@ -412,6 +418,7 @@ public final class Http1ServerProtocol implements Protocol {
                     discard.feed(b, headEnd, have);
                     return headEnd + have;
                 }
+                lastAllowed(res.statusCode()); // closes anyway: counted and timed like every response
                 ctx.encoder.encode(res, req.methodId() == Methods.HEAD, false, http10, c);
                 c.closeAfterOutput();
                 return STOP;
@@ -453,8 +460,13 @@ public final class Http1ServerProtocol implements Protocol {
      * Counts a response against {@code maxRequestsPerConnection} (and the one request a shutdown lets
      * finish), whatever ran its handler (inline here, off the loop in {@link Exchange}); true when it is
      * the last the connection may serve, also because the connection is past {@code maxConnectionAge}.
+     * Records the request's duration under {@code status} when histograms are on.
      */
-    boolean lastAllowed() {
+    boolean lastAllowed(int status) {
+        RequestDurations durations = ctx.durations;
+        if (durations != null) { // ops: the request's duration, dispatch to response encoded
+            durations.record(timedKey | (status & 0x3FF), System.nanoTime() - timedSince);
+        }
         if (requestsLeft > 0 && --requestsLeft == 0) {
             return true;
         }
@@ -463,6 +475,14 @@ public final class Http1ServerProtocol implements Protocol {
             return true;
         }
         return false;
+    }
+
+    /** Ops: starts the request's duration when histograms are on (one null test when they are off). */
+    private void beginTiming(RequestView req) {
+        if (ctx.durations != null) {
+            timedSince = System.nanoTime();
+            timedKey = RequestDurations.key(req.routeId(), req.methodId(), 0);
+        }
     }
 
     /** Answers {@code 100 Continue} once, for an HTTP/1.1 request that asked and whose body is still to come. */

@@ -40,6 +40,8 @@ public final class LoopContext {
     final int[] paramStarts = new int[16];
     final int[] paramEnds = new int[16];
     final LoopMetrics metrics = new LoopMetrics();
+    /** Request-duration histograms of this loop, or null when {@code requestDurations} is off. */
+    final RequestDurations durations;
     /** Deadlines of this loop's connections (and anything else on the loop), 10 ms resolution. */
     final TimerWheel timers = new TimerWheel(10, 1024, System.currentTimeMillis());
     private final System.Logger log = System.getLogger("dev.peregrine");
@@ -82,6 +84,7 @@ public final class LoopContext {
         this.writeBuffer = ByteBuffer.allocateDirect(config.writeBufferSize()).order(ByteOrder.LITTLE_ENDIAN);
         this.parser = new HeadParser(config.maxRequestLineLength(), config.maxHeadSize(), config.maxHeaderCount());
         this.request = new RequestView(config.maxHeaderCount());
+        this.durations = config.requestDurations() ? new RequestDurations() : null;
         this.compressor = setup.compression() == null ? null : new dev.peregrine.http1.ResponseCompressor(setup.compression());
     }
 
@@ -217,6 +220,16 @@ public final class LoopContext {
     /** The loop's counters. */
     public LoopMetrics metrics() {
         return metrics;
+    }
+
+    /** This loop's request-duration histograms, or null when they are off. */
+    public RequestDurations durations() {
+        return durations;
+    }
+
+    /** The listener's router (route numbers name {@link RequestDurations} series). */
+    public Router router() {
+        return router;
     }
 
     /** The server's settings. */

@@ -20,4 +20,11 @@ public interface MetricSink {
 
     /** A level that goes up and down. */
     void gauge(String name, String unit, String help, long value, String... labels);
+
+    /**
+     * A histogram with fixed buckets: {@code counts[i]} observations fell in bucket {@code i} (at most
+     * {@code bounds[i]}, above the bound before; not cumulative), the last one above every bound
+     * ({@code counts.length == bounds.length + 1}); {@code sum} adds every observation, in {@code unit}.
+     */
+    void histogram(String name, String unit, String help, double[] bounds, long[] counts, double sum, String... labels);
 }

@@ -62,6 +62,35 @@ public final class PrometheusText implements MetricSink {
         sample(name, unit, help, "gauge", value, labels);
     }
 
+    /**
+     * Writes {@code <family>_bucket} samples with cumulative counts and an {@code le} label per bound
+     * and {@code +Inf}, then {@code _sum} and {@code _count}, as both formats spell a histogram.
+     */
+    @Override
+    public void histogram(String name, String unit, String help, double[] bounds, long[] counts, double sum, String... labels) {
+        if ((labels.length & 1) != 0) {
+            throw new IllegalArgumentException("labels must be key, value pairs: " + labels.length + " strings for " + name);
+        }
+        if (counts.length != bounds.length + 1) {
+            throw new IllegalArgumentException("a histogram needs one count per bound plus +Inf: " + name);
+        }
+        String base = familyName(name, unit);
+        header(base, base, help, "histogram", unit);
+        long cumulative = 0;
+        for (int i = 0; i <= bounds.length; i++) {
+            cumulative += counts[i];
+            out.append(base).append("_bucket");
+            labels(labels, "le", i < bounds.length ? Double.toString(bounds[i]) : "+Inf");
+            out.append(' ').append(cumulative).append('\n');
+        }
+        out.append(base).append("_sum");
+        labels(labels, null, null);
+        out.append(' ').append(sum).append('\n');
+        out.append(base).append("_count");
+        labels(labels, null, null);
+        out.append(' ').append(cumulative).append('\n');
+    }
+
     /** The exposition so far, closed with {@code # EOF} for OpenMetrics. */
     public String text() {
         return openMetrics ? out + "# EOF\n" : out.toString();
@@ -74,34 +103,48 @@ public final class PrometheusText implements MetricSink {
         String base = familyName(name, unit);
         boolean counter = type.equals("counter");
         String sampleName = counter ? base + "_total" : base;
-        if (!base.equals(family)) {
-            if (!families.add(base)) {
-                throw new IllegalStateException("samples of " + name + " are not contiguous");
-            }
-            family = base;
-            String described = openMetrics ? base : sampleName;
-            out.append("# HELP ").append(described).append(' ');
-            escape(help, false);
-            out.append('\n').append("# TYPE ").append(described).append(' ').append(type).append('\n');
-            String unitWord = unitSuffix(unit);
-            if (openMetrics && !unitWord.isEmpty()) {
-                out.append("# UNIT ").append(base).append(' ').append(unitWord).append('\n');
-            }
-        }
+        header(base, openMetrics ? base : sampleName, help, type, unit);
         out.append(sampleName);
-        if (labels.length > 0) {
-            out.append('{');
-            for (int i = 0; i < labels.length; i += 2) {
-                if (i > 0) {
-                    out.append(',');
-                }
-                out.append(sanitize(labels[i])).append("=\"");
-                escape(labels[i + 1], true);
-                out.append('"');
-            }
-            out.append('}');
-        }
+        labels(labels, null, null);
         out.append(' ').append(value).append('\n');
+    }
+
+    /** HELP, TYPE (and UNIT for OpenMetrics) once per family; a family seen again later is refused. */
+    private void header(String base, String described, String help, String type, String unit) {
+        if (base.equals(family)) {
+            return;
+        }
+        if (!families.add(base)) {
+            throw new IllegalStateException("samples of " + base + " are not contiguous");
+        }
+        family = base;
+        out.append("# HELP ").append(described).append(' ');
+        escape(help, false);
+        out.append('\n').append("# TYPE ").append(described).append(' ').append(type).append('\n');
+        String unitWord = unitSuffix(unit);
+        if (openMetrics && !unitWord.isEmpty()) {
+            out.append("# UNIT ").append(base).append(' ').append(unitWord).append('\n');
+        }
+    }
+
+    /** {@code {k="v",...}} of the pairs in {@code labels}, plus {@code extraKey} when given; nothing when empty. */
+    private void labels(String[] labels, String extraKey, String extraValue) {
+        if (labels.length == 0 && extraKey == null) {
+            return;
+        }
+        out.append('{');
+        for (int i = 0; i < labels.length; i += 2) {
+            if (i > 0) {
+                out.append(',');
+            }
+            out.append(sanitize(labels[i])).append("=\"");
+            escape(labels[i + 1], true);
+            out.append('"');
+        }
+        if (extraKey != null) {
+            out.append(labels.length > 0 ? "," : "").append(extraKey).append("=\"").append(extraValue).append('"');
+        }
+        out.append('}');
     }
 
     /** The family name of a dotted OpenTelemetry name: underscores, plus the unit's word. */

@@ -21,6 +21,8 @@ final class Route {
     final String[] paramNames;
     /** Per segment: the literal bytes, or {@code null} for a parameter. Only for patterns. */
     final byte[][] segments;
+    /** The route's number in its router (set when the router is built). */
+    int id = -1;
     String allow;
     Handler methodNotAllowed;
     Handler options;

@@ -51,6 +51,9 @@ public final class Router {
     /** Every registered method outside {@link Methods} (known to this server: 405, not 501, elsewhere). */
     private final java.util.Set<String> otherMethodNames = new java.util.LinkedHashSet<>();
 
+    /** Each route's pattern by route number (see {@link #routePattern}). */
+    private final String[] routePatterns;
+
     /** The answer for an unknown path: {@link #NOT_FOUND} unless the application gave its own. */
     private final Handler notFound;
 
@@ -71,6 +74,13 @@ public final class Router {
             values[i] = e.getValue();
         }
         this.patterns = patterns.toArray(new Route[0]);
+        List<Route> numbered = new ArrayList<>(statics.values());
+        numbered.addAll(patterns);
+        routePatterns = new String[numbered.size()];
+        for (int n = 0; n < routePatterns.length; n++) {
+            numbered.get(n).id = n;
+            routePatterns[n] = numbered.get(n).pattern;
+        }
         for (Route r : statics.values()) {
             all.add(r.allow);
             otherMethodNames.addAll(r.otherMethods.keySet());
@@ -89,6 +99,11 @@ public final class Router {
         methods.addAll(otherMethodNames);
         String allow = String.join(", ", methods.isEmpty() ? List.of("OPTIONS") : methods);
         serverOptions = (req, res) -> res.status(204).header("Allow", allow);
+    }
+
+    /** The pattern of route number {@code id} ({@link RequestView#routeId()}), as registered: {@code /users/{id}}. */
+    public String routePattern(int id) {
+        return routePatterns[id];
     }
 
     /** A builder collecting routes. */
@@ -120,6 +135,7 @@ public final class Router {
      * @param ends scratch, likewise
      */
     public Handler resolve(RequestView req, int[] starts, int[] ends) {
+        req.setRouteId(-1);
         int method = req.methodId();
         if (method == Methods.OTHER && otherMethodNames.isEmpty()) {
             return NOT_IMPLEMENTED; // RFC 9110 §15.6.2: a method this server does not know
@@ -154,6 +170,7 @@ public final class Router {
 
     /** {@code r}'s handler for the request's method; a registered custom method is looked up by name. */
     private Handler handlerFor(Route r, int method, RequestView req) {
+        req.setRouteId(r.id);
         if (method != Methods.OTHER) {
             return r.handlerFor(method);
         }

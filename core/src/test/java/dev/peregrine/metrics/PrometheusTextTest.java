@@ -72,4 +72,44 @@ class PrometheusTextTest {
         assertEquals(PrometheusText.PROMETHEUS_CONTENT_TYPE, PrometheusText.forAccept(null).contentType());
         assertEquals(PrometheusText.PROMETHEUS_CONTENT_TYPE, PrometheusText.forAccept("*/*").contentType());
     }
+
+    @Test
+    void histogramsHaveCumulativeBucketsSumAndCount() {
+        PrometheusText t = new PrometheusText(false);
+        double[] bounds = {0.005, 0.1, 1};
+        t.histogram("http.server.request.duration", "s", "Durations.", bounds, new long[]{2, 0, 1, 1}, 1.5,
+                "http.route", "/a/{id}", "http.request.method", "GET");
+        t.histogram("http.server.request.duration", "s", "Durations.", bounds, new long[]{1, 0, 0, 0}, 0.001,
+                "http.route", "", "http.request.method", "GET");
+        assertEquals("""
+                # HELP http_server_request_duration_seconds Durations.
+                # TYPE http_server_request_duration_seconds histogram
+                http_server_request_duration_seconds_bucket{http_route="/a/{id}",http_request_method="GET",le="0.005"} 2
+                http_server_request_duration_seconds_bucket{http_route="/a/{id}",http_request_method="GET",le="0.1"} 2
+                http_server_request_duration_seconds_bucket{http_route="/a/{id}",http_request_method="GET",le="1.0"} 3
+                http_server_request_duration_seconds_bucket{http_route="/a/{id}",http_request_method="GET",le="+Inf"} 4
+                http_server_request_duration_seconds_sum{http_route="/a/{id}",http_request_method="GET"} 1.5
+                http_server_request_duration_seconds_count{http_route="/a/{id}",http_request_method="GET"} 4
+                http_server_request_duration_seconds_bucket{http_route="",http_request_method="GET",le="0.005"} 1
+                http_server_request_duration_seconds_bucket{http_route="",http_request_method="GET",le="0.1"} 1
+                http_server_request_duration_seconds_bucket{http_route="",http_request_method="GET",le="1.0"} 1
+                http_server_request_duration_seconds_bucket{http_route="",http_request_method="GET",le="+Inf"} 1
+                http_server_request_duration_seconds_sum{http_route="",http_request_method="GET"} 0.001
+                http_server_request_duration_seconds_count{http_route="",http_request_method="GET"} 1
+                """, t.text());
+        PrometheusText open = new PrometheusText(true);
+        open.histogram("d", "s", "D.", new double[]{1}, new long[]{0, 0}, 0, "k", "v");
+        assertEquals("""
+                # HELP d_seconds D.
+                # TYPE d_seconds histogram
+                # UNIT d_seconds seconds
+                d_seconds_bucket{k="v",le="1.0"} 0
+                d_seconds_bucket{k="v",le="+Inf"} 0
+                d_seconds_sum{k="v"} 0.0
+                d_seconds_count{k="v"} 0
+                # EOF
+                """, open.text());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new PrometheusText(false).histogram("d", "s", "D.", new double[]{1}, new long[]{0}, 0));
+    }
 }

@@ -120,7 +120,7 @@ public final class PlaintextApp {
             builder.staticFiles("/static", java.nio.file.Path.of(staticDir));
         }
         if (metrics) {
-            builder.metricsEndpoint("/metrics");
+            builder.metricsEndpoint("/metrics").requestDurations(true); // with the per-route histograms
         }
         builder.healthEndpoints("/health/live", "/health/ready");
         Server server = builder.start();

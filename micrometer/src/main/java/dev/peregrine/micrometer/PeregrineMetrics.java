@@ -4,6 +4,7 @@ import dev.peregrine.Metrics;
 import dev.peregrine.Server;
 import dev.peregrine.metrics.MetricSink;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -12,7 +13,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.HashSet;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -27,15 +31,23 @@ import java.util.function.Supplier;
  * <p>Micrometer reads each meter on its own; one {@link Server#metrics()} snapshot serves all the
  * meters read within {@code snapshotAge} (default 1 s), so a scrape sums the loops' counters once.
  * The meters are the ones the server describes at bind time (every rejection status the server answers
- * on its own is among them). Thread: {@link #bindTo} on any thread; the meters are read on the
- * registry's threads, never on a loop, and take a lock of this binder only.
+ * on its own is among them). Request-duration histograms ({@code http.server.request.duration}, with
+ * {@code requestDurations} on) are bound as {@link FunctionTimer}s (count and total time) per route,
+ * method and status: at bind time for the series that exist, and for a series that appears later, at
+ * the first read of the binder's meters after it appeared (so from the next scrape on). Micrometer's
+ * function timers carry no buckets; the server's own Prometheus endpoint has them.
+ * Thread: {@link #bindTo} on any thread; the meters are read on the registry's threads, never on a
+ * loop, and take a lock of this binder only.
  */
 public final class PeregrineMetrics implements MeterBinder {
     private final Supplier<Metrics> source;
     private final long snapshotAgeNanos;
-    private Map<String, Long> values = Map.of();
+    private Map<String, Double> values = Map.of();
     private long takenNanos;
     private boolean taken;
+    private MeterRegistry registry;
+    /** Keys of the duration series registered as timers. */
+    private final Set<String> timers = new HashSet<>();
 
     /** Binds {@code server}'s meters, with snapshots reused for up to one second. */
     public PeregrineMetrics(Server server) {
@@ -61,6 +73,9 @@ public final class PeregrineMetrics implements MeterBinder {
      */
     @Override
     public void bindTo(MeterRegistry registry) {
+        synchronized (this) {
+            this.registry = registry;
+        }
         source.get().describe(new MetricSink() {
             @Override
             public void counter(String name, String unit, String help, long value, String... labels) {
@@ -75,7 +90,25 @@ public final class PeregrineMetrics implements MeterBinder {
                 Gauge.builder(name, source, s -> read(key)).strongReference(true)
                         .description(help).baseUnit(baseUnit(unit)).tags(Tags.of(labels)).register(registry);
             }
+
+            @Override
+            public void histogram(String name, String unit, String help, double[] bounds, long[] counts, double sum,
+                                  String... labels) {
+                synchronized (PeregrineMetrics.this) {
+                    registerTimer(name, help, labels);
+                }
+            }
         });
+    }
+
+    /** Registers the duration series as a timer once. Caller holds this binder's lock. */
+    private void registerTimer(String name, String help, String... labels) {
+        String key = key(name, labels);
+        if (registry == null || !timers.add(key)) {
+            return;
+        }
+        FunctionTimer.builder(name, source, s -> (long) read(key + "\u0000count"), s -> read(key + "\u0000sum"), TimeUnit.SECONDS)
+                .description(help).tags(Tags.of(labels)).register(registry);
     }
 
     /** Micrometer's base unit: bytes and seconds have one; a count of things ({@code {connection}}) has none. */
@@ -93,23 +126,36 @@ public final class PeregrineMetrics implements MeterBinder {
     private synchronized double read(String key) {
         long now = System.nanoTime();
         if (!taken || now - takenNanos >= snapshotAgeNanos) {
-            Map<String, Long> fresh = new HashMap<>();
+            Map<String, Double> fresh = new HashMap<>();
             source.get().describe(new MetricSink() {
                 @Override
                 public void counter(String name, String unit, String help, long value, String... labels) {
-                    fresh.put(key(name, labels), value);
+                    fresh.put(key(name, labels), (double) value);
                 }
 
                 @Override
                 public void gauge(String name, String unit, String help, long value, String... labels) {
-                    fresh.put(key(name, labels), value);
+                    fresh.put(key(name, labels), (double) value);
+                }
+
+                @Override
+                public void histogram(String name, String unit, String help, double[] bounds, long[] counts, double sum,
+                                      String... labels) {
+                    long count = 0;
+                    for (long c : counts) {
+                        count += c;
+                    }
+                    String key = key(name, labels);
+                    fresh.put(key + "\u0000count", (double) count);
+                    fresh.put(key + "\u0000sum", sum);
+                    registerTimer(name, help, labels); // a series that appeared since bindTo
                 }
             });
             values = fresh;
             takenNanos = now;
             taken = true;
         }
-        Long v = values.get(key);
+        Double v = values.get(key);
         return v == null ? 0 : v;
     }
 

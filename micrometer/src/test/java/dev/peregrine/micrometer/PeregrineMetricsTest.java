@@ -63,6 +63,36 @@ class PeregrineMetricsTest {
     }
 
     @Test
+    void requestDurationsAreBoundAsTimersPerRouteMethodAndStatus() throws Exception {
+        try (Server server = Server.builder().port(0).threads(1).host("127.0.0.1").requestDurations(true)
+                .get("/hello/{name}", (req, res) -> res.text("hi"))
+                .start()) {
+            HttpClient client = HttpClient.newHttpClient();
+            URI uri = URI.create("http://127.0.0.1:" + server.port() + "/hello/a");
+            assertEquals(200, client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+            await(() -> server.metrics().requestDurationCount("/hello/{name}", "GET", 200) == 1, server.metrics()::toString);
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new PeregrineMetrics(server::metrics, Duration.ZERO).bindTo(registry);
+            io.micrometer.core.instrument.FunctionTimer timer = registry.get("http.server.request.duration")
+                    .tag("http.route", "/hello/{name}").tag("http.request.method", "GET")
+                    .tag("http.response.status_code", "200").functionTimer();
+            assertEquals(1.0, timer.count());
+            assertTrue(timer.totalTime(java.util.concurrent.TimeUnit.SECONDS) > 0);
+            for (int i = 0; i < 3; i++) {
+                client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+            }
+            await(() -> timer.count() == 4.0, () -> "count " + timer.count());
+            // A series that appears after binding is registered at the next read of the binder's meters.
+            URI missing = URI.create("http://127.0.0.1:" + server.port() + "/nowhere");
+            assertEquals(404, client.send(HttpRequest.newBuilder(missing).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+            await(() -> server.metrics().requestDurationCount("", "GET", 404) == 1, server.metrics()::toString);
+            registry.get("peregrine.requests").functionCounter().count(); // a scrape reads the meters
+            assertEquals(1.0, registry.get("http.server.request.duration").tag("http.route", "")
+                    .tag("http.response.status_code", "404").functionTimer().count());
+        }
+    }
+
+    @Test
     void snapshotsAreReusedWithinTheirAge() {
         int[] snapshots = {0};
         try (Server server = Server.builder().port(0).threads(1).host("127.0.0.1").start()) {
