@@ -583,6 +583,7 @@ public final class Server implements AutoCloseable {
             }
             ServerConfig config = settings();
             OpsEndpoints.register(this, self);
+            dev.peregrine.jfr.PeregrineEvents.init(); // JFR event types registered now, not at the first request
             TransportEngine transport = Transports.select(config.transport());
             Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL : Transport.NIO;
             // Built before binding, so that a bad key or a missing provider fails before any port is taken.

@@ -68,6 +68,7 @@ public final class ServerConfig {
     private final long maxConnectionAgeGraceMillis;
     private final int maxConnectionAgeJitter;
     private final boolean requestDurations;
+    private final long slowHandlerThresholdNanos;
 
     ServerConfig(Server.Builder b) {
         host = b.host;
@@ -100,6 +101,7 @@ public final class ServerConfig {
         maxConnectionAgeGraceMillis = b.maxConnectionAgeGraceMillis;
         maxConnectionAgeJitter = b.maxConnectionAgeJitter;
         requestDurations = b.requestDurations;
+        slowHandlerThresholdNanos = b.slowHandlerThresholdMillis * 1_000_000;
     }
 
     /** Address to bind ({@code "0.0.0.0"} for all IPv4 interfaces). */
@@ -250,5 +252,10 @@ public final class ServerConfig {
     /** Whether request-duration histograms are kept ({@code http.server.request.duration}). */
     public boolean requestDurations() {
         return requestDurations;
+    }
+
+    /** Request duration from which a JFR {@code dev.peregrine.SlowHandler} event is emitted, nanoseconds. */
+    public long slowHandlerThresholdNanos() {
+        return slowHandlerThresholdNanos;
     }
 }

@@ -44,6 +44,7 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
     long maxConnectionAgeGraceMillis = 10_000;
     int maxConnectionAgeJitter = 10;
     boolean requestDurations;
+    long slowHandlerThresholdMillis = 1_000;
 
     /** The builder itself, returned by every setter. */
     abstract B self();
@@ -305,6 +306,19 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
      */
     public B requestDurations(boolean on) {
         this.requestDurations = on;
+        return self();
+    }
+
+    /**
+     * How long a request may take, from dispatch to its response encoded, before a JFR recording that
+     * enables {@code dev.peregrine.SlowHandler} gets an event for it (see {@code jfr.PeregrineEvents});
+     * nothing is measured for it while no recording asks. Default 1 s.
+     */
+    public B slowHandlerThreshold(Duration threshold) {
+        if (threshold.isNegative()) {
+            throw new IllegalArgumentException("slowHandlerThreshold must not be negative: " + threshold);
+        }
+        this.slowHandlerThresholdMillis = threshold.toMillis();
         return self();
     }
 

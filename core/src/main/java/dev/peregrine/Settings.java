@@ -83,6 +83,8 @@ final class Settings {
                     Server.Builder::maxConnectionAgeJitter, b -> String.valueOf(b.maxConnectionAgeJitter)),
             bool("requestDurations", "Request-duration histograms per route, method and status (http.server.request.duration).",
                     Server.Builder::requestDurations, b -> b.requestDurations),
+            duration("slowHandlerThreshold", "Request duration from which JFR gets a dev.peregrine.SlowHandler event.",
+                    Server.Builder::slowHandlerThreshold, b -> b.slowHandlerThresholdMillis),
             duration("blockedLoopWarning", "Inline handler time before one WARNING; 0 turns the check off.", Server.Builder::blockedLoopWarning, b -> b.blockedLoopWarningMillis),
             new Setting("execution", "`LOOP` or `BLOCKING`", "Where handlers of routes without an explicit Execution run.",
                     (b, v) -> b.execution(parseEnum(v)), b -> b.execution.name()),

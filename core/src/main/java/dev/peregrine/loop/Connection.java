@@ -672,10 +672,10 @@ public final class Connection extends Timeout implements OutputSink {
         int phase = timerPhase;
         timerPhase = PHASE_NONE;
         if (phase == PHASE_WRITE) {
-            ctx.metrics.timeouts[LoopMetrics.TIMEOUT_WRITE]++;
+            ctx.metrics.timedOut(LoopMetrics.TIMEOUT_WRITE);
             close();
         } else if (phase == PHASE_DRAIN) {
-            ctx.metrics.timeouts[LoopMetrics.TIMEOUT_DRAIN]++;
+            ctx.metrics.timedOut(LoopMetrics.TIMEOUT_DRAIN);
             close();
         } else {
             ctx.tick();

@@ -317,6 +317,9 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
             }
         }
         if (conn.exchange() == this && !conn.isClosed()) {
+            if (dev.peregrine.jfr.PeregrineEvents.timeouts()) {
+                dev.peregrine.jfr.PeregrineEvents.timedOut("async");
+            }
             LOG.log(System.Logger.Level.WARNING, "no completion within asyncTimeout ("
                     + ctx.config.asyncTimeoutMillis() + " ms) for " + request + "; answered 503");
             ResponseView r = ctx.response; // free: timers run between handler calls

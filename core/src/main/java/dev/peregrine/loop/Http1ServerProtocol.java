@@ -85,6 +85,7 @@ public final class Http1ServerProtocol implements Protocol {
     /** Requests this connection may still serve; -1 for no limit. The one that brings it to 0 closes. */
     private int requestsLeft;
     /** Ops: when the request being answered was dispatched, and its series ({@link RequestDurations}). */
+    private boolean timing;
     private long timedSince;
     private int timedKey;
     /** When the connection is past {@code maxConnectionAge} (loop clock), or never ({@link ConnectionAge}). */
@@ -252,12 +253,12 @@ public final class Http1ServerProtocol implements Protocol {
             if (ctx.nowMillis >= agedAt) {
                 m.agedConnections++; // retired after maxConnectionAge and its grace
             } else {
-                m.timeouts[LoopMetrics.TIMEOUT_IDLE]++;
+                m.timedOut(LoopMetrics.TIMEOUT_IDLE);
             }
             c.close();
             return;
         }
-        m.timeouts[phase == T_HEAD ? LoopMetrics.TIMEOUT_HEADER : LoopMetrics.TIMEOUT_BODY]++;
+        m.timedOut(phase == T_HEAD ? LoopMetrics.TIMEOUT_HEADER : LoopMetrics.TIMEOUT_BODY);
         // RFC 9110 §15.5.9: 408 when the server would not wait any longer; then close.
         c.releaseInput();
         framer.reset();
@@ -463,9 +464,8 @@ public final class Http1ServerProtocol implements Protocol {
      * Records the request's duration under {@code status} when histograms are on.
      */
     boolean lastAllowed(int status) {
-        RequestDurations durations = ctx.durations;
-        if (durations != null) { // ops: the request's duration, dispatch to response encoded
-            durations.record(timedKey | (status & 0x3FF), System.nanoTime() - timedSince);
+        if (timing) {
+            endTiming(status);
         }
         if (requestsLeft > 0 && --requestsLeft == 0) {
             return true;
@@ -477,11 +477,29 @@ public final class Http1ServerProtocol implements Protocol {
         return false;
     }
 
-    /** Ops: starts the request's duration when histograms are on (one null test when they are off). */
+    /**
+     * Ops: starts the request's clock when histograms are on or a JFR recording wants slow handlers
+     * (off: one null test and one flag load).
+     */
     private void beginTiming(RequestView req) {
-        if (ctx.durations != null) {
+        if (ctx.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers()) {
+            timing = true;
             timedSince = System.nanoTime();
             timedKey = RequestDurations.key(req.routeId(), req.methodId(), 0);
+        }
+    }
+
+    /** Ops: the response is encoded: the duration goes to the histogram, and to JFR when slow. */
+    private void endTiming(int status) {
+        timing = false;
+        long nanos = System.nanoTime() - timedSince;
+        if (ctx.durations != null) {
+            ctx.durations.record(timedKey | (status & 0x3FF), nanos);
+        }
+        if (nanos >= ctx.config.slowHandlerThresholdNanos() && dev.peregrine.jfr.PeregrineEvents.slowHandlers()) {
+            int route = RequestDurations.route(timedKey);
+            dev.peregrine.jfr.PeregrineEvents.slowHandler(route < 0 ? "" : ctx.router.routePattern(route),
+                    RequestDurations.method(timedKey), status, nanos);
         }
     }
 
@@ -496,6 +514,9 @@ public final class Http1ServerProtocol implements Protocol {
     /** Answers {@code status} with {@code Connection: close}; nothing after the bad request is acted on. */
     private int reject(int status) {
         ctx.metrics.rejected(status);
+        if (dev.peregrine.jfr.PeregrineEvents.rejections()) {
+            dev.peregrine.jfr.PeregrineEvents.rejected(status, dev.peregrine.http1.Status.reason(status), c.endpoint().remoteAddress());
+        }
         ctx.encoder.encodeError(status, c);
         c.closeAfterOutput();
         return STOP;

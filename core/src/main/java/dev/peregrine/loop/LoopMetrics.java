@@ -48,6 +48,16 @@ public final class LoopMetrics {
         return accepted - closed;
     }
 
+    private static final String[] TIMEOUT_KINDS = {"header", "body", "idle", "write", "drain"};
+
+    /** Counts a timeout of kind {@code kind} (a {@code TIMEOUT_*} index), and records it for JFR when asked to. */
+    void timedOut(int kind) {
+        timeouts[kind]++;
+        if (dev.peregrine.jfr.PeregrineEvents.timeouts()) {
+            dev.peregrine.jfr.PeregrineEvents.timedOut(TIMEOUT_KINDS[kind]);
+        }
+    }
+
     /** Counts an error response of ours with {@code status}. */
     void rejected(int status) {
         rejected++;

@@ -65,6 +65,9 @@ final class ProxyEndpoint implements LayeredEndpoint {
         if (peer == null || !settings.trusts(peer.getAddress())) {
             state = REJECTED;
             ctx.metrics().proxyUntrusted++;
+            if (dev.peregrine.jfr.PeregrineEvents.rejections()) {
+                dev.peregrine.jfr.PeregrineEvents.rejected(0, "PROXY: untrusted source", peer);
+            }
             LOG.log(System.Logger.Level.DEBUG, "PROXY: closing {0}: not a trusted source ({1})", peer, settings.trusted());
         }
     }
@@ -121,6 +124,9 @@ final class ProxyEndpoint implements LayeredEndpoint {
                 header = decoder.decode(head, 0, headEnd);
             } catch (ProxyProtocolException e) {
                 ctx.metrics().proxyMalformed++;
+                if (dev.peregrine.jfr.PeregrineEvents.rejections()) {
+                    dev.peregrine.jfr.PeregrineEvents.rejected(0, "PROXY: " + e.getMessage(), socket.remoteAddress());
+                }
                 LOG.log(System.Logger.Level.DEBUG, "PROXY: closing {0}: {1}", socket.remoteAddress(), e.getMessage());
                 release();
                 throw new IOException("PROXY: " + e.getMessage());
