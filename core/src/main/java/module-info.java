@@ -2,7 +2,7 @@
  * Peregrine's server (and the connection layer its client builds on).
  *
  * <p><b>Exported</b>: the API packages only: the server API ({@code dev.peregrine}), TLS
- * configuration ({@code tls}), static files ({@code files}), forms and multipart ({@code form}),
+ * configuration ({@code tls}), PROXY protocol settings ({@code proxy}), static files ({@code files}), forms and multipart ({@code form}),
  * cookies ({@code cookie}), JSON ({@code json}) and metrics exposition ({@code metrics}).
  * The loops, codecs, buffers, router, transports and TLS engine are exported only to
  * {@code dev.peregrine.client}, which runs on the same connection layer.
@@ -21,6 +21,8 @@ module dev.peregrine {
     requires java.logging;
     requires java.management;
     requires org.jctools.core;
+    // JFR events (dev.peregrine.jfr): in every JDK; the events cost nothing while no recording wants them
+    requires jdk.jfr;
 
     requires static io.netty.common;
     requires static io.netty.transport;
@@ -37,8 +39,10 @@ module dev.peregrine {
     exports dev.peregrine.form;
     exports dev.peregrine.json;
     exports dev.peregrine.metrics;
+    exports dev.peregrine.proxy;
     exports dev.peregrine.tls;
 
+    exports dev.peregrine.jfr to jdk.jfr;
     exports dev.peregrine.buffer to dev.peregrine.client;
     exports dev.peregrine.http1 to dev.peregrine.client;
     exports dev.peregrine.loop to dev.peregrine.client;

@@ -648,7 +648,7 @@ public final class Server implements AutoCloseable {
 
         /** A listener's layers: the PROXY stage (when set) under {@code tls} (when given). */
         private dev.peregrine.loop.EndpointLayer layer(TlsContext tls) {
-            return proxyProtocol == null ? tls : new dev.peregrine.proxy.ProxyLayer(proxyProtocol, tls);
+            return proxyProtocol == null ? tls : new dev.peregrine.proxy.engine.ProxyLayer(proxyProtocol, tls);
         }
 
         /** The router of the registered routes, with each route's execution applied. */

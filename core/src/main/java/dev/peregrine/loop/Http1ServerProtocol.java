@@ -464,8 +464,9 @@ public final class Http1ServerProtocol implements Protocol {
      * Records the request's duration under {@code status} when histograms are on.
      */
     boolean lastAllowed(int status) {
-        if (timing) {
-            endTiming(status);
+        if (timing) { // ops: the response is encoded: histogram, and JFR when slow
+            timing = false;
+            RequestDurations.requestDone(ctx, timedKey, status, System.nanoTime() - timedSince);
         }
         if (requestsLeft > 0 && --requestsLeft == 0) {
             return true;
@@ -489,19 +490,7 @@ public final class Http1ServerProtocol implements Protocol {
         }
     }
 
-    /** Ops: the response is encoded: the duration goes to the histogram, and to JFR when slow. */
-    private void endTiming(int status) {
-        timing = false;
-        long nanos = System.nanoTime() - timedSince;
-        if (ctx.durations != null) {
-            ctx.durations.record(timedKey | (status & 0x3FF), nanos);
-        }
-        if (nanos >= ctx.config.slowHandlerThresholdNanos() && dev.peregrine.jfr.PeregrineEvents.slowHandlers()) {
-            int route = RequestDurations.route(timedKey);
-            dev.peregrine.jfr.PeregrineEvents.slowHandler(route < 0 ? "" : ctx.router.routePattern(route),
-                    RequestDurations.method(timedKey), status, nanos);
-        }
-    }
+
 
     /** Answers {@code 100 Continue} once, for an HTTP/1.1 request that asked and whose body is still to come. */
     private void sendContinue(RequestView req) {

@@ -67,6 +67,23 @@ public final class RequestDurations {
         return key & 0x3FF;
     }
 
+    /**
+     * A timed request of series {@code key} (status still 0) was answered with {@code status} after
+     * {@code nanos}: counted in the loop's histograms when they are on, and reported to JFR when it was
+     * at least {@code slowHandlerThreshold} and a recording wants {@code dev.peregrine.SlowHandler}.
+     * Thread: the loop.
+     */
+    static void requestDone(LoopContext ctx, int key, int status, long nanos) {
+        if (ctx.durations != null) {
+            ctx.durations.record(key | (status & 0x3FF), nanos);
+        }
+        if (nanos >= ctx.config.slowHandlerThresholdNanos() && dev.peregrine.jfr.PeregrineEvents.slowHandlers()) {
+            int route = route(key);
+            dev.peregrine.jfr.PeregrineEvents.slowHandler(route < 0 ? "" : ctx.router.routePattern(route), method(key),
+                    status, nanos);
+        }
+    }
+
     /** Counts one request of series {@code key} that took {@code nanos}. Thread: the loop. */
     void record(int key, long nanos) {
         int s = find(key);

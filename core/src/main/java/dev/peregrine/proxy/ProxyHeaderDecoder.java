@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
 /**
  * Decodes the PROXY protocol header (HAProxy, proxy-protocol.txt, versions 1 and 2) that a load
  * balancer writes before the client's first byte. Pure: no socket, no state between calls, no
- * allocation until a header is complete. {@code ProxyEndpoint} feeds it the bytes of each connection
+ * allocation until a header is complete. {@code proxy.engine.ProxyEndpoint} feeds it the bytes of each connection
  * of a listener with {@link ProxyProtocol} set.
  *
  * <p><b>Restartable, like {@code HeadParser}.</b> {@link #decode} is given every byte received so far

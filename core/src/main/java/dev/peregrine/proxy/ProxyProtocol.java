@@ -73,6 +73,7 @@ public final class ProxyProtocol {
      * of TLVs (HAProxy's {@code send-proxy-v2-ssl} and AWS's VPC endpoint id fit).
      */
     public ProxyProtocol maxHeaderLength(int bytes) {
+        // throws IllegalArgumentException outside 232..65551
         new ProxyHeaderDecoder(bytes); // the same check
         return new ProxyProtocol(trusted, bytes);
     }

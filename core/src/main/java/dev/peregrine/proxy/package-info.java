@@ -7,10 +7,10 @@
  *       {@link dev.peregrine.proxy.Cidr} blocks, the v2 length limit).</li>
  *   <li>{@link dev.peregrine.proxy.ProxyHeaderDecoder}: the pure, restartable decoder into a
  *       {@link dev.peregrine.proxy.ProxyHeader}.</li>
- *   <li>{@link dev.peregrine.proxy.ProxyLayer}: the listener's lowest endpoint layer; each accepted
- *       socket gets a {@code ProxyEndpoint} that reads the header before TLS or HTTP/1.1 see a byte,
- *       then passes bytes through, and reports the header's client as the peer's address.</li>
+ *   <li>{@code dev.peregrine.proxy.engine.ProxyLayer} (internal): the listener's lowest endpoint layer;
+ *       each accepted socket gets a {@code ProxyEndpoint} that reads the header before TLS or HTTP/1.1
+ *       see a byte, then passes bytes through, and reports the header's client as the peer's address.</li>
  * </ul>
- * Depends on {@code loop} (the endpoint interfaces) and {@code buffer}, nothing above them.
+ * This package depends on nothing of Peregrine's; {@code proxy.engine} depends on {@code loop}.
  */
 package dev.peregrine.proxy;

@@ -1,9 +1,10 @@
-package dev.peregrine.proxy;
+package dev.peregrine.proxy.engine;
 
 import dev.peregrine.loop.EndpointLayer;
 import dev.peregrine.loop.LayeredEndpoint;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.SocketEndpoint;
+import dev.peregrine.proxy.ProxyProtocol;
 
 /**
  * The PROXY protocol as the lowest {@link EndpointLayer} of a listener: each accepted socket gets a

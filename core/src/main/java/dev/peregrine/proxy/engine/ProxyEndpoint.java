@@ -1,9 +1,13 @@
-package dev.peregrine.proxy;
+package dev.peregrine.proxy.engine;
 
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LayeredEndpoint;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.SocketEndpoint;
+import dev.peregrine.proxy.ProxyHeader;
+import dev.peregrine.proxy.ProxyHeaderDecoder;
+import dev.peregrine.proxy.ProxyProtocol;
+import dev.peregrine.proxy.ProxyProtocolException;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
