@@ -43,16 +43,11 @@ class DateHeaderTest {
         byte[] first = d.line(t);
         assertEquals(expected(t / 1000), new String(first, StandardCharsets.US_ASCII));
         assertSame(first, d.line(t + 999));
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        long id = Thread.currentThread().getId();
-        for (int i = 0; i < 20_000; i++) {
-            d.line(t + i * 1000L);
-        }
-        long before = mx.getThreadAllocatedBytes(id);
-        for (int i = 0; i < 20_000; i++) {
-            d.line(t + i * 1000L);
-        }
-        long allocated = mx.getThreadAllocatedBytes(id) - before;
+        long allocated = dev.peregrine.testing.AllocationMeter.leastAllocated(3, () -> {
+            for (int i = 0; i < 20_000; i++) {
+                d.line(t + i * 1000L);
+            }
+        });
         assertTrue(allocated < 1024, "allocated " + allocated + " bytes for 20,000 refreshes");
         assertEquals(expected(t / 1000 + 19_999), new String(d.line(t + 19_999_000L), StandardCharsets.US_ASCII));
     }
