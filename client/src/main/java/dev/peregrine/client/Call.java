@@ -11,7 +11,10 @@ import java.util.concurrent.CompletableFuture;
  *   QUEUED (waiting for a connection) --&gt; SENT (on a connection) --&gt; DONE (response or failure)
  *        \--- total timeout, maxConnWait ---&gt; DONE                 ^--- retry: back to QUEUED
  * </pre>
- * Thread: the pool's loop thread, but {@link #future} is read by the caller.
+ * A pipelined call has no {@link #connection} to close on its timeout: the connection carries other
+ * calls, so the late response is read and dropped.
+ *
+ * <p>Thread: the site's loop thread, but {@link #future} is read by the caller.
  */
 final class Call extends Timeout {
     final ClientRequest request;
@@ -22,10 +25,10 @@ final class Call extends Timeout {
     ClientConnection connection;
     /** Set once the call is queued waiting for a free connection: when it started waiting. */
     long waitingSinceMillis = -1;
-    private final HostPool pool;
+    private final CallSite pool;
     private boolean done;
 
-    Call(ClientRequest request, HostPool pool, long nowMillis) {
+    Call(ClientRequest request, CallSite pool, long nowMillis) {
         this.request = request;
         this.pool = pool;
         this.queuedAtMillis = nowMillis;

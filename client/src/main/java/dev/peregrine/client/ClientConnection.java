@@ -5,10 +5,6 @@ import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.Protocol;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 
 /**
  * The HTTP/1.1 client as a {@link Protocol}: one request at a time on one connection of a
@@ -64,7 +60,7 @@ final class ClientConnection implements Protocol {
         call.connection = this;
         responseStarted = false;
         reader.expect(call.request.method().equals("HEAD"));
-        write(call.request);
+        RequestWriter.write(c, call.request);
         c.flush();
         c.updateTimer();
     }
@@ -79,51 +75,6 @@ final class ClientConnection implements Protocol {
     void abandon() {
         if (c != null) {
             c.close();
-        }
-    }
-
-    private void write(ClientRequest r) {
-        StringBuilder h = new StringBuilder(128);
-        h.append(r.method()).append(' ').append(r.target()).append(" HTTP/1.1\r\nHost: ").append(r.uri().getHost());
-        int port = r.port();
-        if (port != (r.https() ? 443 : 80)) {
-            h.append(':').append(port);
-        }
-        h.append("\r\n");
-        boolean ua = false;
-        for (String[] kv : r.headers()) {
-            h.append(kv[0]).append(": ").append(kv[1]).append("\r\n");
-            ua |= kv[0].equalsIgnoreCase("User-Agent");
-        }
-        if (!ua) {
-            h.append("User-Agent: Peregrine\r\n");
-        }
-        byte[] body = r.body();
-        if (body != null || r.method().equals("POST") || r.method().equals("PUT") || r.method().equals("PATCH")) {
-            h.append("Content-Length: ").append(body == null ? 0 : body.length).append("\r\n");
-        }
-        h.append("\r\n");
-        put(h.toString().getBytes(StandardCharsets.ISO_8859_1));
-        if (body != null) {
-            put(body);
-        }
-    }
-
-    /** Appends to the batch, writing it whenever the loop's write buffer fills. */
-    private void put(byte[] bytes) {
-        int off = 0;
-        while (off < bytes.length) {
-            ByteBuffer out = c.out();
-            if (!out.hasRemaining()) {
-                c.flushBatch();
-                if (!c.isOpen()) {
-                    return;
-                }
-                continue;
-            }
-            int n = Math.min(out.remaining(), bytes.length - off);
-            out.put(bytes, off, n);
-            off += n;
         }
     }
 
@@ -158,17 +109,13 @@ final class ClientConnection implements Protocol {
 
     /** The response is complete: answers the call; reuses the connection if both sides allow. */
     private void finish(ByteBuffer buf, boolean extraBytes) {
-        byte[] body = new byte[reader.bodyLength()];
-        buf.get(reader.bodyStart(), body);
-        List<String> names = List.copyOf(reader.names());
-        List<String> values = List.copyOf(reader.values());
-        ClientResponse response = new ClientResponse(reader.status(), reader.reason(), names, values, body);
+        ClientResponse response = ClientResponse.of(reader, buf);
         Call done = call;
         call = null;
         done.connection = null;
         served++;
         client.metricsFor(pool.host()).responses.incrementAndGet();
-        boolean keepAlive = !extraBytes && !closeRequested(response) && reader.status() != 101;
+        boolean keepAlive = !extraBytes && !response.closeRequested() && reader.status() != 101;
         // Back to the pool before the caller hears: a dependent that runs at once on this loop (a
         // redirect's next hop, a proxy handler's next call) finds the connection idle and reuses it.
         if (keepAlive && c.isOpen()) {
@@ -178,17 +125,6 @@ final class ClientConnection implements Protocol {
             c.close();
         }
         done.succeed(response);
-    }
-
-    private static boolean closeRequested(ClientResponse r) {
-        for (String v : r.headers("Connection")) {
-            for (String token : v.split(",")) {
-                if (token.trim().toLowerCase(Locale.ROOT).equals("close")) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     @Override

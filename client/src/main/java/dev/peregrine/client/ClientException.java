@@ -11,7 +11,10 @@ public final class ClientException extends IOException {
     public enum Phase {
         /** Name lookup or TCP/TLS connect failed or took longer than {@code connectTimeout}. */
         CONNECT,
-        /** No connection of the host's pool came free within {@code maxConnWait}. */
+        /**
+         * No connection of the host's pool came free within {@code maxConnWait}; for a
+         * {@link PipelineClient}, every connection already holds {@code maxPending} requests.
+         */
         POOL,
         /** The request could not be written (the connection broke, or {@code writeTimeout}). */
         WRITE,

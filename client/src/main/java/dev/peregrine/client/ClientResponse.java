@@ -1,8 +1,12 @@
 package dev.peregrine.client;
 
+import dev.peregrine.http1.ResponseReader;
+
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /** A complete response: status, headers in order, body in memory. Immutable; valid forever. */
 public final class ClientResponse {
@@ -11,6 +15,26 @@ public final class ClientResponse {
     private final List<String> names;
     private final List<String> values;
     private final byte[] body;
+
+    /** The response {@code reader} just completed, its body copied out of {@code buf}. */
+    static ClientResponse of(ResponseReader reader, ByteBuffer buf) {
+        byte[] body = new byte[reader.bodyLength()];
+        buf.get(reader.bodyStart(), body);
+        return new ClientResponse(reader.status(), reader.reason(), List.copyOf(reader.names()),
+                List.copyOf(reader.values()), body);
+    }
+
+    /** Whether the server said it closes the connection after this response ({@code Connection: close}). */
+    boolean closeRequested() {
+        for (String v : headers("Connection")) {
+            for (String token : v.split(",")) {
+                if (token.trim().toLowerCase(Locale.ROOT).equals("close")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
 
     ClientResponse(int status, String reason, List<String> names, List<String> values, byte[] body) {
         this.status = status;

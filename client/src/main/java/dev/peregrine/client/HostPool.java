@@ -27,7 +27,7 @@ import java.util.Iterator;
  * </pre>
  * Thread: the pool's loop thread only ({@link HttpClient} hops there).
  */
-final class HostPool {
+final class HostPool implements CallSite {
     private final HttpClient client;
     private final String host;
     private final String hostName;
@@ -52,11 +52,13 @@ final class HostPool {
                 client.verifyHostname, client.connectTimeoutMillis) : null;
     }
 
-    String host() {
+    @Override
+    public String host() {
         return host;
     }
 
-    HttpClient client() {
+    @Override
+    public HttpClient client() {
         return client;
     }
 
@@ -64,7 +66,8 @@ final class HostPool {
         return ctx.eventLoop();
     }
 
-    TimerWheel timers() {
+    @Override
+    public TimerWheel timers() {
         return ctx.timers();
     }
 
@@ -119,7 +122,7 @@ final class HostPool {
             address = client.resolve(hostName, port);
             if (address == null) {
                 open--;
-                client.resolveOffLoop(this, call, hostName, port);
+                client.lookUp(hostName, port, loop(), (a, failure) -> resolved(call, a, failure));
                 return;
             }
         }
@@ -141,7 +144,7 @@ final class HostPool {
     }
 
     /** The name lookup a loop must not do has finished (off the loop). */
-    void resolved(Call call, InetSocketAddress resolved, IOException failure) {
+    private void resolved(Call call, InetSocketAddress resolved, IOException failure) {
         if (failure != null) {
             call.fail(new ClientException(ClientException.Phase.CONNECT, host, "cannot resolve " + hostName + ": "
                     + failure.getMessage(), failure));
@@ -179,7 +182,8 @@ final class HostPool {
         return true;
     }
 
-    void forget(Call call) {
+    @Override
+    public void forget(Call call) {
         waiting.remove(call);
     }
 

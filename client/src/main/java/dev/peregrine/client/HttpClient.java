@@ -48,7 +48,7 @@ import java.util.function.Predicate;
  *
  * <p>Thread: any.
  */
-public final class HttpClient implements AutoCloseable {
+public final class HttpClient implements HttpSender, AutoCloseable {
     final long connectTimeoutMillis;
     final long readTimeoutMillis;
     final long totalTimeoutMillis;
@@ -120,6 +120,7 @@ public final class HttpClient implements AutoCloseable {
      * the last response; the total timeout covers every hop. The future may complete on a loop
      * thread: a dependent action there must not block.
      */
+    @Override
     public CompletableFuture<ClientResponse> send(ClientRequest request) {
         long startMillis = System.currentTimeMillis();
         CompletableFuture<ClientResponse> first = hop(request, startMillis);
@@ -225,8 +226,12 @@ public final class HttpClient implements AutoCloseable {
         return null;
     }
 
-    /** Looks {@code host} up on a resolver thread (a lookup blocks), then hands the call back to its loop. */
-    void resolveOffLoop(HostPool pool, Call call, String host, int port) {
+    /**
+     * Looks {@code host} up on a resolver thread (a lookup blocks), then calls {@code then} with the
+     * address or the failure on {@code loop}.
+     */
+    void lookUp(String host, int port, dev.peregrine.loop.EventLoop loop,
+                java.util.function.BiConsumer<InetSocketAddress, IOException> then) {
         resolver.execute(() -> {
             InetSocketAddress a = null;
             IOException failure = null;
@@ -238,10 +243,14 @@ public final class HttpClient implements AutoCloseable {
             }
             InetSocketAddress done = a;
             IOException why = failure;
-            pool.loop().execute(() -> pool.resolved(call, done, why));
+            loop.execute(() -> then.accept(done, why));
         });
     }
 
+    /** The client's loops (a {@link PipelineClient} on this client uses them too). */
+    List<LoopContext> loops() {
+        return contexts;
+    }
 
     /** Fails calls still waiting, closes every connection and stops the loops. */
     @Override

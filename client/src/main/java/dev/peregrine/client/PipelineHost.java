@@ -1,0 +1,190 @@
+package dev.peregrine.client;
+
+import dev.peregrine.loop.ConnectCallback;
+import dev.peregrine.loop.Connection;
+import dev.peregrine.loop.EndpointLayer;
+import dev.peregrine.loop.EventLoop;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.TimerWheel;
+import dev.peregrine.tls.engine.TlsClientLayer;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The pipelined connections of one {@code host:port} on one loop of a {@link PipelineClient}.
+ * <pre>
+ *   submit(call) --&gt; a connection with nothing pending                  --&gt; joins its batch
+ *                --&gt; else, fewer than maxConns open (or connecting)      --&gt; a new connection
+ *                --&gt; else the connection with the fewest pending, if under maxPending
+ *                --&gt; else the call fails at once: ClientException phase POOL
+ *   retry(call)  --&gt; (idempotent, attempts left, a connection broke before its first byte) submit again;
+ *                    the broken connection already left the list, so it goes to another one
+ * </pre>
+ * Thread: the host's loop thread only ({@link PipelineClient} hops there).
+ */
+final class PipelineHost implements CallSite {
+    final int maxConns;
+    final int maxPending;
+    final long maxBatchDelayMillis;
+    private final PipelineClient owner;
+    private final HttpClient client;
+    private final String host;
+    private final String hostName;
+    private final int port;
+    private final LoopContext ctx;
+    private final EndpointLayer tls;
+    private final List<PipelineConnection> conns = new ArrayList<>();
+    private InetSocketAddress address;
+
+    PipelineHost(PipelineClient owner, ClientRequest first, LoopContext ctx) {
+        this.owner = owner;
+        this.client = owner.client;
+        this.maxConns = owner.maxConns;
+        this.maxPending = owner.maxPending;
+        this.maxBatchDelayMillis = owner.maxBatchDelayMillis;
+        this.host = first.hostKey();
+        this.hostName = first.uri().getHost();
+        this.port = first.port();
+        this.ctx = ctx;
+        this.tls = first.https() ? new TlsClientLayer(client.sslContext, hostName, port, List.of("http/1.1"),
+                client.verifyHostname, client.connectTimeoutMillis) : null;
+    }
+
+    @Override
+    public String host() {
+        return host;
+    }
+
+    @Override
+    public HttpClient client() {
+        return client;
+    }
+
+    @Override
+    public TimerWheel timers() {
+        return ctx.timers();
+    }
+
+    EventLoop loop() {
+        return ctx.eventLoop();
+    }
+
+    long now() {
+        return System.currentTimeMillis();
+    }
+
+    /** Takes a call: a first attempt, a retry, or one handed back unwritten by a closed connection. */
+    void submit(Call call) {
+        if (call.done()) {
+            return;
+        }
+        if (client.closed || owner.closed) {
+            call.fail(new ClientException(ClientException.Phase.SHUTDOWN, host, "client closed"));
+            return;
+        }
+        if (!call.scheduled()) {
+            long left = call.queuedAtMillis + client.totalTimeoutMillis - now();
+            timers().schedule(call, Math.max(1, left), now());
+        }
+        long now = now();
+        PipelineConnection least = null;
+        for (int i = 0; i < conns.size(); i++) {
+            PipelineConnection c = conns.get(i);
+            if (c.accepting(now) && (least == null || c.pending() < least.pending())) {
+                least = c;
+            }
+        }
+        if (least != null && least.pending() == 0) {
+            least.enqueue(call);
+        } else if (conns.size() < maxConns) {
+            connect(call);
+        } else if (least != null && least.pending() < maxPending) {
+            least.enqueue(call);
+        } else {
+            call.fail(new ClientException(ClientException.Phase.POOL, host, "pipeline full: " + maxConns
+                    + " connection(s) with maxPending " + maxPending + " requests each"));
+        }
+    }
+
+    private void connect(Call call) {
+        PipelineConnection conn = new PipelineConnection(this);
+        conns.add(conn);
+        conn.enqueue(call);
+        if (address == null) {
+            address = client.resolve(hostName, port);
+        }
+        if (address != null) {
+            open(conn);
+            return;
+        }
+        client.lookUp(hostName, port, loop(), (a, failure) -> {
+            if (failure != null) {
+                conns.remove(conn);
+                conn.connectFailed(new ClientException(ClientException.Phase.CONNECT, host, "cannot resolve " + hostName
+                        + ": " + failure.getMessage(), failure));
+                return;
+            }
+            address = a;
+            open(conn);
+        });
+    }
+
+    private void open(PipelineConnection conn) {
+        ctx.eventLoop().connect(address, tls, conn, client.connectTimeoutMillis, new ConnectCallback() {
+            @Override
+            public void connected(Connection c) {
+                conn.connected();
+            }
+
+            @Override
+            public void failed(IOException cause) {
+                conns.remove(conn);
+                client.metricsFor(host).connectFailures.incrementAndGet();
+                conn.connectFailed(new ClientException(ClientException.Phase.CONNECT, host, cause.getMessage(), cause));
+            }
+        });
+    }
+
+    /**
+     * A call was in flight on a connection that broke before any byte of its response: sends it again
+     * if the retry rules allow (see {@link HttpClient.Builder#maxAttempts}). Returns whether it did.
+     */
+    boolean retry(Call call) {
+        if (call.done() || call.attempts >= client.maxAttempts || !call.request.idempotent() || client.closed
+                || owner.closed || client.retryIf != null && !client.retryIf.test(call.request)) {
+            return false;
+        }
+        client.metricsFor(host).retries.incrementAndGet();
+        submit(call);
+        return true;
+    }
+
+    /** {@code conn} closed (its calls are being answered, retried or handed back). */
+    void closed(PipelineConnection conn) {
+        conns.remove(conn);
+    }
+
+    @Override
+    public void forget(Call call) {
+        // a queued call stays in its connection's queue and is skipped when the batch is written
+    }
+
+    /** Calls pending on every connection of this host on this loop. */
+    int pending() {
+        int n = 0;
+        for (PipelineConnection c : conns) {
+            n += c.pending();
+        }
+        return n;
+    }
+
+    /** Closes every connection (the client closing): their calls fail with phase SHUTDOWN. */
+    void closeAll() {
+        for (PipelineConnection c : new ArrayList<>(conns)) {
+            c.abandon();
+        }
+    }
+}
