@@ -22,6 +22,7 @@ import java.nio.file.Path;
  *        [--idle-timeout-ms N] [--max-connections N] [--metrics 1] [--static DIR]
  *   java -jar examples/target/peregrine-examples.jar fetch [-X METHOD] [-H 'Name: value']... [-d DATA|@file]
  *        [-i] [-n N] [--timeout 10s] URL
+ *   java -jar examples/target/peregrine-examples.jar load -c CONNS -d SECONDS [--pipeline DEPTH] [--threads N] URL
  *   (or the PORT, THREADS, HTTPS_PORT, IDLE_TIMEOUT_MS, MAX_CONNECTIONS and METRICS environment
  *   variables; flags win)
  * </pre>
@@ -34,7 +35,8 @@ import java.nio.file.Path;
  * scripts/soak and scripts/census. {@code GET /health/live} and {@code GET /health/ready} are always
  * served (not part of the benchmark contract either).
  * {@code --static DIR} serves the files under DIR at {@code /static/} ({@code Server.Builder.staticFiles}).
- * {@code fetch} is the HTTP client's command line ({@link Fetch}).
+ * {@code fetch} is the HTTP client's command line ({@link Fetch}), {@code load} its load generator
+ * ({@link LoadCommand}).
  * SIGTERM or Ctrl-C closes the server gracefully.
  */
 public final class PlaintextApp {
@@ -98,6 +100,10 @@ public final class PlaintextApp {
     public static void main(String[] args) {
         if (args.length > 0 && args[0].equals("fetch")) {
             Fetch.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("load")) {
+            LoadCommand.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
