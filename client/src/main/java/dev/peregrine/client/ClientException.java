@@ -34,7 +34,12 @@ public final class ClientException extends IOException {
          */
         REDIRECT,
         /** The client was closed. */
-        SHUTDOWN
+        SHUTDOWN,
+        /**
+         * A {@link BalancingClient} had no upstream to send to: none is configured, or every one is
+         * ejected after failing.
+         */
+        UNAVAILABLE
     }
 
     private final Phase phase;
