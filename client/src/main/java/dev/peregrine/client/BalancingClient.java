@@ -132,8 +132,7 @@ public final class BalancingClient implements HttpSender, AutoCloseable {
     }
 
     static ClientRequest rewrite(ClientRequest request, URI origin) {
-        return ClientRequest.redirected(request.method(), URI.create(origin.getScheme() + "://" + origin.getRawAuthority()
-                + request.target()), request.headers(), request.body());
+        return request.retargeted(URI.create(origin.getScheme() + "://" + origin.getRawAuthority() + request.target()));
     }
 
     /** Sends and waits. */

@@ -21,6 +21,8 @@ final class Call extends Timeout {
     final CompletableFuture<ClientResponse> future = new CompletableFuture<>();
     final long queuedAtMillis;
     int attempts;
+    /** Takes the response body as it arrives, or null to have it in memory. */
+    ResponseBodyListener listener;
     /** The connection the request was sent on, while it is (for the total timeout to close it). */
     ClientConnection connection;
     /** Set once the call is queued waiting for a free connection: when it started waiting. */

@@ -20,12 +20,18 @@ import java.nio.ByteBuffer;
  *        connection if the request is idempotent (the server closed the keep-alive meanwhile)
  *   bad response / too large / timeout --&gt; the call fails naming the phase; the connection closes
  * </pre>
+ * A streamed request body ({@link RequestBodyPump}) is pulled while the socket takes it (SENDING phase,
+ * restarted by progress); a call with a {@link ResponseBodyListener} has its response handed on as it
+ * arrives ({@link ResponseStream}), with no timer of the connection's while the listener paused it.
  * Thread: the pool's loop thread.
  */
 final class ClientConnection implements Protocol {
     private static final int T_IDLE = 1;
     private static final int T_READ_FIRST = 2;
     private static final int T_RECEIVING = 3;
+    private static final int T_SENDING = 4;
+    /** Batches a streamed request body may write in one turn before it lets the loop's other work run. */
+    private static final int PUMP_BATCHES_PER_TURN = 16;
 
     private final HostPool pool;
     private final HttpClient client;
@@ -37,6 +43,11 @@ final class ClientConnection implements Protocol {
     /** Exchanges completed on this connection: a reused connection may have been closed by the server. */
     private int served;
     private long idleSinceMillis;
+    /** The streamed request body being sent, or null. */
+    private RequestBodyPump bodyPump;
+    /** The response being handed to the call's listener, or null when it is read into memory. */
+    private ResponseStream stream;
+    private final Runnable pumpLater = this::pumpBody;
 
     ClientConnection(HostPool pool) {
         this.pool = pool;
@@ -60,9 +71,47 @@ final class ClientConnection implements Protocol {
         call.connection = this;
         responseStarted = false;
         reader.expect(call.request.method().equals("HEAD"));
+        stream = call.listener != null ? new ResponseStream(reader, call.listener, c) : null;
         RequestWriter.write(c, call.request);
+        if (call.request.producer() != null) {
+            bodyPump = new RequestBodyPump(call.request.producer(), call.request.producedLength());
+            pumpBody();
+        } else {
+            c.flush();
+            c.updateTimer();
+        }
+    }
+
+    /** Sends more of the streamed request body, as far as the socket takes it and the turn allows. */
+    private void pumpBody() {
+        if (bodyPump == null || call == null || !c.isOpen()) {
+            return;
+        }
+        try {
+            if (bodyPump.pump(c, PUMP_BATCHES_PER_TURN)) {
+                bodyPump = null;
+            } else if (c.pendingOutput() == 0) {
+                c.context().eventLoop().execute(pumpLater); // a turn's share written: fair to the loop's other connections
+            } // else onOutputReady calls again once the socket took it
+        } catch (IllegalStateException e) {
+            fail(ClientException.Phase.WRITE, e.getMessage(), e.getCause());
+            c.close();
+            return;
+        }
         c.flush();
         c.updateTimer();
+    }
+
+    @Override
+    public boolean producing() {
+        return bodyPump != null;
+    }
+
+    @Override
+    public void onOutputReady(Connection c) {
+        if (bodyPump != null && c.pendingOutput() == 0) {
+            pumpBody();
+        }
     }
 
     /** Whether an idle connection may serve another request now. */
@@ -85,6 +134,9 @@ final class ClientConnection implements Protocol {
             return end;
         }
         responseStarted = true;
+        if (stream != null) {
+            return streamed(c, buf, start, end);
+        }
         int pos = start;
         while (true) {
             int r = reader.read(buf, pos, end);
@@ -107,6 +159,44 @@ final class ClientConnection implements Protocol {
         }
     }
 
+    /** Hands the response to the call's listener as it arrives. */
+    private int streamed(Connection c, ByteBuffer buf, int start, int end) {
+        int r = stream.onInput(buf, start, end);
+        if (r == ResponseStream.FAILED) {
+            fail(phaseOf(stream.error()), stream.error(), stream.cause());
+            c.close();
+            return end;
+        }
+        if (stream.done()) {
+            finishStreamed(r < end);
+            return end;
+        }
+        return r;
+    }
+
+    private static ClientException.Phase phaseOf(String error) {
+        return error.startsWith("body") || error.contains("larger than") ? ClientException.Phase.TOO_LARGE
+                : ClientException.Phase.RESPONSE;
+    }
+
+    private void finishStreamed(boolean extraBytes) {
+        ClientResponse head = stream.head();
+        stream = null;
+        Call done = call;
+        call = null;
+        done.connection = null;
+        served++;
+        client.metricsFor(pool.host()).responses.incrementAndGet();
+        if (!extraBytes && !head.closeRequested() && head.status() != 101 && bodyPump == null && c.isOpen()) {
+            idleSinceMillis = System.currentTimeMillis();
+            pool.released(this);
+        } else {
+            bodyPump = null; // answered before its request body was all sent: the connection cannot go on
+            c.close();
+        }
+        done.succeed(head);
+    }
+
     /** The response is complete: answers the call; reuses the connection if both sides allow. */
     private void finish(ByteBuffer buf, boolean extraBytes) {
         ClientResponse response = ClientResponse.of(reader, buf);
@@ -115,7 +205,8 @@ final class ClientConnection implements Protocol {
         done.connection = null;
         served++;
         client.metricsFor(pool.host()).responses.incrementAndGet();
-        boolean keepAlive = !extraBytes && !response.closeRequested() && reader.status() != 101;
+        boolean keepAlive = !extraBytes && !response.closeRequested() && reader.status() != 101 && bodyPump == null;
+        bodyPump = null;
         // Back to the pool before the caller hears: a dependent that runs at once on this loop (a
         // redirect's next hop, a proxy handler's next call) finds the connection idle and reuses it.
         if (keepAlive && c.isOpen()) {
@@ -129,6 +220,10 @@ final class ClientConnection implements Protocol {
 
     @Override
     public int keep(ByteBuffer src, int from, int to, ByteBuffer dst) {
+        if (stream != null) {
+            dst.put(0, src, from, to - from); // a streamed body keeps only what it has not taken
+            return to - from;
+        }
         return reader.keep(src, from, to, dst);
     }
 
@@ -140,7 +235,13 @@ final class ClientConnection implements Protocol {
 
     @Override
     public void onEndOfInput(Connection c) {
-        if (call != null) {
+        if (call != null && stream != null && responseStarted) {
+            if (stream.atEndOfInput()) {
+                finishStreamed(false);
+            } else {
+                fail(ClientException.Phase.CLOSED, stream.error());
+            }
+        } else if (call != null) {
             if (responseStarted) {
                 ByteBuffer held = c.heldInput();
                 int r = held == null ? ResponseReader.ERROR : reader.atEndOfInput(held, 0, c.heldInputLength());
@@ -172,12 +273,19 @@ final class ClientConnection implements Protocol {
     }
 
     private void fail(ClientException.Phase phase, String why) {
+        fail(phase, why, null);
+    }
+
+    private void fail(ClientException.Phase phase, String why, Throwable cause) {
         Call failed = call;
         if (failed != null) {
             call = null;
+            stream = null;
+            bodyPump = null;
             failed.connection = null;
             client.metricsFor(pool.host()).failures.incrementAndGet();
-            failed.fail(new ClientException(phase, pool.host(), why));
+            failed.fail(cause == null ? new ClientException(phase, pool.host(), why)
+                    : new ClientException(phase, pool.host(), why, cause));
         }
     }
 
@@ -185,6 +293,12 @@ final class ClientConnection implements Protocol {
     public int timerPhase() {
         if (call == null) {
             return T_IDLE;
+        }
+        if (stream != null && stream.paused()) {
+            return 0; // the listener holds the response back: only the total timeout runs
+        }
+        if (bodyPump != null && !responseStarted) {
+            return T_SENDING;
         }
         return responseStarted ? T_RECEIVING : T_READ_FIRST;
     }
@@ -203,6 +317,8 @@ final class ClientConnection implements Protocol {
     public void onTimeout(Connection c, int phase) {
         if (phase == T_READ_FIRST) {
             fail(ClientException.Phase.READ, "no response within the read timeout of " + client.readTimeoutMillis + " ms");
+        } else if (phase == T_SENDING) {
+            fail(ClientException.Phase.WRITE, "the request body made no progress for " + client.readTimeoutMillis + " ms");
         } else if (phase == T_RECEIVING) {
             fail(ClientException.Phase.READ, "response stalled for the read timeout of " + client.readTimeoutMillis + " ms");
         }
@@ -216,6 +332,7 @@ final class ClientConnection implements Protocol {
 
     @Override
     public void onClosed(Connection c) {
+        bodyPump = null;
         if (call != null) {
             if (!responseStarted) {
                 lostBeforeResponse("connection reset before the response");

@@ -1,5 +1,6 @@
 package dev.peregrine.client;
 
+import dev.peregrine.BodyProducer;
 import dev.peregrine.http1.HttpTokens;
 
 import java.net.URI;
@@ -10,24 +11,50 @@ import java.util.Locale;
 
 /**
  * One request to send: method, absolute {@code http} or {@code https} URL, headers and an in-memory
- * body (replayable, so an idempotent request can be retried). Immutable once built.
+ * body (replayable, so an idempotent request can be retried), or a streamed body from a
+ * {@link BodyProducer}. Immutable once built.
  */
 public final class ClientRequest {
     private final String method;
     private final URI uri;
     private final List<String[]> headers;
     private final byte[] body;
+    private final BodyProducer producer;
+    private final long producedLength;
 
-    private ClientRequest(String method, URI uri, List<String[]> headers, byte[] body) {
+    private ClientRequest(String method, URI uri, List<String[]> headers, byte[] body, BodyProducer producer,
+                          long producedLength) {
         this.method = method;
         this.uri = uri;
         this.headers = headers;
         this.body = body;
+        this.producer = producer;
+        this.producedLength = producedLength;
     }
 
     /** The next hop of a redirect ({@link Redirects}): values already checked by the request it follows. */
     static ClientRequest redirected(String method, URI uri, List<String[]> headers, byte[] body) {
-        return new ClientRequest(method, uri, headers, body);
+        return new ClientRequest(method, uri, headers, body, null, -1);
+    }
+
+    /** The same request sent to {@code uri} (a balancer's upstream), a streamed body included. */
+    ClientRequest retargeted(URI uri) {
+        return new ClientRequest(method, uri, headers, body, producer, producedLength);
+    }
+
+    /** The streamed body's producer, or null when the body (if any) is in memory. */
+    BodyProducer producer() {
+        return producer;
+    }
+
+    /** The streamed body's length, or -1 when it is sent chunked. */
+    long producedLength() {
+        return producedLength;
+    }
+
+    /** Whether the request can be sent again (a streamed body cannot: its producer runs once). */
+    public boolean replayable() {
+        return producer == null;
     }
 
     /** {@code GET url}. */
@@ -117,6 +144,8 @@ public final class ClientRequest {
         private final URI uri;
         private final List<String[]> headers = new ArrayList<>();
         private byte[] body;
+        private BodyProducer producer;
+        private long producedLength = -1;
 
         private Builder(String method, String url) {
             if (!HttpTokens.isToken(method)) {
@@ -164,17 +193,37 @@ public final class ClientRequest {
         /** The body (copied), sent with its Content-Length. */
         public Builder body(byte[] body) {
             this.body = body.clone();
+            this.producer = null;
             return this;
         }
 
         /** The body as UTF-8. */
         public Builder body(String body) {
             this.body = body.getBytes(StandardCharsets.UTF_8);
+            this.producer = null;
+            return this;
+        }
+
+        /**
+         * A streamed body: {@code producer} is pulled on the connection's loop whenever the socket has
+         * taken what it gave before (so a slow server slows the producer instead of filling memory),
+         * and must not block. With {@code length >= 0} it is sent with that {@code Content-Length} (a
+         * producer giving more or fewer bytes fails the call); with -1 it is sent chunked. Such a
+         * request is sent once: never retried, and a 307 or 308 is the answer rather than followed.
+         * Only {@link HttpClient} sends it.
+         */
+        public Builder body(long length, BodyProducer producer) {
+            if (producer == null || length < -1) {
+                throw new IllegalArgumentException("a streamed body wants a producer and a length >= -1 (-1: chunked)");
+            }
+            this.producer = producer;
+            this.producedLength = length;
+            this.body = null;
             return this;
         }
 
         public ClientRequest build() {
-            return new ClientRequest(method, uri, List.copyOf(headers), body);
+            return new ClientRequest(method, uri, List.copyOf(headers), body, producer, producedLength);
         }
     }
 }

@@ -173,7 +173,7 @@ final class HostPool implements CallSite {
 
     /** Retries {@code call} on a new connection, if the retry policy allows. Returns whether it did. */
     boolean retry(Call call, String why) {
-        if (call.done() || call.attempts >= client.maxAttempts || !call.request.idempotent() || client.closed
+        if (call.done() || call.attempts >= client.maxAttempts || !call.request.idempotent() || !call.request.replayable() || client.closed
                 || client.retryIf != null && !client.retryIf.test(call.request)) {
             return false;
         }

@@ -161,11 +161,29 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         });
     }
 
-    /** One request to one host: its pool's loop takes it. */
+    /**
+     * Sends {@code request} and hands the response body to {@code listener} as it arrives, with
+     * backpressure, instead of holding it in memory (no body size limit applies). The future completes
+     * with the head (its body empty) once the whole body was handed on, or with a
+     * {@link ClientException}. Redirects are not followed: a 3xx is the answer.
+     */
+    public CompletableFuture<ClientResponse> send(ClientRequest request, ResponseBodyListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        return hop(request, System.currentTimeMillis(), listener);
+    }
+
     private CompletableFuture<ClientResponse> hop(ClientRequest request, long startMillis) {
+        return hop(request, startMillis, null);
+    }
+
+    /** One request to one host: its pool's loop takes it. */
+    private CompletableFuture<ClientResponse> hop(ClientRequest request, long startMillis, ResponseBodyListener listener) {
         HostPool pool = pools.computeIfAbsent(request.hostKey(),
                 k -> new HostPool(this, request, contexts.get(Math.floorMod(nextLoop.getAndIncrement(), contexts.size()))));
         Call call = new Call(request, pool, startMillis);
+        call.listener = listener;
         if (closed) {
             call.future.completeExceptionally(new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "client closed"));
             return call.future;

@@ -68,8 +68,16 @@ public final class PipelineClient implements HttpSender, AutoCloseable {
         return new Builder(client);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalArgumentException for a request with a streamed body (send it with {@link HttpClient})
+     */
     @Override
     public CompletableFuture<ClientResponse> send(ClientRequest request) {
+        if (!request.replayable()) {
+            throw new IllegalArgumentException("a PipelineClient does not send streamed request bodies: use HttpClient");
+        }
         long startMillis = System.currentTimeMillis();
         int here = currentLoop();
         int loop = here >= 0 ? here : homeLoop.computeIfAbsent(request.hostKey(),

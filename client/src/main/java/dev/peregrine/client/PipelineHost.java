@@ -153,7 +153,7 @@ final class PipelineHost implements CallSite {
      * if the retry rules allow (see {@link HttpClient.Builder#maxAttempts}). Returns whether it did.
      */
     boolean retry(Call call) {
-        if (call.done() || call.attempts >= client.maxAttempts || !call.request.idempotent() || client.closed
+        if (call.done() || call.attempts >= client.maxAttempts || !call.request.idempotent() || !call.request.replayable() || client.closed
                 || owner.closed || client.retryIf != null && !client.retryIf.test(call.request)) {
             return false;
         }

@@ -61,6 +61,9 @@ final class Redirects {
         } else {
             dropBody = false;
         }
+        if (!dropBody && !request.replayable()) {
+            return null; // a streamed body cannot be sent again: the 307 or 308 is the caller's answer
+        }
         boolean sameOrigin = sameOrigin(request.uri(), target);
         List<String[]> headers = new ArrayList<>(request.headers().size());
         for (String[] h : request.headers()) {

@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * Encodes a {@link ClientRequest} into a connection's batch (RFC 9112 §3): request line, {@code Host}
  * (with the port unless it is the scheme's), the caller's fields, {@code User-Agent} unless given,
- * {@code Content-Length} for a body (and for an empty POST, PUT or PATCH), then the body.
+ * {@code Content-Length} for a body (and for an empty POST, PUT or PATCH), then the body; for a
+ * streamed body only the head, with its {@code Content-Length} or {@code Transfer-Encoding: chunked}
+ * ({@link RequestBodyPump} sends the body).
  *
  * <p>Thread: the connection's loop thread. The batch is the loop's shared write buffer, so the caller
  * writes it ({@link Connection#flush}) before its event ends.
@@ -34,7 +36,9 @@ final class RequestWriter {
             h.append("User-Agent: Peregrine\r\n");
         }
         byte[] body = r.body();
-        if (body != null || r.method().equals("POST") || r.method().equals("PUT") || r.method().equals("PATCH")) {
+        if (r.producer() != null) {
+            h.append(r.producedLength() < 0 ? "Transfer-Encoding: chunked\r\n" : "Content-Length: " + r.producedLength() + "\r\n");
+        } else if (body != null || r.method().equals("POST") || r.method().equals("PUT") || r.method().equals("PATCH")) {
             h.append("Content-Length: ").append(body == null ? 0 : body.length).append("\r\n");
         }
         h.append("\r\n");

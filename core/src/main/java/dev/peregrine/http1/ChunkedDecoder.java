@@ -371,6 +371,27 @@ public final class ChunkedDecoder {
     }
 
     /**
+     * For a body handed on as it is decoded (a client's streamed response): the decoded bytes are at
+     * {@code [base + bodyStartRel(), base + decodedEndRel())} after {@link #decode}.
+     */
+    public int decodedEndRel() {
+        return writeRel;
+    }
+
+    /**
+     * For a body handed on as it is decoded: the decoded bytes so far were taken, so everything read
+     * up to here is consumed. Returns how many bytes from {@code base} that is; the next
+     * {@link #decode} starts at {@code base} plus that, with nothing decoded before it.
+     */
+    public int consumeDecoded() {
+        int n = readRel;
+        readRel = 0;
+        writeRel = 0;
+        bodyStartRel = 0;
+        return n;
+    }
+
+    /**
      * Copies the unfinished request at {@code [base, end)} of {@code src} to index 0 of {@code dst}
      * (which may be {@code src}), leaving out the framing already decoded, and rebases the state.
      *

@@ -53,10 +53,18 @@ public final class ResponseReader {
     private int interim;
     private String error;
 
-    private static final int NONE = 0;
-    private static final int LENGTH = 1;
-    private static final int CHUNKED = 2;
-    private static final int UNTIL_CLOSE = 3;
+    /** {@link #bodyFraming()}: no body (HEAD, 204, 304). */
+    public static final int BODY_NONE = 0;
+    /** {@link #bodyFraming()}: {@link #contentLength()} bytes. */
+    public static final int BODY_LENGTH = 1;
+    /** {@link #bodyFraming()}: chunked (RFC 9112 §7.1). */
+    public static final int BODY_CHUNKED = 2;
+    /** {@link #bodyFraming()}: until the connection closes (RFC 9112 §6.3 item 8). */
+    public static final int BODY_UNTIL_CLOSE = 3;
+    private static final int NONE = BODY_NONE;
+    private static final int LENGTH = BODY_LENGTH;
+    private static final int CHUNKED = BODY_CHUNKED;
+    private static final int UNTIL_CLOSE = BODY_UNTIL_CLOSE;
 
     public ResponseReader(int maxHeadSize, long maxBodySize) {
         this.maxHeadSize = maxHeadSize;
@@ -82,25 +90,9 @@ public final class ResponseReader {
      */
     public int read(ByteBuffer b, int pos, int end) {
         if (status == 0) {
-            int r = head(b, pos, end);
+            int r = finalHead(b, pos, end);
             if (r < 0) {
                 return r;
-            }
-            if (status == 101) {
-                // RFC 9110 §15.2.2: only an answer to an Upgrade request, which this reader's callers
-                // do not send; what follows it is another protocol, not a response to read on.
-                return fail("unexpected 101 Switching Protocols: no upgrade was requested");
-            }
-            if (status < 200) {
-                interim++; // RFC 9110 §15.2: a client must take any number of 1xx before the final response
-                interimStatus = status;
-                status = 0;
-                interimEnd = r;
-                return INTERIM;
-            }
-            headRel = r - pos;
-            if (!frame()) {
-                return ERROR;
             }
             if (bodyKind == CHUNKED) {
                 if (chunked == null) {
@@ -138,6 +130,56 @@ public final class ResponseReader {
         }
     }
 
+    /**
+     * Reads only the head of the response at {@code pos}, for a caller that takes the body itself as it
+     * arrives (a streamed body): no body size limit applies. Interim responses are reported as by
+     * {@link #read}. After it, {@link #bodyFraming()} and {@link #contentLength()} say how the body is
+     * framed.
+     *
+     * @return the index after the final head, {@link #NEED_MORE}, {@link #ERROR} or {@link #INTERIM}
+     */
+    public int readHead(ByteBuffer b, int pos, int end) {
+        streaming = true;
+        try {
+            return status == 0 ? finalHead(b, pos, end) : pos + headRel;
+        } finally {
+            streaming = false;
+        }
+    }
+
+    /** The final head's end, INTERIM for a 1xx, NEED_MORE or ERROR; frames the body. */
+    private int finalHead(ByteBuffer b, int pos, int end) {
+        int r = head(b, pos, end);
+        if (r < 0) {
+            return r;
+        }
+        if (status == 101) {
+            // RFC 9110 §15.2.2: only an answer to an Upgrade request, which this reader's callers
+            // do not send; what follows it is another protocol, not a response to read on.
+            return fail("unexpected 101 Switching Protocols: no upgrade was requested");
+        }
+        if (status < 200) {
+            interim++; // RFC 9110 §15.2: a client must take any number of 1xx before the final response
+            interimStatus = status;
+            status = 0;
+            interimEnd = r;
+            return INTERIM;
+        }
+        headRel = r - pos;
+        return frame() ? r : ERROR;
+    }
+
+    /** {@link #BODY_NONE}, {@link #BODY_LENGTH}, {@link #BODY_CHUNKED} or {@link #BODY_UNTIL_CLOSE}, once the head is read. */
+    public int bodyFraming() {
+        return bodyKind;
+    }
+
+    /** The Content-Length of the response, meaningful when {@link #bodyFraming()} is {@link #BODY_LENGTH}. */
+    public long contentLength() {
+        return contentLength;
+    }
+
+    private boolean streaming;
     private int interimEnd;
     private int interimStatus;
     /** Bytes of the final head, from the response's first byte. */
@@ -369,7 +411,7 @@ public final class ResponseReader {
                 return false;
             }
             contentLength = Long.parseLong(v);
-            if (contentLength > maxBodySize) {
+            if (contentLength > maxBodySize && !streaming) {
                 fail("body of " + contentLength + " bytes larger than " + maxBodySize);
                 return false;
             }

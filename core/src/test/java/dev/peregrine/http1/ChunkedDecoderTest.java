@@ -158,4 +158,37 @@ class ChunkedDecoderTest {
         b.get(start, out);
         return new String(out, StandardCharsets.ISO_8859_1);
     }
+
+    @Test
+    void streamedDecodingHandsOnEachRunAndKeepsOnlyWhatItHasNotReadAtEverySplit() {
+        String wire = "5;a=b\r\nhello\r\n1a\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nT: v\r\n\r\n";
+        byte[] all = wire.getBytes(StandardCharsets.ISO_8859_1);
+        for (int split = 0; split <= all.length; split++) {
+            ChunkedDecoder d = new ChunkedDecoder();
+            d.start(0);
+            StringBuilder body = new StringBuilder();
+            ByteBuffer b = ByteBuffer.allocate(256);
+            int held = 0; // bytes kept at [0, held) from the last call, as a connection keeps them
+            int end = -1;
+            for (int[] piece : new int[][] {{0, split}, {split, all.length}}) {
+                b.put(held, all, piece[0], piece[1] - piece[0]);
+                int to = held + piece[1] - piece[0];
+                int r = d.decode(b, 0, to, Long.MAX_VALUE, 1024);
+                for (int i = d.bodyStartRel(); i < d.decodedEndRel(); i++) {
+                    body.append((char) b.get(i));
+                }
+                if (r >= 0) {
+                    end = r;
+                    break;
+                }
+                assertEquals(ChunkedDecoder.NEED_MORE, r);
+                int consumed = d.consumeDecoded();
+                b.put(0, b, consumed, to - consumed); // keep the unread rest at the front
+                held = to - consumed;
+                assertTrue(held < 16, "only a partial framing line is ever held, not " + held + " bytes");
+            }
+            assertEquals("helloabcdefghijklmnopqrstuvwxyz", body.toString(), "split at " + split);
+            assertTrue(end > 0, "split at " + split);
+        }
+    }
 }

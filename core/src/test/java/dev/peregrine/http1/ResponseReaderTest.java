@@ -149,4 +149,29 @@ class ResponseReaderTest {
         b.put(0, good);
         assertEquals(ResponseReader.NEED_MORE, r.read(b, 0, good.length), "a good status line waits for the rest of the head");
     }
+
+    @Test
+    void readHeadStopsAtTheHeadAndTellsTheFramingWithoutTheBodyLimit() {
+        ResponseReader r = new ResponseReader(8192, 10);
+        ByteBuffer b = ByteBuffer.wrap("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nabc"
+                .getBytes(StandardCharsets.ISO_8859_1));
+        r.expect(false);
+        assertEquals(ResponseReader.INTERIM, r.readHead(b, 0, b.limit()));
+        int headEnd = r.readHead(b, r.interimEnd(), b.limit());
+        assertEquals(b.limit() - 3, headEnd, "the head ends before the body, which is not waited for");
+        assertEquals(ResponseReader.BODY_LENGTH, r.bodyFraming());
+        assertEquals(1000, r.contentLength(), "a streamed body is not held to maxBodySize (10)");
+        r.expect(false);
+        ByteBuffer c = ByteBuffer.wrap("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        assertEquals(c.limit(), r.readHead(c, 0, c.limit()));
+        assertEquals(ResponseReader.BODY_CHUNKED, r.bodyFraming());
+        r.expect(false);
+        assertEquals(ResponseReader.NEED_MORE, r.readHead(c, 0, c.limit() - 1));
+        r.expect(true);
+        assertEquals(c.limit(), r.readHead(c, 0, c.limit()));
+        assertEquals(ResponseReader.BODY_NONE, r.bodyFraming(), "no body after HEAD");
+        r.expect(false);
+        ByteBuffer big = ByteBuffer.wrap("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        assertEquals(ResponseReader.ERROR, r.read(big, 0, big.limit()), "read() still holds the limit");
+    }
 }
