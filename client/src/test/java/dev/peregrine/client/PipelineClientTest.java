@@ -314,6 +314,37 @@ class PipelineClientTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void pipelinesOverTls(Transport t) throws Exception {
+        dev.peregrine.tls.TlsConfig tls = dev.peregrine.tls.TlsConfig.selfSigned();
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).tls(tls)
+                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i"))).start();
+             HttpClient http = HttpClient.builder().transport(t).sslContext(trusting(tls.certificate())).build();
+             PipelineClient pipe = PipelineClient.on(http).build()) {
+            List<CompletableFuture<ClientResponse>> fs = new ArrayList<>();
+            for (int i = 0; i < 500; i++) {
+                fs.add(pipe.send(ClientRequest.get("https://localhost:" + server.httpsPort() + "/n?i=" + i)));
+            }
+            for (int i = 0; i < fs.size(); i++) {
+                assertEquals("n=" + i, get(fs.get(i)).text());
+            }
+            assertEquals(1, server.metrics().accepted);
+        }
+    }
+
+    private static javax.net.ssl.SSLContext trusting(java.security.cert.X509Certificate cert) throws Exception {
+        java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        ks.setCertificateEntry("c", cert);
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ks);
+        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+        ctx.init(null, tmf.getTrustManagers(), null);
+        return ctx;
+    }
+
     @Test
     void settingsAreCheckedAtTheCall() {
         try (HttpClient http = HttpClient.builder().build()) {
