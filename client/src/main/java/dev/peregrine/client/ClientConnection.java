@@ -181,6 +181,11 @@ final class ClientConnection implements Protocol {
 
     private void finishStreamed(boolean extraBytes) {
         ClientResponse head = stream.head();
+        if (stream.endPause()) {
+            // Paused during the last piece: reading comes back once this event is over (not from inside
+            // it, where the connection is still offering input), so the pooled connection reads again.
+            c.context().eventLoop().execute(c::resumeInput);
+        }
         stream = null;
         Call done = call;
         call = null;

@@ -55,6 +55,18 @@ final class ResponseStream implements ResponseBodyListener.ReadValve {
         return paused;
     }
 
+    /**
+     * The response is complete: a pause the listener asked for during its last piece is lifted (the
+     * connection goes back to the pool and must read again), and the valve does nothing from now on.
+     * Returns whether reading was paused.
+     */
+    boolean endPause() {
+        boolean was = paused;
+        paused = false;
+        done = true;
+        return was;
+    }
+
     String error() {
         return error;
     }

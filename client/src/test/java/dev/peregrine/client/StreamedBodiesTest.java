@@ -223,11 +223,13 @@ class StreamedBodiesTest {
         }
     }
 
-    @Test
-    void aListenerPausingAtEveryPieceAndResumedFromAnotherThreadGetsEverything() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void aListenerPausingAtEveryPieceAndResumedFromAnotherThreadGetsEverything(Transport t) throws Exception {
         ExecutorService resumer = Executors.newSingleThreadExecutor();
-        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).get("/big", patternBody(5_000_000)).start();
-             HttpClient http = HttpClient.builder().build()) {
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
+                .get("/big", patternBody(5_000_000)).start();
+             HttpClient http = HttpClient.builder().transport(t).build()) {
             PatternListener counter = new PatternListener(clientPool(http));
             AtomicLong pauses = new AtomicLong();
             ResponseBodyListener pausing = new ResponseBodyListener() {
@@ -255,6 +257,34 @@ class StreamedBodiesTest {
             assertTrue(pauses.get() > 1);
         } finally {
             resumer.shutdownNow();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void aPauseLeftOnAtTheLastPieceDoesNotStopThePooledConnectionFromReading(Transport t) throws Exception {
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
+                .get("/small", (req, res) -> res.text("0123456789")).start();
+             HttpClient http = HttpClient.builder().transport(t).readTimeout(Duration.ofSeconds(20)).build()) {
+            String url = "http://127.0.0.1:" + server.port() + "/small";
+            ResponseBodyListener.ReadValve[] valve = new ResponseBodyListener.ReadValve[1];
+            ClientResponse head = http.send(ClientRequest.get(url), new ResponseBodyListener() {
+                @Override
+                public void onHead(ClientResponse h, ReadValve v) {
+                    valve[0] = v;
+                }
+
+                @Override
+                public void onData(ByteBuffer data) {
+                    valve[0].pause(); // and never resumed: the body is complete anyway
+                }
+            }).get(20, TimeUnit.SECONDS);
+            assertEquals(200, head.status());
+            assertEquals("0123456789", http.get(url).text(), "the same connection answers the next call");
+            valve[0].resume(); // a stale valve does nothing
+            valve[0].pause();
+            assertEquals("0123456789", http.get(url).text());
+            assertEquals(1, server.metrics().accepted);
         }
     }
 
