@@ -30,6 +30,14 @@ public final class ClientRequest {
         this.body = body;
         this.producer = producer;
         this.producedLength = producedLength;
+        this.wireHead = RequestWriter.head(this); // immutable: a request sent again and again is encoded once
+    }
+
+    private final byte[] wireHead;
+
+    /** The request line and fields as they go on the wire (do not modify). */
+    byte[] wireHead() {
+        return wireHead;
     }
 
     /** The next hop of a redirect ({@link Redirects}): values already checked by the request it follows. */

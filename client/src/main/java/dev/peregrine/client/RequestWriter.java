@@ -20,6 +20,15 @@ final class RequestWriter {
     }
 
     static void write(Connection c, ClientRequest r) {
+        put(c, r.wireHead());
+        byte[] body = r.body();
+        if (body != null) {
+            put(c, body);
+        }
+    }
+
+    /** The request's head as it goes on the wire; built once per (immutable) request. */
+    static byte[] head(ClientRequest r) {
         StringBuilder h = new StringBuilder(128);
         h.append(r.method()).append(' ').append(r.target()).append(" HTTP/1.1\r\nHost: ").append(r.uri().getHost());
         int port = r.port();
@@ -42,10 +51,7 @@ final class RequestWriter {
             h.append("Content-Length: ").append(body == null ? 0 : body.length).append("\r\n");
         }
         h.append("\r\n");
-        put(c, h.toString().getBytes(StandardCharsets.ISO_8859_1));
-        if (body != null) {
-            put(c, body);
-        }
+        return h.toString().getBytes(StandardCharsets.ISO_8859_1);
     }
 
     /** Appends to the batch, writing it whenever the loop's write buffer fills. */
