@@ -90,6 +90,7 @@ final class PipelineHost implements CallSite {
             timers().schedule(call, Math.max(1, left), now());
         }
         long now = now();
+        retireAged(now);
         PipelineConnection least = null;
         for (int i = 0; i < conns.size(); i++) {
             PipelineConnection c = conns.get(i);
@@ -106,6 +107,20 @@ final class PipelineHost implements CallSite {
         } else {
             call.fail(new ClientException(ClientException.Phase.POOL, host, "pipeline full: " + maxConns
                     + " connection(s) with maxPending " + maxPending + " requests each"));
+        }
+    }
+
+    /** Closes connections past {@code maxLifetime} that carry nothing; busy ones take no new call and close when idle. */
+    private void retireAged(long now) {
+        if (client.maxLifetimeMillis <= 0) {
+            return;
+        }
+        for (int i = conns.size() - 1; i >= 0; i--) {
+            PipelineConnection c = conns.get(i);
+            if (!c.accepting(now) && c.pending() == 0) {
+                c.abandon(); // its onClosed removes it from conns
+                conns.remove(c);
+            }
         }
     }
 

@@ -346,6 +346,28 @@ class PipelineClientTest {
     }
 
     @Test
+    void aConnectionPastMaxLifetimeTakesNoNewCallAndIsClosedOnceIdle() throws Exception {
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1)
+                .get("/x", (req, res) -> res.text("x")).start();
+             HttpClient http = HttpClient.builder().maxLifetime(Duration.ofMillis(1)).build();
+             PipelineClient pipe = PipelineClient.on(http).build()) {
+            String url = "http://127.0.0.1:" + server.port() + "/x";
+            assertEquals("x", get(pipe.send(ClientRequest.get(url))).text());
+            long aged = System.currentTimeMillis() + 2;
+            while (System.currentTimeMillis() < aged) {
+                Thread.onSpinWait(); // the clock must pass the lifetime; nothing else is awaited
+            }
+            assertEquals("x", get(pipe.send(ClientRequest.get(url))).text());
+            assertEquals(2, server.metrics().accepted, "the aged connection was not reused");
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (server.metrics().closed < 1 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(5); // polling a condition against a deadline (the server counts the close on its loop)
+            }
+            assertTrue(server.metrics().closed >= 1, "the aged idle connection was closed");
+        }
+    }
+
+    @Test
     void settingsAreCheckedAtTheCall() {
         try (HttpClient http = HttpClient.builder().build()) {
             assertThrows(IllegalArgumentException.class, () -> PipelineClient.on(http).maxConns(0));
