@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Reads one HTTP/1.1 response as a client receives it (RFC 9112 §4, §6), as strict as the request
@@ -289,36 +288,60 @@ public final class ResponseReader {
 
     /** {@code HTTP/1.x SP 3DIGIT [SP reason]} (RFC 9112 §4; a missing SP before an empty reason is tolerated). */
     private boolean statusLine(ByteBuffer b, int pos, int lineEnd) {
-        String line = new String(ascii(b, pos, lineEnd), StandardCharsets.ISO_8859_1);
-        if (line.length() < 12 || !line.startsWith("HTTP/1.") || (line.charAt(7) != '1' && line.charAt(7) != '0')
-                || line.charAt(8) != ' ') {
-            fail("malformed status line: " + printable(line));
+        int length = lineEnd - pos;
+        if (length < 12 || !plausibleStart(b, pos, pos + 7) || (b.get(pos + 7) != '1' && b.get(pos + 7) != '0')
+                || b.get(pos + 8) != ' ') {
+            fail("malformed status line: " + printable(b, pos, lineEnd));
             return false;
         }
-        for (int i = 9; i < 12; i++) {
-            if (line.charAt(i) < '0' || line.charAt(i) > '9') {
-                fail("malformed status code: " + printable(line));
+        int code = 0;
+        for (int i = pos + 9; i < pos + 12; i++) {
+            int d = b.get(i) - '0';
+            if (d < 0 || d > 9) {
+                fail("malformed status code: " + printable(b, pos, lineEnd));
                 return false;
             }
+            code = code * 10 + d;
         }
-        if (line.length() > 12 && line.charAt(12) != ' ') {
-            fail("malformed status line: " + printable(line));
+        if (length > 12 && b.get(pos + 12) != ' ') {
+            fail("malformed status line: " + printable(b, pos, lineEnd));
             return false;
         }
-        status = Integer.parseInt(line.substring(9, 12));
+        status = code;
         if (status < 100) {
             fail("status code below 100: " + status);
             return false;
         }
-        reason = line.length() > 13 ? line.substring(13) : "";
-        for (int i = 0; i < reason.length(); i++) {
-            char c = reason.charAt(i);
+        for (int i = pos + 13; i < lineEnd; i++) {
+            int c = b.get(i) & 0xFF;
             if (c != '\t' && (c < 0x20 || c == 0x7F)) {
                 fail("control character in the reason phrase");
                 return false;
             }
         }
+        reason = length > 13 ? text(b, pos + 13, lineEnd, reason) : "";
         return true;
+    }
+
+    /**
+     * The text of {@code [from, to)}: {@code seen} itself when it holds the same bytes (a connection's
+     * responses mostly repeat their reason and fields, so those cost no allocation), else a new String.
+     */
+    private static String text(ByteBuffer b, int from, int to, String seen) {
+        if (seen != null && seen.length() == to - from) {
+            int i = 0;
+            while (i < to - from && seen.charAt(i) == (b.get(from + i) & 0xFF)) {
+                i++;
+            }
+            if (i == to - from) {
+                return seen;
+            }
+        }
+        return new String(ascii(b, from, to), StandardCharsets.ISO_8859_1);
+    }
+
+    private static String printable(ByteBuffer b, int from, int to) {
+        return printable(new String(ascii(b, from, Math.min(to, from + 80)), StandardCharsets.ISO_8859_1));
     }
 
     /** {@code token ":" OWS value OWS} (RFC 9112 §5); no whitespace before the colon, no obs-fold. */
@@ -354,10 +377,23 @@ public final class ResponseReader {
                 return false;
             }
         }
-        names.add(new String(ascii(b, p, colon), StandardCharsets.ISO_8859_1));
-        values.add(new String(ascii(b, vs, ve), StandardCharsets.ISO_8859_1));
+        int n = names.size();
+        if (n == seenNames.length) {
+            seenNames = java.util.Arrays.copyOf(seenNames, 2 * n);
+            seenValues = java.util.Arrays.copyOf(seenValues, 2 * n);
+        }
+        String name = text(b, p, colon, seenNames[n]);
+        String value = text(b, vs, ve, seenValues[n]);
+        seenNames[n] = name;
+        seenValues[n] = value;
+        names.add(name);
+        values.add(value);
         return true;
     }
+
+    /** The fields of the previous response, by position: reused when the same bytes come again. */
+    private String[] seenNames = new String[16];
+    private String[] seenValues = new String[16];
 
     /** Decides how the body is framed (RFC 9112 §6.3). */
     private boolean frame() {
@@ -384,14 +420,11 @@ public final class ResponseReader {
                 fail("both Transfer-Encoding and Content-Length"); // a smuggling vector: refused
                 return false;
             }
-            String[] codings = te.split(",");
-            for (int i = 0; i < codings.length - 1; i++) {
-                if (codings[i].trim().equalsIgnoreCase("chunked")) {
-                    fail("chunked applied before another transfer coding"); // RFC 9112 §6.1: chunked at most once, last
-                    return false;
-                }
+            if (chunkedBeforeAnother(te)) {
+                fail("chunked applied before another transfer coding"); // RFC 9112 §6.1: chunked at most once, last
+                return false;
             }
-            if (!codings[codings.length - 1].trim().toLowerCase(Locale.ROOT).equals("chunked")) {
+            if (!lastCodingIsChunked(te)) {
                 bodyKind = UNTIL_CLOSE; // RFC 9112 §6.3 item 4: chunked not final: read until close
                 return true;
             }
@@ -399,14 +432,19 @@ public final class ResponseReader {
             return true;
         }
         if (cl != null) {
-            for (String part : cl.split(",")) {
-                if (!part.trim().equals(cl.split(",")[0].trim())) {
-                    fail("conflicting Content-Length values");
-                    return false;
+            String v = cl;
+            if (cl.indexOf(',') >= 0) {
+                String[] parts = cl.split(",");
+                for (String part : parts) {
+                    if (!part.trim().equals(parts[0].trim())) {
+                        fail("conflicting Content-Length values");
+                        return false;
+                    }
                 }
+                v = parts.length == 0 ? "" : parts[0];
             }
-            String v = cl.split(",")[0].trim();
-            if (v.isEmpty() || v.length() > 18 || !v.chars().allMatch(Character::isDigit)) {
+            v = v.trim();
+            if (v.isEmpty() || v.length() > 18 || !digits(v)) {
                 fail("malformed Content-Length: " + printable(cl));
                 return false;
             }
@@ -419,6 +457,50 @@ public final class ResponseReader {
             return true;
         }
         bodyKind = UNTIL_CLOSE;
+        return true;
+    }
+
+    /** Whether the last coding of a Transfer-Encoding value is {@code chunked} (any case, OWS around it). */
+    private static boolean lastCodingIsChunked(String te) {
+        int to = te.length();
+        while (to > 0 && (te.charAt(to - 1) == ',' || te.charAt(to - 1) == ' ' || te.charAt(to - 1) == '\t')) {
+            to--; // empty list elements are ignored (RFC 9110 §5.6.1)
+        }
+        int from = te.lastIndexOf(',', to - 1) + 1;
+        while (from < to && (te.charAt(from) == ' ' || te.charAt(from) == '\t')) {
+            from++;
+        }
+        while (to > from && (te.charAt(to - 1) == ' ' || te.charAt(to - 1) == '\t')) {
+            to--;
+        }
+        return to - from == 7 && te.regionMatches(true, from, "chunked", 0, 7);
+    }
+
+    /** Whether {@code chunked} comes before another (non-empty) coding in a Transfer-Encoding value. */
+    private static boolean chunkedBeforeAnother(String te) {
+        if (te.indexOf(',') < 0) {
+            return false;
+        }
+        boolean chunkedSeen = false;
+        for (String coding : te.split(",")) {
+            String t = coding.trim();
+            if (t.isEmpty()) {
+                continue; // empty list elements are ignored (RFC 9110 §5.6.1)
+            }
+            if (chunkedSeen) {
+                return true;
+            }
+            chunkedSeen = t.equalsIgnoreCase("chunked");
+        }
+        return false;
+    }
+
+    private static boolean digits(String v) {
+        for (int i = 0; i < v.length(); i++) {
+            if (v.charAt(i) < '0' || v.charAt(i) > '9') {
+                return false;
+            }
+        }
         return true;
     }
 

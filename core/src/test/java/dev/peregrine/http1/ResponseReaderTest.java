@@ -174,4 +174,51 @@ class ResponseReaderTest {
         ByteBuffer big = ByteBuffer.wrap("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
         assertEquals(ResponseReader.ERROR, r.read(big, 0, big.limit()), "read() still holds the limit");
     }
+
+    @Test
+    void fieldsAndReasonRepeatedByTheNextResponseAreTheSameStringsAndChangedOnesAreNew() {
+        ResponseReader r = new ResponseReader(8192, 1 << 20);
+        ByteBuffer a = ByteBuffer.wrap("HTTP/1.1 200 OK\r\nServer: P\r\nDate: one\r\nContent-Length: 2\r\n\r\nok"
+                .getBytes(StandardCharsets.ISO_8859_1));
+        r.expect(false);
+        assertEquals(a.limit(), r.read(a, 0, a.limit()));
+        String reason = r.reason();
+        java.util.List<String> names = java.util.List.copyOf(r.names());
+        java.util.List<String> values = java.util.List.copyOf(r.values());
+        ByteBuffer b = ByteBuffer.wrap("HTTP/1.1 200 OK\r\nServer: P\r\nDate: two\r\nContent-Length: 2\r\n\r\nok"
+                .getBytes(StandardCharsets.ISO_8859_1));
+        r.expect(false);
+        assertEquals(b.limit(), r.read(b, 0, b.limit()));
+        org.junit.jupiter.api.Assertions.assertSame(reason, r.reason());
+        for (int i = 0; i < 3; i++) {
+            org.junit.jupiter.api.Assertions.assertSame(names.get(i), r.names().get(i));
+        }
+        org.junit.jupiter.api.Assertions.assertSame(values.get(0), r.values().get(0));
+        assertEquals("two", r.values().get(1), "a changed value is read anew");
+        org.junit.jupiter.api.Assertions.assertSame(values.get(2), r.values().get(2));
+    }
+
+    @Test
+    void emptyListElementsInFramingFieldsAreIgnoredOrRefusedNeverThrown() {
+        ResponseReader r = new ResponseReader(8192, 1 << 20);
+        String[][] cases = {
+            {"Transfer-Encoding: chunked, \r\n", "chunked"},
+            {"Transfer-Encoding: gzip , CHUNKED\r\n", "chunked"},
+            {"Transfer-Encoding: ,\r\n", "until close"},
+            {"Transfer-Encoding: chunked, gzip\r\n", "error"},
+            {"Content-Length: ,\r\n", "error"},
+            {"Content-Length: 3, 3\r\n", "3"},
+            {"Content-Length: 3, 4\r\n", "error"},
+            {"Content-Length: +3\r\n", "error"},
+        };
+        for (String[] c : cases) {
+            ByteBuffer b = ByteBuffer.wrap(("HTTP/1.1 200 OK\r\n" + c[0] + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            r.expect(false);
+            int end = r.readHead(b, 0, b.limit());
+            String got = end == ResponseReader.ERROR ? "error"
+                    : r.bodyFraming() == ResponseReader.BODY_CHUNKED ? "chunked"
+                    : r.bodyFraming() == ResponseReader.BODY_UNTIL_CLOSE ? "until close" : String.valueOf(r.contentLength());
+            assertEquals(c[1], got, c[0]);
+        }
+    }
 }
