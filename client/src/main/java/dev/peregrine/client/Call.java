@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Thread: the site's loop thread, but {@link #future} is read by the caller.
  */
-final class Call extends Timeout {
+final class Call extends Timeout implements Runnable {
     final ClientRequest request;
     final CompletableFuture<ClientResponse> future = new CompletableFuture<>();
     final long queuedAtMillis;
@@ -34,6 +34,12 @@ final class Call extends Timeout {
         this.request = request;
         this.pool = pool;
         this.queuedAtMillis = nowMillis;
+    }
+
+    /** Hands the call to its site: the task a caller off the loop queues to the site's loop. */
+    @Override
+    public void run() {
+        pool.submit(this);
     }
 
     boolean done() {

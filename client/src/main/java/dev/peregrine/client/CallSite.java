@@ -15,6 +15,9 @@ interface CallSite {
     /** The wheel of the loop the site lives on; the call's total deadline is a node on it. */
     TimerWheel timers();
 
+    /** Takes a call (on the site's loop thread: {@link Call#run} hands it over). */
+    void submit(Call call);
+
     /** The call is done (total timeout): drop it from any wait queue. */
     void forget(Call call);
 }

@@ -31,9 +31,11 @@ public final class ClientRequest {
         this.producer = producer;
         this.producedLength = producedLength;
         this.wireHead = RequestWriter.head(this); // immutable: a request sent again and again is encoded once
+        this.hostKey = uri.getHost() + ":" + port();
     }
 
     private final byte[] wireHead;
+    private final String hostKey;
 
     /** The request line and fields as they go on the wire (do not modify). */
     byte[] wireHead() {
@@ -135,7 +137,7 @@ public final class ClientRequest {
 
     /** {@code host:port}, the pool key and the name in errors. */
     String hostKey() {
-        return uri.getHost() + ":" + port();
+        return hostKey;
     }
 
     /** The request-target: path and query, {@code /} when empty (RFC 9112 §3.2.1). */

@@ -20,8 +20,7 @@ public final class ClientResponse {
     static ClientResponse of(ResponseReader reader, ByteBuffer buf) {
         byte[] body = new byte[reader.bodyLength()];
         buf.get(reader.bodyStart(), body);
-        return new ClientResponse(reader.status(), reader.reason(), List.copyOf(reader.names()),
-                List.copyOf(reader.values()), body);
+        return new ClientResponse(reader.status(), reader.reason(), reader.namesCopy(), reader.valuesCopy(), body);
     }
 
     /** Whether the server said it closes the connection after this response ({@code Connection: close}). */

@@ -76,7 +76,8 @@ final class HostPool implements CallSite {
     }
 
     /** Takes a call (first attempt or retry). */
-    void submit(Call call) {
+    @Override
+    public void submit(Call call) {
         if (call.done()) {
             return;
         }

@@ -180,8 +180,11 @@ public final class HttpClient implements HttpSender, AutoCloseable {
 
     /** One request to one host: its pool's loop takes it. */
     private CompletableFuture<ClientResponse> hop(ClientRequest request, long startMillis, ResponseBodyListener listener) {
-        HostPool pool = pools.computeIfAbsent(request.hostKey(),
-                k -> new HostPool(this, request, contexts.get(Math.floorMod(nextLoop.getAndIncrement(), contexts.size()))));
+        HostPool pool = pools.get(request.hostKey()); // a plain get first: computeIfAbsent's capturing lambda allocates
+        if (pool == null) {
+            pool = pools.computeIfAbsent(request.hostKey(),
+                    k -> new HostPool(this, request, contexts.get(Math.floorMod(nextLoop.getAndIncrement(), contexts.size()))));
+        }
         Call call = new Call(request, pool, startMillis);
         call.listener = listener;
         if (closed) {
@@ -191,7 +194,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         if (pool.loop().inEventLoop()) {
             pool.submit(call); // a call from the loop (a proxy handler) stays on it
         } else {
-            pool.loop().execute(() -> pool.submit(call));
+            pool.loop().execute(call); // the call is its own task
         }
         return call.future;
     }

@@ -80,17 +80,18 @@ public final class PipelineClient implements HttpSender, AutoCloseable {
         }
         long startMillis = System.currentTimeMillis();
         int here = currentLoop();
-        int loop = here >= 0 ? here : homeLoop.computeIfAbsent(request.hostKey(),
-                k -> Math.floorMod(nextLoop.getAndIncrement(), loops.size()));
-        PipelineHost host = hosts.get(loop).computeIfAbsent(request.hostKey(),
-                k -> new PipelineHost(this, request, loops.get(loop)));
+        int loop = here >= 0 ? here : homeLoop(request.hostKey());
+        PipelineHost host = hosts.get(loop).get(request.hostKey()); // a plain get first: no capturing lambda
+        if (host == null) {
+            host = hosts.get(loop).computeIfAbsent(request.hostKey(), k -> new PipelineHost(this, request, loops.get(loop)));
+        }
         Call call = new Call(request, host, startMillis);
         if (closed || client.closed) {
             call.future.completeExceptionally(new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "client closed"));
         } else if (here >= 0) {
             host.submit(call); // a call from the loop (a callback, a proxy) stays on it
         } else {
-            host.loop().execute(() -> host.submit(call));
+            host.loop().execute(call); // the call is its own task
         }
         return call.future;
     }
@@ -108,6 +109,12 @@ public final class PipelineClient implements HttpSender, AutoCloseable {
             Thread.currentThread().interrupt();
             throw new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "interrupted", e);
         }
+    }
+
+    /** The loop a host's calls from outside the loops go to (round-robin at first use). */
+    private int homeLoop(String hostKey) {
+        Integer i = homeLoop.get(hostKey);
+        return i != null ? i : homeLoop.computeIfAbsent(hostKey, k -> Math.floorMod(nextLoop.getAndIncrement(), loops.size()));
     }
 
     /** The index of the client's loop the caller runs on, or -1. */

@@ -77,7 +77,8 @@ final class PipelineHost implements CallSite {
     }
 
     /** Takes a call: a first attempt, a retry, or one handed back unwritten by a closed connection. */
-    void submit(Call call) {
+    @Override
+    public void submit(Call call) {
         if (call.done()) {
             return;
         }

@@ -90,8 +90,7 @@ final class ResponseStream implements ResponseBodyListener.ReadValve {
             if (r == ResponseReader.ERROR) {
                 return fail(reader.error(), null);
             }
-            head = new ClientResponse(reader.status(), reader.reason(), java.util.List.copyOf(reader.names()),
-                    java.util.List.copyOf(reader.values()), new byte[0]);
+            head = new ClientResponse(reader.status(), reader.reason(), reader.namesCopy(), reader.valuesCopy(), new byte[0]);
             pos = r;
             int framing = reader.bodyFraming();
             remaining = framing == ResponseReader.BODY_LENGTH ? reader.contentLength() : Long.MAX_VALUE;

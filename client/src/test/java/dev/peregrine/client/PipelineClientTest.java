@@ -274,18 +274,32 @@ class PipelineClientTest {
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
     void aCallMadeOnALoopThreadStaysOnIt(Transport t) throws Exception {
-        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
-                .get("/x", (req, res) -> res.text("x")).start();
-             HttpClient http = HttpClient.builder().transport(t).threads(3).build();
+        CountDownLatch chained = new CountDownLatch(1);
+        try (ScriptedServer server = new ScriptedServer((c, n) -> {
+            String head;
+            while ((head = c.readRequest()) != null) {
+                if (head.startsWith("GET /first ")) {
+                    try {
+                        chained.await(20, TimeUnit.SECONDS); // answer only once the test chained its callback
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                c.write(ok("x"));
+            }
+        }); HttpClient http = HttpClient.builder().transport(t).threads(3).build();
              PipelineClient pipe = PipelineClient.on(http).build()) {
-            String url = "http://127.0.0.1:" + server.port() + "/x";
-            CompletableFuture<String[]> threads = pipe.send(ClientRequest.get(url)).thenCompose(r -> {
+            CompletableFuture<String[]> threads = pipe.send(ClientRequest.get(server.url("/first"))).thenCompose(r -> {
                 String first = Thread.currentThread().getName();
-                return pipe.send(ClientRequest.get(url)).thenApply(r2 -> new String[] {first, Thread.currentThread().getName()});
+                return pipe.send(ClientRequest.get(server.url("/second")))
+                        .thenApply(r2 -> new String[] {first, Thread.currentThread().getName()});
             });
+            chained.countDown();
             String[] names = threads.get(20, TimeUnit.SECONDS);
             assertTrue(names[0].startsWith("peregrine-"), names[0]);
             assertEquals(names[0], names[1], "the second call ran and completed on the first one's loop");
+        } finally {
+            chained.countDown();
         }
     }
 

@@ -562,6 +562,36 @@ public final class ResponseReader {
         return values;
     }
 
+    /**
+     * An unmodifiable copy of {@link #names()} to keep past this reader's next response: the previous
+     * copy itself when every name is the same String as then (see the reuse in {@code field}).
+     */
+    public List<String> namesCopy() {
+        lastNames = same(names, lastNames) ? lastNames : List.copyOf(names);
+        return lastNames;
+    }
+
+    /** Like {@link #namesCopy()}, for {@link #values()}. */
+    public List<String> valuesCopy() {
+        lastValues = same(values, lastValues) ? lastValues : List.copyOf(values);
+        return lastValues;
+    }
+
+    private List<String> lastNames = List.of();
+    private List<String> lastValues = List.of();
+
+    private static boolean same(List<String> now, List<String> before) {
+        if (now.size() != before.size()) {
+            return false;
+        }
+        for (int i = 0; i < now.size(); i++) {
+            if (now.get(i) != before.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Where the (decoded) body starts (absolute index, after {@link #read} completed). */
     public int bodyStart() {
         return bodyStart;

@@ -199,6 +199,26 @@ class ResponseReaderTest {
     }
 
     @Test
+    void copiesOfRepeatedFieldsAreTheSameListAndChangedOnesAreNew() {
+        ResponseReader r = new ResponseReader(8192, 1 << 20);
+        byte[] one = "HTTP/1.1 200 OK\r\nServer: P\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        byte[] two = "HTTP/1.1 200 OK\r\nServer: Q\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        r.expect(false);
+        r.read(ByteBuffer.wrap(one), 0, one.length);
+        java.util.List<String> names = r.namesCopy();
+        java.util.List<String> values = r.valuesCopy();
+        r.expect(false);
+        r.read(ByteBuffer.wrap(one), 0, one.length);
+        org.junit.jupiter.api.Assertions.assertSame(names, r.namesCopy());
+        org.junit.jupiter.api.Assertions.assertSame(values, r.valuesCopy());
+        r.expect(false);
+        r.read(ByteBuffer.wrap(two), 0, two.length);
+        org.junit.jupiter.api.Assertions.assertSame(names, r.namesCopy());
+        assertEquals(java.util.List.of("Q", "0"), r.valuesCopy());
+        assertEquals(java.util.List.of("P", "0"), values, "a copy handed out never changes");
+    }
+
+    @Test
     void emptyListElementsInFramingFieldsAreIgnoredOrRefusedNeverThrown() {
         ResponseReader r = new ResponseReader(8192, 1 << 20);
         String[][] cases = {
