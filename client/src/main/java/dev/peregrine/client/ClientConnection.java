@@ -67,6 +67,9 @@ final class ClientConnection implements Protocol {
             return;
         }
         this.call = call;
+        // A connection reused within the event that freed it never passed through IDLE as far as the
+        // timer knows: without this the new request would inherit the previous one's READ_FIRST clock.
+        c.restartTimerPhase();
         call.attempts++;
         call.connection = this;
         responseStarted = false;

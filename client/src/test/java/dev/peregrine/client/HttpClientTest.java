@@ -213,6 +213,35 @@ class HttpClientTest {
         return ctx;
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void aConnectionReusedBackToBackStartsTheReadClockAgainForEachRequest(Transport t) throws Exception {
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
+                .get("/x", (req, res) -> res.text("x")).start();
+             HttpClient client = HttpClient.builder().transport(t).readTimeout(Duration.ofMillis(200)).maxConnsPerHost(1).build()) {
+            ClientRequest request = ClientRequest.get("http://127.0.0.1:" + server.port() + "/x");
+            CompletableFuture<Long> done = new CompletableFuture<>();
+            // Each answer sends the next request from the loop, on the connection it just freed, until
+            // well past several read timeouts in all: no request may time out, each got its answer at once.
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_000);
+            chain(client, request, until, 0, done);
+            assertTrue(done.get(30, TimeUnit.SECONDS) > 10);
+            assertEquals(1, server.metrics().accepted);
+        }
+    }
+
+    private static void chain(HttpClient client, ClientRequest request, long untilNanos, long count, CompletableFuture<Long> done) {
+        client.send(request).whenComplete((r, failure) -> {
+            if (failure != null) {
+                done.completeExceptionally(failure);
+            } else if (System.nanoTime() - untilNanos < 0) {
+                chain(client, request, untilNanos, count + 1, done);
+            } else {
+                done.complete(count + 1);
+            }
+        });
+    }
+
     @Test
     void requestsAreCheckedAtTheCall() {
         assertThrows(IllegalArgumentException.class, () -> ClientRequest.get("ftp://x/"));
