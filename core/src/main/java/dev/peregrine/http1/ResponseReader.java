@@ -2,7 +2,6 @@ package dev.peregrine.http1;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -43,8 +42,9 @@ public final class ResponseReader {
     private boolean headRequest;
     private int status;
     private String reason;
-    private final List<String> names = new ArrayList<>();
-    private final List<String> values = new ArrayList<>();
+    private final ResponseFields fields = new ResponseFields();
+    private final List<String> names = fields.names;
+    private final List<String> values = fields.values;
     private long contentLength;
     private int bodyKind;
     private int bodyStart;
@@ -259,8 +259,7 @@ public final class ResponseReader {
             return end - pos > maxHeadSize ? fail("response head larger than " + maxHeadSize + " bytes") : NEED_MORE;
         }
         status = statusSeen;
-        names.clear();
-        values.clear();
+        fields.clear();
         int p = lineEnd + 2;
         while (p < crlfcrlf + 2) {
             int e = findCrlf(b, p, crlfcrlf + 2);
@@ -319,25 +318,8 @@ public final class ResponseReader {
                 return false;
             }
         }
-        reason = length > 13 ? text(b, pos + 13, lineEnd, reason) : "";
+        reason = length > 13 ? ResponseFields.text(b, pos + 13, lineEnd, reason) : "";
         return true;
-    }
-
-    /**
-     * The text of {@code [from, to)}: {@code seen} itself when it holds the same bytes (a connection's
-     * responses mostly repeat their reason and fields, so those cost no allocation), else a new String.
-     */
-    private static String text(ByteBuffer b, int from, int to, String seen) {
-        if (seen != null && seen.length() == to - from) {
-            int i = 0;
-            while (i < to - from && seen.charAt(i) == (b.get(from + i) & 0xFF)) {
-                i++;
-            }
-            if (i == to - from) {
-                return seen;
-            }
-        }
-        return new String(ascii(b, from, to), StandardCharsets.ISO_8859_1);
     }
 
     private static String printable(ByteBuffer b, int from, int to) {
@@ -377,23 +359,9 @@ public final class ResponseReader {
                 return false;
             }
         }
-        int n = names.size();
-        if (n == seenNames.length) {
-            seenNames = java.util.Arrays.copyOf(seenNames, 2 * n);
-            seenValues = java.util.Arrays.copyOf(seenValues, 2 * n);
-        }
-        String name = text(b, p, colon, seenNames[n]);
-        String value = text(b, vs, ve, seenValues[n]);
-        seenNames[n] = name;
-        seenValues[n] = value;
-        names.add(name);
-        values.add(value);
+        fields.add(b, p, colon, vs, ve);
         return true;
     }
-
-    /** The fields of the previous response, by position: reused when the same bytes come again. */
-    private String[] seenNames = new String[16];
-    private String[] seenValues = new String[16];
 
     /** Decides how the body is framed (RFC 9112 §6.3). */
     private boolean frame() {
@@ -420,11 +388,11 @@ public final class ResponseReader {
                 fail("both Transfer-Encoding and Content-Length"); // a smuggling vector: refused
                 return false;
             }
-            if (chunkedBeforeAnother(te)) {
+            if (ResponseFraming.chunkedBeforeAnother(te)) {
                 fail("chunked applied before another transfer coding"); // RFC 9112 §6.1: chunked at most once, last
                 return false;
             }
-            if (!lastCodingIsChunked(te)) {
+            if (!ResponseFraming.lastCodingIsChunked(te)) {
                 bodyKind = UNTIL_CLOSE; // RFC 9112 §6.3 item 4: chunked not final: read until close
                 return true;
             }
@@ -432,23 +400,16 @@ public final class ResponseReader {
             return true;
         }
         if (cl != null) {
-            String v = cl;
-            if (cl.indexOf(',') >= 0) {
-                String[] parts = cl.split(",");
-                for (String part : parts) {
-                    if (!part.trim().equals(parts[0].trim())) {
-                        fail("conflicting Content-Length values");
-                        return false;
-                    }
-                }
-                v = parts.length == 0 ? "" : parts[0];
+            long length = ResponseFraming.contentLength(cl);
+            if (length == ResponseFraming.CONFLICTING) {
+                fail("conflicting Content-Length values");
+                return false;
             }
-            v = v.trim();
-            if (v.isEmpty() || v.length() > 18 || !digits(v)) {
+            if (length == ResponseFraming.MALFORMED) {
                 fail("malformed Content-Length: " + printable(cl));
                 return false;
             }
-            contentLength = Long.parseLong(v);
+            contentLength = length;
             if (contentLength > maxBodySize && !streaming) {
                 fail("body of " + contentLength + " bytes larger than " + maxBodySize);
                 return false;
@@ -457,50 +418,6 @@ public final class ResponseReader {
             return true;
         }
         bodyKind = UNTIL_CLOSE;
-        return true;
-    }
-
-    /** Whether the last coding of a Transfer-Encoding value is {@code chunked} (any case, OWS around it). */
-    private static boolean lastCodingIsChunked(String te) {
-        int to = te.length();
-        while (to > 0 && (te.charAt(to - 1) == ',' || te.charAt(to - 1) == ' ' || te.charAt(to - 1) == '\t')) {
-            to--; // empty list elements are ignored (RFC 9110 §5.6.1)
-        }
-        int from = te.lastIndexOf(',', to - 1) + 1;
-        while (from < to && (te.charAt(from) == ' ' || te.charAt(from) == '\t')) {
-            from++;
-        }
-        while (to > from && (te.charAt(to - 1) == ' ' || te.charAt(to - 1) == '\t')) {
-            to--;
-        }
-        return to - from == 7 && te.regionMatches(true, from, "chunked", 0, 7);
-    }
-
-    /** Whether {@code chunked} comes before another (non-empty) coding in a Transfer-Encoding value. */
-    private static boolean chunkedBeforeAnother(String te) {
-        if (te.indexOf(',') < 0) {
-            return false;
-        }
-        boolean chunkedSeen = false;
-        for (String coding : te.split(",")) {
-            String t = coding.trim();
-            if (t.isEmpty()) {
-                continue; // empty list elements are ignored (RFC 9110 §5.6.1)
-            }
-            if (chunkedSeen) {
-                return true;
-            }
-            chunkedSeen = t.equalsIgnoreCase("chunked");
-        }
-        return false;
-    }
-
-    private static boolean digits(String v) {
-        for (int i = 0; i < v.length(); i++) {
-            if (v.charAt(i) < '0' || v.charAt(i) > '9') {
-                return false;
-            }
-        }
         return true;
     }
 
@@ -564,32 +481,15 @@ public final class ResponseReader {
 
     /**
      * An unmodifiable copy of {@link #names()} to keep past this reader's next response: the previous
-     * copy itself when every name is the same String as then (see the reuse in {@code field}).
+     * copy itself when every name is the same String as then ({@link ResponseFields}).
      */
     public List<String> namesCopy() {
-        lastNames = same(names, lastNames) ? lastNames : List.copyOf(names);
-        return lastNames;
+        return fields.namesCopy();
     }
 
     /** Like {@link #namesCopy()}, for {@link #values()}. */
     public List<String> valuesCopy() {
-        lastValues = same(values, lastValues) ? lastValues : List.copyOf(values);
-        return lastValues;
-    }
-
-    private List<String> lastNames = List.of();
-    private List<String> lastValues = List.of();
-
-    private static boolean same(List<String> now, List<String> before) {
-        if (now.size() != before.size()) {
-            return false;
-        }
-        for (int i = 0; i < now.size(); i++) {
-            if (now.get(i) != before.get(i)) {
-                return false;
-            }
-        }
-        return true;
+        return fields.valuesCopy();
     }
 
     /** Where the (decoded) body starts (absolute index, after {@link #read} completed). */
