@@ -84,4 +84,21 @@ final class ResponseFields {
         b.get(from, a);
         return new String(a, StandardCharsets.ISO_8859_1);
     }
+
+    /** At most 80 characters of {@code [from, to)} for an error message, controls and non-ASCII as {@code ?}. */
+    static String printable(ByteBuffer b, int from, int to) {
+        byte[] a = new byte[Math.min(to, from + 80) - from];
+        b.get(from, a);
+        return printable(new String(a, StandardCharsets.ISO_8859_1));
+    }
+
+    /** At most 80 characters of {@code s} for an error message, controls and non-ASCII as {@code ?}. */
+    static String printable(String s) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < s.length() && i < 80; i++) {
+            char c = s.charAt(i);
+            out.append(c >= 0x20 && c < 0x7F ? c : '?');
+        }
+        return out.toString();
+    }
 }

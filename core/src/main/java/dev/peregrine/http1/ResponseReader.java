@@ -1,7 +1,6 @@
 package dev.peregrine.http1;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -290,20 +289,20 @@ public final class ResponseReader {
         int length = lineEnd - pos;
         if (length < 12 || !plausibleStart(b, pos, pos + 7) || (b.get(pos + 7) != '1' && b.get(pos + 7) != '0')
                 || b.get(pos + 8) != ' ') {
-            fail("malformed status line: " + printable(b, pos, lineEnd));
+            fail("malformed status line: " + ResponseFields.printable(b, pos, lineEnd));
             return false;
         }
         int code = 0;
         for (int i = pos + 9; i < pos + 12; i++) {
             int d = b.get(i) - '0';
             if (d < 0 || d > 9) {
-                fail("malformed status code: " + printable(b, pos, lineEnd));
+                fail("malformed status code: " + ResponseFields.printable(b, pos, lineEnd));
                 return false;
             }
             code = code * 10 + d;
         }
         if (length > 12 && b.get(pos + 12) != ' ') {
-            fail("malformed status line: " + printable(b, pos, lineEnd));
+            fail("malformed status line: " + ResponseFields.printable(b, pos, lineEnd));
             return false;
         }
         status = code;
@@ -320,10 +319,6 @@ public final class ResponseReader {
         }
         reason = length > 13 ? ResponseFields.text(b, pos + 13, lineEnd, reason) : "";
         return true;
-    }
-
-    private static String printable(ByteBuffer b, int from, int to) {
-        return printable(new String(ascii(b, from, Math.min(to, from + 80)), StandardCharsets.ISO_8859_1));
     }
 
     /** {@code token ":" OWS value OWS} (RFC 9112 §5); no whitespace before the colon, no obs-fold. */
@@ -406,7 +401,7 @@ public final class ResponseReader {
                 return false;
             }
             if (length == ResponseFraming.MALFORMED) {
-                fail("malformed Content-Length: " + printable(cl));
+                fail("malformed Content-Length: " + ResponseFields.printable(cl));
                 return false;
             }
             contentLength = length;
@@ -445,21 +440,6 @@ public final class ResponseReader {
             }
         }
         return -1;
-    }
-
-    private static byte[] ascii(ByteBuffer b, int from, int to) {
-        byte[] a = new byte[to - from];
-        b.get(from, a);
-        return a;
-    }
-
-    private static String printable(String s) {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < s.length() && i < 80; i++) {
-            char c = s.charAt(i);
-            out.append(c >= 0x20 && c < 0x7F ? c : '?');
-        }
-        return out.toString();
     }
 
     public int status() {
