@@ -10,8 +10,10 @@ package dev.peregrine;
  *     next.handle(req, res);
  * })
  * }</pre>
- * Filters see routed requests; the router's own answers (404, 405, 501) are shaped with
- * {@link Server.Builder#notFound}.
+ * Filters see every routed request, the router's own answers included (404, 405, 501, 400 for an
+ * unsafe path parameter, the automatic OPTIONS answer), so a CORS or authentication filter applies to
+ * them too; a route group's filters ({@link RouteGroup#filter}) see its routes and their paths' 405
+ * and OPTIONS answers. Requests the parser rejects (400, 413, 431...) reach no filter.
  */
 @FunctionalInterface
 public interface Filter {

@@ -2,24 +2,43 @@ package dev.peregrine;
 
 /**
  * Routes under a common prefix ({@link Server.Builder#group}): {@code group.get("/users", h)} in the
- * group {@code "/api"} registers {@code GET /api/users}.
+ * group {@code "/api"} registers {@code GET /api/users}. A group may have filters of its own
+ * ({@link #filter}), which run inside the server's and around the group's routes only, nested groups'
+ * inside their parent's:
+ * <pre>{@code
+ * .group("/api", api -> api
+ *         .filter(Cors.builder().allowOrigins("https://app.example").build())
+ *         .get("/users", users))
+ * }</pre>
  */
 public final class RouteGroup {
     private final Server.Builder builder;
     private final String prefix;
+    private final RouteTable.Scope scope;
 
-    RouteGroup(Server.Builder builder, String prefix) {
+    RouteGroup(Server.Builder builder, String prefix, RouteTable.Scope scope) {
         this.builder = builder;
         this.prefix = prefix;
+        this.scope = scope;
+    }
+
+    /**
+     * Runs {@code filter} around every route of this group (and of its nested groups), registered
+     * before or after this call, and around the router's 405 and automatic OPTIONS answers for their
+     * paths. The server's filters run outside it.
+     */
+    public RouteGroup filter(Filter filter) {
+        scope.filters.add(java.util.Objects.requireNonNull(filter, "filter"));
+        return this;
     }
 
     public RouteGroup route(String method, String path, Handler handler) {
-        builder.route(method, prefix + path, handler);
+        builder.register(method, prefix + path, null, handler, scope);
         return this;
     }
 
     public RouteGroup route(String method, String path, Execution execution, Handler handler) {
-        builder.route(method, prefix + path, execution, handler);
+        builder.register(method, prefix + path, java.util.Objects.requireNonNull(execution, "execution"), handler, scope);
         return this;
     }
 
@@ -53,7 +72,7 @@ public final class RouteGroup {
 
     /** A group nested under this one's prefix. */
     public RouteGroup group(String subPrefix, java.util.function.Consumer<RouteGroup> routes) {
-        routes.accept(new RouteGroup(builder, prefix + subPrefix));
+        routes.accept(new RouteGroup(builder, prefix + subPrefix, new RouteTable.Scope(scope)));
         return this;
     }
 }

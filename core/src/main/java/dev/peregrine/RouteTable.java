@@ -29,19 +29,35 @@ final class RouteTable {
         final String path;
         final Execution execution;
         final Handler handler;
+        /** The group it was registered in, or null. */
+        final Scope scope;
 
-        Registration(String method, String path, Execution execution, Handler handler) {
+        Registration(String method, String path, Execution execution, Handler handler, Scope scope) {
             this.method = method;
             this.path = path;
             this.execution = execution;
             this.handler = handler;
+            this.scope = scope;
         }
     }
 
-    /** Registers a route; {@code execution} null means the server's default. */
-    void add(String method, String path, Execution execution, Handler handler) {
+    /**
+     * A route group's own filters ({@link RouteGroup#filter}), inside its parent's. Read at build, so a
+     * group's filter applies to all of the group's routes, registered before or after it.
+     */
+    static final class Scope {
+        final Scope parent;
+        final List<Filter> filters = new ArrayList<>();
+
+        Scope(Scope parent) {
+            this.parent = parent;
+        }
+    }
+
+    /** Registers a route; {@code execution} null means the server's default; {@code scope} its group or null. */
+    void add(String method, String path, Execution execution, Handler handler, Scope scope) {
         check.add(method, path, handler);
-        registrations.add(new Registration(method, path, execution, handler));
+        registrations.add(new Registration(method, path, execution, handler, scope));
     }
 
     void filter(Filter f) {
@@ -58,8 +74,11 @@ final class RouteTable {
         notFound = java.util.Objects.requireNonNull(h, "handler");
     }
 
-    /** {@code h} inside the filters (first registered outermost) and the exception mapping. */
-    private Handler decorate(Handler h) {
+    /**
+     * {@code h} inside the server's filters (first registered outermost), then its group's (outer
+     * groups first), and the exception mapping.
+     */
+    private Handler decorate(Handler h, Scope scope) {
         Handler inner = h;
         if (!exceptionTypes.isEmpty()) {
             Handler route = inner;
@@ -78,6 +97,14 @@ final class RouteTable {
                 }
             };
         }
+        for (Scope s = scope; s != null; s = s.parent) {
+            inner = wrap(s.filters, inner);
+        }
+        return wrap(filters, inner);
+    }
+
+    private static Handler wrap(List<Filter> filters, Handler h) {
+        Handler inner = h;
         for (int i = filters.size() - 1; i >= 0; i--) {
             Filter f = filters.get(i);
             Handler next = inner;
@@ -87,14 +114,30 @@ final class RouteTable {
     }
 
     /**
+     * The router's own answers (404, 405, 501, OPTIONS...) inside the filters, like a route's handler;
+     * off the loop when the server's default is blocking and a filter runs (a filter may block).
+     */
+    private Handler builtIn(Handler h, Scope scope, Execution defaultExecution) {
+        Handler decorated = decorate(h, scope);
+        boolean filtered = !filters.isEmpty() || scope != null;
+        return defaultExecution == Execution.BLOCKING && filtered ? Handlers.blocking(decorated) : decorated;
+    }
+
+    /**
      * The router, with {@code defaultExecution} for routes registered without one; {@code names}
      * receives how to name each placed handler in logs ({@code GET /db}).
      */
     Router build(Execution defaultExecution, Map<Handler, String> names) {
         Router.Builder router = Router.builder();
+        router.decorate(h -> builtIn(h, null, defaultExecution));
+        java.util.Set<String> groupPaths = new java.util.HashSet<>();
         for (Registration r : registrations) {
             Execution mode = r.execution != null ? r.execution : defaultExecution;
-            Handler decorated = decorate(r.handler);
+            Handler decorated = decorate(r.handler, r.scope);
+            if (r.scope != null && groupPaths.add(r.path)) { // this path's 405 and OPTIONS answers run its (first) group's filters too
+                Scope scope = r.scope;
+                router.decorate(r.path, h -> builtIn(h, scope, defaultExecution));
+            }
             Handler h = mode == Execution.BLOCKING ? Handlers.blocking(decorated) : decorated;
             router.add(r.method, r.path, h);
             names.merge(h, r.method + " " + r.path, (a, b) -> a + ", " + b);

@@ -432,7 +432,12 @@ public final class Server implements AutoCloseable {
         }
 
         private Builder register(String method, String path, Execution mode, Handler handler) {
-            routes.add(method, path, mode, handler);
+            return register(method, path, mode, handler, null);
+        }
+
+        /** Registers a route of a group ({@code scope}: its filters; null outside groups). */
+        Builder register(String method, String path, Execution mode, Handler handler, RouteTable.Scope scope) {
+            routes.add(method, path, mode, handler, scope);
             return this;
         }
 
@@ -484,7 +489,10 @@ public final class Server implements AutoCloseable {
             return route("OPTIONS", path, handler);
         }
 
-        /** Runs {@code filter} around every route's handler (first registered outermost). */
+        /**
+         * Runs {@code filter} around every route's handler (first registered outermost) and around the
+         * router's own answers (404, 405, 501, automatic OPTIONS), so it sees every routed request.
+         */
         public Builder filter(Filter filter) {
             routes.filter(filter);
             return this;
@@ -525,7 +533,7 @@ public final class Server implements AutoCloseable {
             if (!prefix.startsWith("/") || prefix.endsWith("/")) {
                 throw new IllegalArgumentException("group prefix must start with '/' and not end with it: " + prefix);
             }
-            routes.accept(new RouteGroup(this, prefix));
+            routes.accept(new RouteGroup(this, prefix, new RouteTable.Scope(null)));
             return this;
         }
 

@@ -33,8 +33,11 @@ final class Route {
         this.segments = segments;
     }
 
-    /** Computes {@code Allow} and the built-in handlers once all methods are registered. */
-    void seal() {
+    /**
+     * Computes {@code Allow} and the built-in handlers once all methods are registered, each wrapped
+     * once by {@code builtIns} (the application's filters), so they run like any route's handler.
+     */
+    void seal(java.util.function.UnaryOperator<Handler> builtIns) {
         List<String> methods = new ArrayList<>();
         for (int m = 0; m < Methods.COUNT; m++) {
             if (byMethod[m] != null || (m == Methods.HEAD && byMethod[Methods.GET] != null) || m == Methods.OPTIONS) {
@@ -44,8 +47,8 @@ final class Route {
         methods.addAll(otherMethods.keySet());
         allow = String.join(", ", methods);
         String allowValue = allow;
-        methodNotAllowed = (req, res) -> ((ResponseView) res).error(405).header("Allow", allowValue);
-        options = (req, res) -> res.status(204).header("Allow", allowValue);
+        methodNotAllowed = builtIns.apply((req, res) -> ((ResponseView) res).error(405).header("Allow", allowValue));
+        options = builtIns.apply((req, res) -> res.status(204).header("Allow", allowValue));
     }
 
     /**

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 
 /**
  * Finds the handler for a request from its method and raw path (percent-encoding is not undone for
@@ -31,13 +32,18 @@ import java.util.TreeSet;
  *   <tr><td>a method token the server does not know</td><td>501 (RFC 9110 §9.1)</td></tr>
  * </table>
  *
+ * <p>The router's own answers (all but the first two rows) are handlers like any route's: a
+ * {@link Builder#decorate decorator} given at build wraps each of them once, so the application's
+ * filters (CORS, request ids, authentication) see them too; a path's 405 and OPTIONS answers may get a
+ * decorator of their own ({@link Builder#decorate(String, UnaryOperator)}: a route group's filters).
+ *
  * <p>Immutable and shared by all loops; {@link #resolve} writes only into the caller's arrays.
  */
 public final class Router {
     private static final Handler NOT_FOUND = (req, res) -> ((ResponseView) res).error(404);
-    private static final Handler NOT_IMPLEMENTED = (req, res) -> ((ResponseView) res).error(501);
+    private final Handler notImplemented;
     /** A path parameter that could leave its segment (see {@link #unsafeParameter}). */
-    private static final Handler BAD_PARAMETER = (req, res) -> ((ResponseView) res).error(400);
+    private final Handler badParameter;
     /** {@link Route#segments} entry for a trailing {@code *}: matches the rest of the path. */
     static final byte[] WILDCARD = new byte[0];
     /** {@link #match}: the route matches, but a parameter is unsafe. */
@@ -57,8 +63,10 @@ public final class Router {
     /** The answer for an unknown path: {@link #NOT_FOUND} unless the application gave its own. */
     private final Handler notFound;
 
-    private Router(Map<String, Route> statics, List<Route> patterns, Handler notFound) {
-        this.notFound = notFound == null ? NOT_FOUND : notFound;
+    private Router(Map<String, Route> statics, List<Route> patterns, Handler notFound, UnaryOperator<Handler> builtIns) {
+        this.notFound = builtIns.apply(notFound == null ? NOT_FOUND : notFound);
+        this.notImplemented = builtIns.apply((req, res) -> ((ResponseView) res).error(501));
+        this.badParameter = builtIns.apply((req, res) -> ((ResponseView) res).error(400));
         int size = Integer.highestOneBit(Math.max(4, statics.size() * 3)) << 1;
         keys = new byte[size][];
         values = new Route[size];
@@ -98,7 +106,7 @@ public final class Router {
         }
         methods.addAll(otherMethodNames);
         String allow = String.join(", ", methods.isEmpty() ? List.of("OPTIONS") : methods);
-        serverOptions = (req, res) -> res.status(204).header("Allow", allow);
+        serverOptions = builtIns.apply((req, res) -> res.status(204).header("Allow", allow));
     }
 
     /** The pattern of route number {@code id} ({@link RequestView#routeId()}), as registered: {@code /users/{id}}. */
@@ -138,7 +146,7 @@ public final class Router {
         req.setRouteId(-1);
         int method = req.methodId();
         if (method == Methods.OTHER && otherMethodNames.isEmpty()) {
-            return NOT_IMPLEMENTED; // RFC 9110 §15.6.2: a method this server does not know
+            return notImplemented; // RFC 9110 §15.6.2: a method this server does not know
         }
         if (req.isAsteriskForm()) {
             return serverOptions;
@@ -158,7 +166,7 @@ public final class Router {
         for (Route r : patterns) {
             int n = match(r, b, start, end, starts, ends);
             if (n == UNSAFE) {
-                return BAD_PARAMETER;
+                return badParameter;
             }
             if (n >= 0) {
                 req.setPathParams(r.paramNames, starts, ends, n);
@@ -179,7 +187,7 @@ public final class Router {
         if (h != null) {
             return h;
         }
-        return otherMethodNames.contains(name) ? r.methodNotAllowed : NOT_IMPLEMENTED;
+        return otherMethodNames.contains(name) ? r.methodNotAllowed : notImplemented;
     }
 
     private static boolean equal(byte[] k, ByteBuffer b, int start) {
@@ -291,6 +299,23 @@ public final class Router {
         private final Map<String, Route> statics = new LinkedHashMap<>();
         private final Map<String, Route> patterns = new LinkedHashMap<>();
         private Handler notFound;
+        private UnaryOperator<Handler> builtIns = UnaryOperator.identity();
+        private final Map<String, UnaryOperator<Handler>> pathBuiltIns = new java.util.HashMap<>();
+
+        /**
+         * Wraps each of the router's own answers (404, 405, 501, 400 for an unsafe parameter,
+         * OPTIONS) once, at {@link #build}: the application's filters, so that they see every request.
+         */
+        public Builder decorate(UnaryOperator<Handler> decorator) {
+            this.builtIns = java.util.Objects.requireNonNull(decorator, "decorator");
+            return this;
+        }
+
+        /** As {@link #decorate(UnaryOperator)}, for the 405 and OPTIONS answers of the route at {@code path} only. */
+        public Builder decorate(String path, UnaryOperator<Handler> decorator) {
+            pathBuiltIns.put(path, java.util.Objects.requireNonNull(decorator, "decorator"));
+            return this;
+        }
 
         /** The handler for paths no route matches (default: the plain 404). */
         public Builder notFound(Handler handler) {
@@ -378,11 +403,11 @@ public final class Router {
 
         /** The router, immutable. */
         public Router build() {
-            statics.values().forEach(Route::seal);
-            patterns.values().forEach(Route::seal);
+            statics.values().forEach(r -> r.seal(pathBuiltIns.getOrDefault(r.pattern, builtIns)));
+            patterns.values().forEach(r -> r.seal(pathBuiltIns.getOrDefault(r.pattern, builtIns)));
             List<Route> ordered = new ArrayList<>(patterns.values());
             ordered.sort(java.util.Comparator.comparing(r -> r.segments[r.segments.length - 1] == WILDCARD)); // stable
-            return new Router(statics, ordered, notFound);
+            return new Router(statics, ordered, notFound, builtIns);
         }
     }
 }

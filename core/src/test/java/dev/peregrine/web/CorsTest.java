@@ -1,0 +1,68 @@
+package dev.peregrine.web;
+
+import dev.peregrine.Server;
+import dev.peregrine.TestClient;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link Cors}: the builder's refusals at the call, and the filter's answers through {@link TestClient}. */
+class CorsTest {
+    @Test
+    void anyOriginWithCredentialsIsRefusedAtTheCall() {
+        assertThrows(IllegalArgumentException.class, () -> Cors.builder().allowAnyOrigin().allowCredentials(true));
+        assertThrows(IllegalArgumentException.class, () -> Cors.builder().allowCredentials(true).allowAnyOrigin());
+        assertThrows(IllegalArgumentException.class, () -> Cors.builder().allowCredentials(true).allowOrigins("https://a.example", "*"));
+        Cors.builder().allowAnyOrigin().allowCredentials(false).build();
+    }
+
+    @Test
+    void badSettingsAreRefusedAtTheCall() {
+        assertThrows(IllegalStateException.class, () -> Cors.builder().build(), "no origin at all");
+        assertThrows(IllegalArgumentException.class, () -> Cors.builder().allowOrigins("https://a.example/"));
+        assertThrows(IllegalArgumentException.class, () -> Cors.builder().allowOrigins("a.example"));
+        assertThrows(IllegalArgumentException.class, () -> Cors.builder().allowMethods("GET POST"));
+        assertThrows(IllegalArgumentException.class, () -> Cors.builder().allowMethods());
+        assertThrows(IllegalArgumentException.class, () -> Cors.builder().allowHeaders("X-A\r\nX-B"));
+        assertThrows(IllegalArgumentException.class, () -> Cors.builder().exposeHeaders("a b"));
+        assertThrows(IllegalArgumentException.class, () -> Cors.builder().maxAge(Duration.ofSeconds(-1)));
+        Cors.builder().allowOrigins("null", "http://localhost:8080").build();
+    }
+
+    @Test
+    void anyHeaderWithCredentialsEchoesTheRequestedNames() {
+        Cors cors = Cors.builder().allowOrigin(o -> o.startsWith("https://")).allowHeaders("*").allowCredentials(true).build();
+        try (TestClient c = TestClient.of(Server.builder().filter(cors).get("/a", (req, res) -> res.text("a")))) {
+            TestClient.Response r = c.request("OPTIONS", "/a", null, "Origin", "https://x.example",
+                    "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "x-one, x-two");
+            assertEquals(204, r.status());
+            assertEquals("https://x.example", r.header("Access-Control-Allow-Origin"));
+            assertEquals("x-one, x-two", r.header("Access-Control-Allow-Headers"));
+            TestClient.Response insecure = c.request("OPTIONS", "/a", null, "Origin", "http://x.example",
+                    "Access-Control-Request-Method", "GET");
+            assertNull(insecure.header("Access-Control-Allow-Origin"));
+            TestClient.Response nonAscii = c.request("GET", "/a", null, "Origin", "https://\u00e9.example");
+            assertEquals(200, nonAscii.status(), "an origin that cannot be echoed is simply not allowed");
+            assertNull(nonAscii.header("Access-Control-Allow-Origin"));
+        }
+    }
+
+    @Test
+    void everyResponseVariesByOriginWhenThePolicyDoes() {
+        Cors cors = Cors.builder().allowOrigins("https://a.example").build();
+        try (TestClient c = TestClient.of(Server.builder().filter(cors).get("/a", (req, res) -> res.text("a")))) {
+            TestClient.Response r = c.get("/a");
+            assertEquals("Origin", r.header("Vary"), "a cache must not serve this to a cross-origin request");
+            assertNull(r.header("Access-Control-Allow-Origin"));
+            TestClient.Response wrong = c.request("DELETE", "/a", null, "Origin", "https://a.example");
+            assertEquals(405, wrong.status());
+            assertEquals("https://a.example", wrong.header("Access-Control-Allow-Origin"), "the router's 405 is filtered");
+            assertTrue(wrong.header("Allow").contains("GET"));
+        }
+    }
+}
