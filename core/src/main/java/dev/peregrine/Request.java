@@ -114,6 +114,15 @@ public interface Request {
     InetSocketAddress remoteAddress();
 
     /**
+     * This request's id when the server gives ids ({@code Server.Builder.requestIds(true)}): the
+     * client's valid {@code X-Request-Id}, else one generated; echoed in the response's
+     * {@code X-Request-Id} and written to the access log. {@code null} when ids are off.
+     */
+    default String requestId() {
+        return null;
+    }
+
+    /**
      * A copy of this request — head, body and path parameters — in its own heap memory, valid forever
      * and usable from any thread. Allocates; meant for handlers that keep a request after returning.
      * A streamed body ({@link #bodyStreamed()}) is not copied: the copy's body is empty.

@@ -64,6 +64,8 @@ public final class Server implements AutoCloseable {
     private volatile boolean ready = true;
     /** How long {@link #close()} keeps serving after readiness turned 503 ({@link Builder#drainDelay}). */
     private long drainDelayMillis;
+    /** The access log's writer, closed after the loops stopped; null when off. */
+    private dev.peregrine.web.AccessLog accessLog;
 
     private Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
                    dev.peregrine.loop.OffLoopExecutor blockingExecutor, Transport transport, Map<Handler, String> routeNames,
@@ -168,6 +170,9 @@ public final class Server implements AutoCloseable {
             tls.close();
         }
         blockingExecutor.shutdown();
+        if (accessLog != null) {
+            accessLog.close(); // after the loops: every line they queued is written
+        }
         String stopped = "Peregrine on port " + port() + " stopped in " + (System.nanoTime() - started) / 1_000_000 + " ms";
         if (Thread.currentThread() == shutdownHook) {
             // The JVM is exiting: java.util.logging resets itself in a shutdown hook of its own that
@@ -233,6 +238,9 @@ public final class Server implements AutoCloseable {
         long drainDelayMillis;
         /** The server once started, for the endpoints that read it (metrics, readiness). */
         private final OpsEndpoints.ServerRef self = new OpsEndpoints.ServerRef();
+        // Web features (dev.peregrine.web): request ids and the access log, off by default.
+        boolean requestIds;
+        dev.peregrine.web.AccessLog accessLog;
         /** Paths of the operations endpoints, registered at start; null: none. */
         String metricsPath;
         String livePath;
@@ -538,6 +546,29 @@ public final class Server implements AutoCloseable {
         }
 
         /**
+         * Gives every routed request an id: the client's {@code X-Request-Id} when valid (1 to 128
+         * letters, digits or {@code - _ . : + / = @}), else a new one (a random prefix per loop and
+         * a counter: see {@link dev.peregrine.web.RequestIds}). The id is {@code req.requestId()},
+         * goes back in the response's {@code X-Request-Id} (also for the router's own answers, errors
+         * and timeouts) and into the {@link #accessLog access log}. Off by default: then nothing is
+         * done or allocated. Requests the parser rejects get none.
+         */
+        public Builder requestIds(boolean on) {
+            this.requestIds = on;
+            return this;
+        }
+
+        /**
+         * Writes one line per answered request to {@code log} (combined or JSON lines, from a writer
+         * thread: see {@link dev.peregrine.web.AccessLog}); {@code null} turns it off (the default).
+         * The server starts the log's writer at {@link #start()} and closes it at {@link Server#close()}.
+         */
+        public Builder accessLog(dev.peregrine.web.AccessLog log) {
+            this.accessLog = log;
+            return this;
+        }
+
+        /**
          * Compresses response bodies in memory with gzip or deflate when clients accept them (see
          * {@link Compression} for which responses); off by default.
          */
@@ -601,8 +632,11 @@ public final class Server implements AutoCloseable {
             Router router = router(routeNames);
             dev.peregrine.loop.OffLoopExecutor blockingExecutor = new dev.peregrine.loop.OffLoopExecutor(blockingPoolSize);
             dev.peregrine.loop.LoopSetup setup = new dev.peregrine.loop.LoopSetup(config, config.port(), router, null,
-                    protocolSwitches, blockingExecutor).withCompression(compression);
+                    protocolSwitches, blockingExecutor).withCompression(compression).withTracing(requestIds, accessLog);
             TransportServer running = null;
+            if (accessLog != null) {
+                accessLog.start();
+            }
             try {
                 running = transport.start(setup.forListener(config.port(), layer(tlsOnMainPort ? tls : null)));
                 TransportServer runningTls = null;
@@ -617,6 +651,7 @@ public final class Server implements AutoCloseable {
                 Server server = new Server(config, running, runningTls, tls, blockingExecutor, chosen, routeNames,
                         blockedLoopWarningMillis);
                 server.drainDelayMillis = drainDelayMillis;
+                server.accessLog = accessLog;
                 self.server = server;
                 if (shutdownHook) {
                     server.addShutdownHook();
@@ -630,6 +665,9 @@ public final class Server implements AutoCloseable {
                     tls.close();
                 }
                 blockingExecutor.shutdown();
+                if (accessLog != null) {
+                    accessLog.close();
+                }
                 throw new UncheckedIOException("cannot start on " + config.host() + ":"
                         + (running == null ? config.port() : httpsPort) + ": " + e.getMessage(), e);
             }

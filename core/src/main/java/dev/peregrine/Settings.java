@@ -88,6 +88,7 @@ final class Settings {
             duration("blockedLoopWarning", "Inline handler time before one WARNING; 0 turns the check off.", Server.Builder::blockedLoopWarning, b -> b.blockedLoopWarningMillis),
             new Setting("execution", "`LOOP` or `BLOCKING`", "Where handlers of routes without an explicit Execution run.",
                     (b, v) -> b.execution(parseEnum(v)), b -> b.execution.name()),
+            bool("requestIds", "Give each request an X-Request-Id (the client's if valid), echoed and logged.", Server.Builder::requestIds, b -> b.requestIds),
             bool("shutdownHook", "Close gracefully on SIGTERM/SIGINT through a JVM shutdown hook.", Server.Builder::shutdownHook, b -> b.shutdownHook),
             text("metricsEndpoint", "Path serving Prometheus/OpenMetrics text (unset: none).", Server.Builder::metricsEndpoint, b -> "none"),
             new Setting("healthEndpoints", "`live,ready` paths", "Liveness and readiness paths, e.g. `/health/live,/health/ready` (unset: none).",

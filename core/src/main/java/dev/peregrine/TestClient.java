@@ -49,6 +49,7 @@ public final class TestClient implements AutoCloseable {
     private final OffLoopExecutor blockingExecutor;
     private final CallingThreadLoop loop = new CallingThreadLoop();
     private long timeoutMillis = 30_000;
+    private final dev.peregrine.web.AccessLog accessLog;
     private MemorySocket socket;
     private Connection connection;
 
@@ -56,7 +57,12 @@ public final class TestClient implements AutoCloseable {
         ServerConfig config = builder.settings();
         this.blockingExecutor = new OffLoopExecutor(config.blockingPoolSize());
         LoopSetup setup = new LoopSetup(config, 0, builder.router(new IdentityHashMap<>()), null,
-                builder.protocolSwitches, blockingExecutor).withCompression(builder.compression);
+                builder.protocolSwitches, blockingExecutor).withCompression(builder.compression)
+                .withTracing(builder.requestIds, builder.accessLog);
+        this.accessLog = builder.accessLog;
+        if (accessLog != null) {
+            accessLog.start();
+        }
         this.ctx = new LoopContext(setup);
         ctx.bind(loop);
     }
@@ -169,6 +175,9 @@ public final class TestClient implements AutoCloseable {
             connection.close();
         }
         blockingExecutor.shutdown();
+        if (accessLog != null) {
+            accessLog.close();
+        }
         ctx.free();
     }
 

@@ -82,6 +82,10 @@ public final class RequestView implements Request {
     private ByteBuffer readOnlyView;
     private final ByteBuffer emptyBody = ByteBuffer.allocate(0).asReadOnlyBuffer();
     private InetSocketAddress remoteAddress;
+    /** {@link #requestId()}: set per request only while request ids are on. */
+    private String requestId;
+    /** {@link System#nanoTime()} when the request was dispatched; set only while the access log is on. */
+    private long startNanos;
     /** The body as it arrives, when it is streamed to an off-loop handler; null otherwise. */
     private InputStream streamedBody;
     /** Set while code that runs after the handler returned (a body producer) could reach this view. */
@@ -127,6 +131,25 @@ public final class RequestView implements Request {
         bodyBuf = b;
         bodyStart = start;
         bodyLength = length;
+    }
+
+    /**
+     * Sets the request's id and the time it was dispatched ({@link System#nanoTime()}); only called
+     * while request ids or the access log are on.
+     */
+    public void setTrace(String id, long startNanos) {
+        this.requestId = id;
+        this.startNanos = startNanos;
+    }
+
+    @Override
+    public String requestId() {
+        return requestId;
+    }
+
+    /** When the request was dispatched ({@link System#nanoTime()}), if the access log is on. */
+    public long startNanos() {
+        return startNanos;
     }
 
     /** Sets the peer's address for this request. */
@@ -523,6 +546,8 @@ public final class RequestView implements Request {
         }
         c.paramCount = paramCount;
         c.remoteAddress = remoteAddress;
+        c.requestId = requestId;
+        c.startNanos = startNanos;
         return c;
     }
 

@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
  *   Date: Sun, 22 Nov 2026 06:08:46 GMT\r\n   cached, rebuilt once a second ({@link #tick})
  *   Content-Type: text/plain\r\n        bytes cached while the handler passes the same object
  *   X-Header: value\r\n ...             as set by the handler
+ *   X-Request-Id: id\r\n                when request ids are on (ResponseView.requestId)
  *   Content-Length: 13\r\n              unless 1xx, 204 or 304 (RFC 9110 §8.6)
  *   Connection: close\r\n               when the connection ends after this response
  *   \r\n
@@ -30,6 +31,7 @@ public final class ResponseEncoder {
     private static final byte[] CRLF = Ascii.bytes("\r\n");
     private static final byte[] CONTINUE = Ascii.bytes("HTTP/1.1 100 Continue\r\n\r\n");
     private static final byte[] TRANSFER_CHUNKED = Ascii.bytes("Transfer-Encoding: chunked\r\n");
+    private static final byte[] REQUEST_ID = Ascii.bytes("X-Request-Id: ");
     private static final byte[] ERROR_TYPE = Ascii.bytes("Content-Type: text/plain; charset=utf-8\r\n");
 
     private final DateHeader date = new DateHeader();
@@ -103,6 +105,11 @@ public final class ResponseEncoder {
             out = putLatin1(sink, out, res.headerNames[i]);
             out = put(sink, out, COLON_SPACE);
             out = putLatin1(sink, out, res.headerValues[i]);
+            out = put(sink, out, CRLF);
+        }
+        if (res.requestId != null) {
+            out = put(sink, out, REQUEST_ID);
+            out = putLatin1(sink, out, res.requestId);
             out = put(sink, out, CRLF);
         }
         if (out.remaining() < 64) {
@@ -208,7 +215,7 @@ public final class ResponseEncoder {
         out.put(CONTINUE);
     }
 
-    private static long bodyLength(ResponseView res) {
+    static long bodyLength(ResponseView res) {
         switch (res.bodyKind) {
             case ResponseView.BODY_BYTES:
                 return res.bodyBytes == null ? 0 : res.bodyBytes.length;

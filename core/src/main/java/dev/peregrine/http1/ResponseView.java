@@ -57,6 +57,11 @@ public final class ResponseView implements Response {
     private long fileLength;
     private long fileOffset;
     private final ResponseOwner owner;
+    /**
+     * The request's id, written by the encoder as {@code X-Request-Id}; null when ids are off. Kept by
+     * {@link #reset}: it belongs to the request, and is set for each one while ids are on.
+     */
+    CharSequence requestId;
     /** {@link #async()} gave the answer to an exchange's own response: this one must not be written. */
     private boolean handedOver;
 
@@ -109,6 +114,25 @@ public final class ResponseView implements Response {
             producer = null;
             closeFile();
         }
+    }
+
+    /** Sets the id the encoder echoes as {@code X-Request-Id} (null: none). */
+    public void requestId(CharSequence id) {
+        requestId = id;
+    }
+
+    /**
+     * The body's length in bytes as it will be sent: a file's length, {@code -1} for a body produced
+     * in pieces (a producer or an output stream), otherwise the length of the bytes or text set.
+     */
+    public long bodyLengthToSend() {
+        if ((special & FILE) != 0) {
+            return fileLength;
+        }
+        if ((special & (PRODUCER | STREAM)) != 0) {
+            return -1;
+        }
+        return ResponseEncoder.bodyLength(this);
     }
 
     /** Non-zero when the response is not a plain one: a bit set of {@link #ASYNC}, {@link #FILE}, {@link #STREAM}. */

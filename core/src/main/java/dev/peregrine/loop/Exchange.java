@@ -87,6 +87,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
                 : ByteBuffer.allocate(req.copyLength()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         this.request = request == null ? req.detach(copy, 0) : req.detachInto(copy, 0, request);
         this.head = req.methodId() == Methods.HEAD;
+        response.requestId(request.requestId());
         state.set(RUNNING);
         ctx.timers.schedule(this, ctx.config.asyncTimeoutMillis(), System.currentTimeMillis());
     }
@@ -324,6 +325,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
                     + ctx.config.asyncTimeoutMillis() + " ms) for " + request + "; answered 503");
             ResponseView r = ctx.response; // free: timers run between handler calls
             r.reset();
+            r.requestId(request.requestId());
             r.error(503);
             respond(r);
         }
@@ -371,6 +373,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         endBodyIn();
         ctx.metrics.requests++;
         if ((res.special() & (ResponseView.FILE | ResponseView.PRODUCER)) != 0) {
+            ctx.responding(request, res, head);
             keepAlive = BodySource.keepAlive(res, keepAlive, http10);
             conn.startBody(BodySource.start(res, request, head, keepAlive, http10, conn.connection()), keepAlive);
             conn.pumpBody();
@@ -379,6 +382,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         if (ctx.compressor != null) {
             ctx.compressor.apply(request, res, head);
         }
+        ctx.responding(request, res, head);
         ctx.encoder.encode(res, head, keepAlive, http10, conn.connection());
         conn.exchangeDone(keepAlive);
     }
@@ -398,6 +402,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         boolean last = conn.lastAllowed(response.statusCode());
         boolean keepAlive = request.keepAlive() && !http10 && !bodyPending && conn.isOpen() && !last;
         ctx.metrics.requests++;
+        ctx.responding(request, response, head);
         ctx.encoder.encodeStreamHead(response, -1, keepAlive, http10, conn.connection());
         boolean bodyAllowed = ResponseEncoder.hasBody(response.statusCode(), head);
         w.headWritten(!http10, bodyAllowed);

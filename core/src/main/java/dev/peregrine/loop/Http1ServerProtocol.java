@@ -343,6 +343,9 @@ public final class Http1ServerProtocol implements Protocol {
         }
         ResponseView res = ctx.response;
         res.reset();
+        if (ctx.tracer != null) {
+            ctx.tracer.begin(req, res); // request id, access-log clock
+        }
         Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
         beginTiming(req);
         if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered by Exchange
@@ -359,6 +362,7 @@ public final class Http1ServerProtocol implements Protocol {
         if (ctx.compressor != null) {
             ctx.compressor.apply(req, res, req.methodId() == Methods.HEAD);
         }
+        ctx.responding(req, res, req.methodId() == Methods.HEAD);
         ctx.encoder.encode(res, req.methodId() == Methods.HEAD, keepAlive, req.versionNumber() == 10, c);
         if (!keepAlive) {
             c.closeAfterOutput(); // nothing sent after this request is acted on
@@ -375,6 +379,7 @@ public final class Http1ServerProtocol implements Protocol {
         boolean http10 = req.versionNumber() == 10;
         boolean keepAlive = BodySource.keepAlive(res, req.keepAlive() && !lastAllowed(res.statusCode()), http10);
         ctx.metrics.requests++;
+        ctx.responding(req, res, req.methodId() == Methods.HEAD);
         bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, keepAlive, http10, c);
         closeAfterBody = !keepAlive;
     }
@@ -390,6 +395,9 @@ public final class Http1ServerProtocol implements Protocol {
         boolean blocking = h instanceof BlockingHandler;
         if (!blocking && !(h instanceof StreamingHandler)) {
             return NOT_STREAMED;
+        }
+        if (ctx.tracer != null) {
+            ctx.tracer.begin(req, ctx.response);
         }
         if (length > ctx.config.maxStreamedBodySize()) {
             return reject(413); // answered from the head, before the body is read
@@ -410,6 +418,7 @@ public final class Http1ServerProtocol implements Protocol {
                 ResponseView res = ctx.response;
                 boolean http10 = req.versionNumber() == 10;
                 ctx.metrics.requests++;
+                ctx.responding(req, res, req.methodId() == Methods.HEAD);
                 if (res.special() != 0) {
                     lastAllowed(res.statusCode());
                     bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, false, http10, c);

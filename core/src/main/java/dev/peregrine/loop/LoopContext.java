@@ -37,6 +37,8 @@ public final class LoopContext {
     final ResponseEncoder encoder = new ResponseEncoder();
     /** Compresses response bodies (one per loop, reused), or null when the server does not compress. */
     final dev.peregrine.http1.ResponseCompressor compressor;
+    /** Request ids and the access log, or null when both are off ({@code dev.peregrine.web}). */
+    final dev.peregrine.web.RequestTracer tracer;
     final int[] paramStarts = new int[16];
     final int[] paramEnds = new int[16];
     final LoopMetrics metrics = new LoopMetrics();
@@ -86,6 +88,14 @@ public final class LoopContext {
         this.request = new RequestView(config.maxHeaderCount());
         this.durations = config.requestDurations() ? new RequestDurations() : null;
         this.compressor = setup.compression() == null ? null : new dev.peregrine.http1.ResponseCompressor(setup.compression());
+        this.tracer = dev.peregrine.web.RequestTracer.create(setup.requestIds(), setup.accessLog());
+    }
+
+    /** {@code res} answers {@code req} and is about to be encoded: the access log's hook (one null test when off). */
+    void responding(RequestView req, ResponseView res, boolean head) {
+        if (tracer != null) {
+            tracer.end(req, res, head);
+        }
     }
 
     /** Reads the clock and refreshes what depends on it (the Date header). Once per batch. */

@@ -19,6 +19,9 @@ public final class LoopSetup {
     private final ProtocolSwitches switches;
     private final OffLoopExecutor blockingExecutor;
     private final dev.peregrine.Compression compression;
+    /** Request ids and access log ({@code dev.peregrine.web}); see {@link #withTracing}. */
+    private final boolean requestIds;
+    private final dev.peregrine.web.AccessLog accessLog;
 
     public LoopSetup(ServerConfig config, int port, Router router, EndpointLayer layer, ProtocolSwitches switches,
                      OffLoopExecutor blockingExecutor) {
@@ -29,9 +32,16 @@ public final class LoopSetup {
         this.switches = switches;
         this.blockingExecutor = blockingExecutor;
         this.compression = null;
+        this.requestIds = false;
+        this.accessLog = null;
     }
 
     private LoopSetup(LoopSetup s, int port, EndpointLayer layer, dev.peregrine.Compression compression) {
+        this(s, port, layer, compression, s.requestIds, s.accessLog);
+    }
+
+    private LoopSetup(LoopSetup s, int port, EndpointLayer layer, dev.peregrine.Compression compression,
+                      boolean requestIds, dev.peregrine.web.AccessLog accessLog) {
         this.config = s.config;
         this.port = port;
         this.router = s.router;
@@ -39,6 +49,23 @@ public final class LoopSetup {
         this.switches = s.switches;
         this.blockingExecutor = s.blockingExecutor;
         this.compression = compression;
+        this.requestIds = requestIds;
+        this.accessLog = accessLog;
+    }
+
+    /** The same with request ids on or off and an access log ({@code null}: none). */
+    public LoopSetup withTracing(boolean requestIds, dev.peregrine.web.AccessLog accessLog) {
+        return new LoopSetup(this, port, layer, compression, requestIds, accessLog);
+    }
+
+    /** Whether requests get ids ({@code X-Request-Id}). */
+    public boolean requestIds() {
+        return requestIds;
+    }
+
+    /** The access log, or null. */
+    public dev.peregrine.web.AccessLog accessLog() {
+        return accessLog;
     }
 
     /** The same with response compression ({@code null}: none). */

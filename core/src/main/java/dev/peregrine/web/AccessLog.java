@@ -1,0 +1,338 @@
+package dev.peregrine.web;
+
+import org.jctools.queues.atomic.MpscAtomicArrayQueue;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * The access log ({@code Server.Builder.accessLog}): one line per answered request, in the combined
+ * (NCSA) format or as JSON lines, written by a thread of its own so that a loop never waits on a disk.
+ * <pre>{@code
+ * .accessLog(AccessLog.combined(Path.of("/var/log/app/access.log")))
+ * .accessLog(AccessLog.builder().format(AccessLog.Format.JSON).to(System.out).build())
+ * .accessLog(AccessLog.builder().to(line -> logger.info(line)).build())   // SLF4J, JUL...
+ * }</pre>
+ *
+ * <p><b>Path of a line.</b> The loop formats the line when the response is encoded (the request's
+ * bytes are valid only then) and offers it to a bounded multi-producer queue; the writer thread takes
+ * lines, writes them through a buffer and flushes whenever the queue runs empty. The loop never blocks:
+ * when the queue is full the line is dropped and counted ({@link #dropped()}), and the writer logs one
+ * WARNING (at most every 10 s, and once more at close) saying how many were lost. A write that fails
+ * is counted and reported the same way. Off by default; when off, the loops pay one null test per
+ * request and allocate nothing.
+ *
+ * <p><b>Fields</b> ({@link Format}): remote address, time, method, target, protocol, status, body
+ * bytes sent ({@code -} when streamed in pieces of unknown total), referer, user agent, duration
+ * (from dispatch to the response's encoding: the handler's time, off the loop too) and the request id
+ * ({@code Server.Builder.requestIds}). Requests the parser rejects (400, 413, 431...) and protocol
+ * upgrades are not logged; they are counted in the server's metrics.
+ *
+ * <p>Lifecycle: the server starts the writer at {@code start()} and closes it (draining what is queued)
+ * at {@code close()}. One log serves one server. Thread: any.
+ */
+public final class AccessLog implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger("dev.peregrine");
+    private static final long REPORT_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /** How each line is written. */
+    public enum Format {
+        /**
+         * Apache's combined format plus the duration in microseconds ({@code %D}) and the request id:
+         * {@code 127.0.0.1 - - [23/Nov/2026:11:40:00 +0000] "GET /a?b=1 HTTP/1.1" 200 13 "-" "curl/8.5.0" 412 "3f9c0a7d51e2-1"}.
+         * Quotes, backslashes and bytes outside printable ASCII in quoted fields are escaped as
+         * Apache does ({@code \"}, {@code \\}, {@code \xhh}).
+         */
+        COMBINED,
+        /**
+         * One JSON object per line: {@code {"time":"2026-11-23T11:40:00.123Z","remote":"127.0.0.1",
+         * "method":"GET","target":"/a?b=1","protocol":"HTTP/1.1","status":200,"bytes":13,
+         * "referer":null,"userAgent":"curl/8.5.0","durationMicros":412,"requestId":"3f9c0a7d51e2-1"}}
+         * ({@code bytes} is -1 for a body of unknown length).
+         */
+        JSON
+    }
+
+    private final Format format;
+    private final int capacity;
+    private final Path file;
+    private final OutputStream stream;
+    private final Consumer<String> consumer;
+    private final MpscAtomicArrayQueue<String> queue;
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong written = new AtomicLong();
+    private volatile boolean closing;
+    private volatile Thread writerThread;
+    /** Set by the writer just before it parks; producers unpark it when they see it. */
+    private volatile boolean parked;
+    private Writer out;
+    private long reported;
+    private long lastReportNanos;
+
+    private AccessLog(Builder b) {
+        this.format = b.format;
+        this.capacity = b.capacity;
+        this.file = b.file;
+        this.stream = b.stream;
+        this.consumer = b.consumer;
+        this.queue = new MpscAtomicArrayQueue<>(capacity);
+    }
+
+    /** A builder: combined format, no destination yet, a queue of 65,536 lines. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The combined format, appended to {@code file} (created if missing). */
+    public static AccessLog combined(Path file) {
+        return builder().to(file).build();
+    }
+
+    /** JSON lines, appended to {@code file} (created if missing). */
+    public static AccessLog json(Path file) {
+        return builder().format(Format.JSON).to(file).build();
+    }
+
+    /** The format of this log's lines. */
+    public Format format() {
+        return format;
+    }
+
+    /** Lines lost so far: the queue was full, or writing them failed. */
+    public long dropped() {
+        return dropped.get();
+    }
+
+    /** Lines handed to the destination so far. */
+    public long written() {
+        return written.get();
+    }
+
+    /**
+     * Starts the writer thread; the server calls it from {@code start()}.
+     *
+     * @throws IllegalStateException when already started (one log serves one server)
+     * @throws UncheckedIOException when the file cannot be opened
+     */
+    public synchronized void start() {
+        if (writerThread != null || closing) {
+            throw new IllegalStateException("this access log is already in use by a server");
+        }
+        try {
+            if (file != null) {
+                Path parent = file.toAbsolutePath().getParent();
+                if (parent != null) {
+                    Files.createDirectories(parent);
+                }
+                out = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(file, StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND, StandardOpenOption.WRITE), StandardCharsets.UTF_8), 64 * 1024);
+            } else if (stream != null) {
+                out = new BufferedWriter(new OutputStreamWriter(stream, StandardCharsets.UTF_8), 64 * 1024);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the access log " + file + ": " + e.getMessage(), e);
+        }
+        Thread t = new Thread(this::run, "peregrine-access-log");
+        t.setDaemon(true);
+        writerThread = t;
+        t.start();
+    }
+
+    /**
+     * Queues {@code line} (without its line end) for the writer. Never blocks: a full queue drops the
+     * line and counts it. Thread: any (the loops).
+     */
+    public void offer(String line) {
+        if (!queue.offer(line)) {
+            dropped.incrementAndGet();
+            return;
+        }
+        if (parked) {
+            LockSupport.unpark(writerThread);
+        }
+    }
+
+    /**
+     * Stops the writer once every queued line is written, flushes, and closes the file it opened
+     * (a {@link Builder#to(OutputStream) stream} is flushed, not closed). The server calls it from
+     * {@code close()}. Waits at most 5 s for the writer. Idempotent.
+     */
+    @Override
+    public void close() {
+        Thread t;
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+            t = writerThread;
+        }
+        if (t == null) {
+            return;
+        }
+        LockSupport.unpark(t);
+        try {
+            t.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The writer thread: takes lines until closed and the queue is empty. */
+    private void run() {
+        while (true) {
+            String line = queue.relaxedPoll();
+            if (line != null) {
+                write(line);
+                continue;
+            }
+            flush();
+            report(false);
+            if (closing) {
+                if (queue.isEmpty()) {
+                    break;
+                }
+                continue;
+            }
+            parked = true;
+            // Re-check after announcing the park: a producer that queued before seeing the flag
+            // would not unpark, so its line must be seen here.
+            if (queue.isEmpty() && !closing) {
+                LockSupport.parkNanos(this, REPORT_EVERY_NANOS);
+            }
+            parked = false;
+        }
+        flush();
+        report(true);
+        if (file != null && out != null) {
+            try {
+                out.close();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "access log: closing " + file + " failed: " + e.getMessage());
+            }
+        }
+    }
+
+    private void write(String line) {
+        try {
+            if (out != null) {
+                out.write(line);
+                out.write('\n');
+            } else {
+                consumer.accept(line);
+            }
+            written.incrementAndGet();
+        } catch (IOException | RuntimeException e) {
+            dropped.incrementAndGet();
+            if (dropped.get() == reported + 1) {
+                LOG.log(System.Logger.Level.WARNING, "access log: writing a line failed: " + e);
+            }
+        }
+    }
+
+    private void flush() {
+        if (out == null) {
+            return;
+        }
+        try {
+            out.flush();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "access log: flush failed: " + e.getMessage());
+        }
+    }
+
+    /** One WARNING when lines were lost since the last one, at most every 10 s (always at the end). */
+    private void report(boolean last) {
+        long lost = dropped.get();
+        if (lost == reported) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (!last && reported != 0 && now - lastReportNanos < REPORT_EVERY_NANOS) {
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, "access log: " + (lost - reported) + " line(s) dropped (" + lost
+                + " in all): the queue of " + capacity + " was full or writing failed");
+        reported = lost;
+        lastReportNanos = now;
+    }
+
+    /** Collects the log's settings. Not thread-safe. */
+    public static final class Builder {
+        private Format format = Format.COMBINED;
+        private int capacity = 65_536;
+        private Path file;
+        private OutputStream stream;
+        private Consumer<String> consumer;
+
+        private Builder() {
+        }
+
+        /** The line format; default {@link Format#COMBINED}. */
+        public Builder format(Format format) {
+            this.format = Objects.requireNonNull(format, "format");
+            return this;
+        }
+
+        /** Appends lines to {@code file} (created, with its directories, if missing). */
+        public Builder to(Path file) {
+            this.file = Objects.requireNonNull(file, "file");
+            this.stream = null;
+            this.consumer = null;
+            return this;
+        }
+
+        /** Writes lines to {@code stream} (e.g. {@code System.out}), UTF-8; flushed, never closed by the log. */
+        public Builder to(OutputStream stream) {
+            this.stream = Objects.requireNonNull(stream, "stream");
+            this.file = null;
+            this.consumer = null;
+            return this;
+        }
+
+        /**
+         * Hands each line to {@code lines} on the writer thread (a logging framework, a test); an
+         * exception it throws counts the line as dropped.
+         */
+        public Builder to(Consumer<String> lines) {
+            this.consumer = Objects.requireNonNull(lines, "lines");
+            this.file = null;
+            this.stream = null;
+            return this;
+        }
+
+        /** Lines that may wait for the writer before new ones are dropped; default 65,536. */
+        public Builder queueCapacity(int lines) {
+            if (lines < 16) {
+                throw new IllegalArgumentException("queueCapacity must be at least 16: " + lines);
+            }
+            this.capacity = lines;
+            return this;
+        }
+
+        /**
+         * The log.
+         *
+         * @throws IllegalStateException when no destination was given
+         */
+        public AccessLog build() {
+            if (file == null && stream == null && consumer == null) {
+                throw new IllegalStateException("access log: no destination; call to(Path), to(OutputStream) or to(Consumer)");
+            }
+            return new AccessLog(this);
+        }
+    }
+}
