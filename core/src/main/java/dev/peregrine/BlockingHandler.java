@@ -6,9 +6,25 @@ package dev.peregrine;
  */
 public final class BlockingHandler implements Handler {
     private final Handler delegate;
+    /** How long the handler may take to answer before 503 ({@link #timeoutMillis()}); 0: the server's asyncTimeout. */
+    private final long timeoutMillis;
 
     BlockingHandler(Handler delegate) {
+        this(delegate, 0);
+    }
+
+    BlockingHandler(Handler delegate, long timeoutMillis) {
         this.delegate = delegate;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    /**
+     * How long the handler may take to produce its response before the server answers 503 for it and
+     * interrupts its thread ({@link Server.Builder#blockingTimeout}, or the route's own); 0 when only
+     * the server's {@code asyncTimeout} bounds it.
+     */
+    public long timeoutMillis() {
+        return timeoutMillis;
     }
 
     /** The wrapped handler. */

@@ -33,12 +33,18 @@ public final class RouteGroup {
     }
 
     public RouteGroup route(String method, String path, Handler handler) {
-        builder.register(method, prefix + path, null, handler, scope);
+        builder.register(method, prefix + path, (Execution) null, handler, scope);
         return this;
     }
 
     public RouteGroup route(String method, String path, Execution execution, Handler handler) {
         builder.register(method, prefix + path, java.util.Objects.requireNonNull(execution, "execution"), handler, scope);
+        return this;
+    }
+
+    /** A blocking route with its own timeout ({@link Server.Builder#route(String, String, java.time.Duration, Handler)}). */
+    public RouteGroup route(String method, String path, java.time.Duration timeout, Handler handler) {
+        builder.register(method, prefix + path, timeout, handler, scope);
         return this;
     }
 

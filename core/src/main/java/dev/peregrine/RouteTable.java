@@ -31,13 +31,16 @@ final class RouteTable {
         final Handler handler;
         /** The group it was registered in, or null. */
         final Scope scope;
+        /** The route's own blocking timeout, or 0: the server's. */
+        final long timeoutMillis;
 
-        Registration(String method, String path, Execution execution, Handler handler, Scope scope) {
+        Registration(String method, String path, Execution execution, Handler handler, Scope scope, long timeoutMillis) {
             this.method = method;
             this.path = path;
             this.execution = execution;
             this.handler = handler;
             this.scope = scope;
+            this.timeoutMillis = timeoutMillis;
         }
     }
 
@@ -54,10 +57,13 @@ final class RouteTable {
         }
     }
 
-    /** Registers a route; {@code execution} null means the server's default; {@code scope} its group or null. */
-    void add(String method, String path, Execution execution, Handler handler, Scope scope) {
+    /**
+     * Registers a route; {@code execution} null means the server's default; {@code scope} its group or
+     * null; {@code timeoutMillis} its own blocking timeout (0: the server's).
+     */
+    void add(String method, String path, Execution execution, Handler handler, Scope scope, long timeoutMillis) {
         check.add(method, path, handler);
-        registrations.add(new Registration(method, path, execution, handler, scope));
+        registrations.add(new Registration(method, path, execution, handler, scope, timeoutMillis));
     }
 
     void filter(Filter f) {
@@ -127,7 +133,7 @@ final class RouteTable {
      * The router, with {@code defaultExecution} for routes registered without one; {@code names}
      * receives how to name each placed handler in logs ({@code GET /db}).
      */
-    Router build(Execution defaultExecution, Map<Handler, String> names) {
+    Router build(Execution defaultExecution, long blockingTimeoutMillis, Map<Handler, String> names) {
         Router.Builder router = Router.builder();
         router.decorate(h -> builtIn(h, null, defaultExecution));
         java.util.Set<String> groupPaths = new java.util.HashSet<>();
@@ -139,6 +145,10 @@ final class RouteTable {
                 router.decorate(r.path, h -> builtIn(h, scope, defaultExecution));
             }
             Handler h = mode == Execution.BLOCKING ? Handlers.blocking(decorated) : decorated;
+            long timeout = r.timeoutMillis > 0 ? r.timeoutMillis : blockingTimeoutMillis;
+            if (h instanceof BlockingHandler && timeout > 0 && ((BlockingHandler) h).timeoutMillis() != timeout) {
+                h = new BlockingHandler(((BlockingHandler) h).delegate(), timeout);
+            }
             router.add(r.method, r.path, h);
             names.merge(h, r.method + " " + r.path, (a, b) -> a + ", " + b);
         }

@@ -238,9 +238,11 @@ public final class Server implements AutoCloseable {
         long drainDelayMillis;
         /** The server once started, for the endpoints that read it (metrics, readiness). */
         private final OpsEndpoints.ServerRef self = new OpsEndpoints.ServerRef();
-        // Web features (dev.peregrine.web): request ids and the access log, off by default.
+        // Web features (dev.peregrine.web): request ids and the access log, off by default; the
+        // blocking handlers' timeout (0: only asyncTimeout).
         boolean requestIds;
         dev.peregrine.web.AccessLog accessLog;
+        long blockingTimeoutMillis;
         /** Paths of the operations endpoints, registered at start; null: none. */
         String metricsPath;
         String livePath;
@@ -445,8 +447,31 @@ public final class Server implements AutoCloseable {
 
         /** Registers a route of a group ({@code scope}: its filters; null outside groups). */
         Builder register(String method, String path, Execution mode, Handler handler, RouteTable.Scope scope) {
-            routes.add(method, path, mode, handler, scope);
+            routes.add(method, path, mode, handler, scope, 0);
             return this;
+        }
+
+        /** Registers a blocking route with its own timeout ({@code scope}: its group's filters, or null). */
+        Builder register(String method, String path, Duration timeout, Handler handler, RouteTable.Scope scope) {
+            routes.add(method, path, Execution.BLOCKING, handler, scope, checkTimeout(timeout, "timeout"));
+            return this;
+        }
+
+        private static long checkTimeout(Duration timeout, String what) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive: " + timeout);
+            }
+            return Math.max(1, timeout.toMillis());
+        }
+
+        /**
+         * Registers {@code handler} for {@code method} on {@code path} as a blocking route with its own
+         * timeout: if it has not produced its response after {@code timeout}, the server answers 503
+         * for it (one WARNING naming the request), discards whatever it writes later and interrupts its
+         * thread. Overrides {@link #blockingTimeout} for this route.
+         */
+        public Builder route(String method, String path, Duration timeout, Handler handler) {
+            return register(method, path, timeout, handler, null);
         }
 
         public Builder get(String path, Handler handler) {
@@ -565,6 +590,24 @@ public final class Server implements AutoCloseable {
          */
         public Builder accessLog(dev.peregrine.web.AccessLog log) {
             this.accessLog = log;
+            return this;
+        }
+
+        /**
+         * How long a blocking handler may take to produce its response (like fasthttp's
+         * {@code TimeoutHandler}): past it, the server answers 503 for it (one WARNING naming the
+         * request), discards what the handler writes later, and interrupts its thread so that a
+         * blocking call it waits in can end; the connection carries on. Progress of a streamed request
+         * body restarts the clock; once a streamed response has begun, {@code asyncTimeout} bounds the
+         * silence between its chunks. A route may have its own ({@link #route(String, String, Duration, Handler)}).
+         * {@link Duration#ZERO} (the default): only {@link #asyncTimeout} bounds blocking handlers (it
+         * answers 503 and interrupts too).
+         */
+        public Builder blockingTimeout(Duration timeout) {
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("blockingTimeout must not be negative: " + timeout);
+            }
+            this.blockingTimeoutMillis = timeout.isZero() ? 0 : Math.max(1, timeout.toMillis());
             return this;
         }
 
@@ -699,7 +742,7 @@ public final class Server implements AutoCloseable {
 
         /** The router of the registered routes, with each route's execution applied. */
         Router router(Map<Handler, String> routeNames) {
-            return routes.build(execution, routeNames);
+            return routes.build(execution, blockingTimeoutMillis, routeNames);
         }
 
     }

@@ -15,6 +15,7 @@ package dev.peregrine;
  *   <tr><td>{@code maxPendingOutput} (unsent bytes per connection)</td><td>1 MiB</td><td>reading pauses until it drains; a streaming writer blocks</td></tr>
  *   <tr><td>{@code maxStreamedBodySize} (body streamed to a blocking or streaming handler)</td><td>{@code maxBodySize}</td><td>413, from the head</td></tr>
  *   <tr><td>{@code asyncTimeout} (off-loop handler, or its stream, silent)</td><td>30 s</td><td>503, or close once a streamed response began</td></tr>
+ *   <tr><td>{@code blockingTimeout} (a blocking handler's answer; per route too), builder only</td><td>0 (asyncTimeout)</td><td>503, the handler's thread interrupted</td></tr>
  *   <tr><td>{@code maxPipelinedRequests} (requests answered from one read before the socket must take
  *       their responses)</td><td>256</td><td>parsing pauses until the responses are written</td></tr>
  *   <tr><td>{@code maxRequestsPerConnection}</td><td>0 (unlimited)</td><td>the last response says

@@ -88,6 +88,8 @@ final class Settings {
             duration("blockedLoopWarning", "Inline handler time before one WARNING; 0 turns the check off.", Server.Builder::blockedLoopWarning, b -> b.blockedLoopWarningMillis),
             new Setting("execution", "`LOOP` or `BLOCKING`", "Where handlers of routes without an explicit Execution run.",
                     (b, v) -> b.execution(parseEnum(v)), b -> b.execution.name()),
+            duration("blockingTimeout", "Time a blocking handler has to answer before 503 and an interrupt; 0: asyncTimeout only.",
+                    Server.Builder::blockingTimeout, b -> b.blockingTimeoutMillis),
             bool("requestIds", "Give each request an X-Request-Id (the client's if valid), echoed and logged.", Server.Builder::requestIds, b -> b.requestIds),
             bool("shutdownHook", "Close gracefully on SIGTERM/SIGINT through a JVM shutdown hook.", Server.Builder::shutdownHook, b -> b.shutdownHook),
             text("metricsEndpoint", "Path serving Prometheus/OpenMetrics text (unset: none).", Server.Builder::metricsEndpoint, b -> "none"),

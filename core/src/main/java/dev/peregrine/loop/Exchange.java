@@ -59,6 +59,14 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     private volatile Throwable error;
     private volatile ChunkedBodyWriter writer;
     private StreamingBody body;
+    /** This exchange's deadline: the blocking handler's timeout, else {@code asyncTimeout}. */
+    private long timeoutMillis;
+    /**
+     * The thread running the blocking handler, while it runs; guarded by {@link #runLock}, so that the
+     * timeout interrupts only that thread and only while it still runs this handler (see {@link #interruptRunner}).
+     */
+    private Thread runner;
+    private final Object runLock = new Object();
 
     private Exchange(LoopContext ctx, RequestView view) {
         this.ctx = ctx;
@@ -75,12 +83,13 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
      */
     static Exchange async(Http1ServerProtocol conn, RequestView req) {
         Exchange x = new Exchange(conn.context(), null);
-        x.begin(conn, req, false);
+        x.begin(conn, req, false, conn.context().config.asyncTimeoutMillis());
         return x;
     }
 
     /** Loop: copies {@code req} (its body already set) into pooled or heap memory and arms the timeout. */
-    private void begin(Http1ServerProtocol conn, RequestView req, boolean pooled) {
+    private void begin(Http1ServerProtocol conn, RequestView req, boolean pooled, long timeoutMillis) {
+        this.timeoutMillis = timeoutMillis;
         this.conn = conn;
         this.copyPooled = pooled;
         this.copy = pooled ? ctx.pool.acquire(req.copyLength())
@@ -89,7 +98,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         this.head = req.methodId() == Methods.HEAD;
         response.requestId(request.requestId());
         state.set(RUNNING);
-        ctx.timers.schedule(this, ctx.config.asyncTimeoutMillis(), System.currentTimeMillis());
+        ctx.timers.schedule(this, timeoutMillis, System.currentTimeMillis());
     }
 
     /**
@@ -104,7 +113,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         if (x == null) {
             x = new Exchange(ctx, new RequestView(ctx.config.maxHeaderCount()));
         }
-        x.begin(conn, req, true);
+        x.begin(conn, req, true, h.timeoutMillis() > 0 ? h.timeoutMillis() : ctx.config.asyncTimeoutMillis());
         x.handler = h;
         if (streamedLength >= 0) {
             x.body = new StreamingBody(conn, x, streamedLength);
@@ -122,14 +131,45 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
 
     private void runBlocking() {
         BlockingHandler h = handler;
+        Thread me = Thread.currentThread();
+        synchronized (runLock) {
+            if (state.get() != RUNNING) { // answered 503 while queued for a thread: the handler never runs
+                late();
+                return;
+            }
+            runner = me;
+        }
+        Throwable failure = null;
         try {
             h.delegate().handle(request, response);
         } catch (Throwable t) {
-            fail(t);
-            return;
+            failure = t;
         }
-        if ((response.special() & ResponseView.ASYNC) == 0) {
+        synchronized (runLock) {
+            runner = null;
+        }
+        // An interrupt from the timeout may have come after the handler's last blocking call: it must
+        // not reach the next task this (pooled) thread runs. Held under runLock, so none comes later.
+        Thread.interrupted();
+        if (failure != null) {
+            fail(failure);
+        } else if ((response.special() & ResponseView.ASYNC) == 0) {
             complete();
+        }
+    }
+
+    /**
+     * Loop, at the timeout: interrupts the blocking handler's thread if it still runs this handler, so
+     * that a blocking call it waits in (sleep, lock, interruptible I/O) can end. Under {@link #runLock},
+     * so the interrupt cannot land on the thread once it has moved on to another task.
+     */
+    private boolean interruptRunner() {
+        synchronized (runLock) {
+            if (runner == null) {
+                return false;
+            }
+            runner.interrupt();
+            return true;
         }
     }
 
@@ -317,12 +357,15 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
                 return;
             }
         }
+        boolean interrupted = handler != null && interruptRunner();
         if (conn.exchange() == this && !conn.isClosed()) {
             if (dev.peregrine.jfr.PeregrineEvents.timeouts()) {
-                dev.peregrine.jfr.PeregrineEvents.timedOut("async");
+                dev.peregrine.jfr.PeregrineEvents.timedOut("async"); // a blocking handler's timeout too: the exchange's timer
             }
-            LOG.log(System.Logger.Level.WARNING, "no completion within asyncTimeout ("
-                    + ctx.config.asyncTimeoutMillis() + " ms) for " + request + "; answered 503");
+            String what = handler != null && handler.timeoutMillis() > 0 ? "blocking handler gave no answer within its timeout ("
+                    : "no completion within asyncTimeout (";
+            LOG.log(System.Logger.Level.WARNING, what + timeoutMillis + " ms) for " + request + "; answered 503"
+                    + (interrupted ? ", its thread interrupted" : ""));
             ResponseView r = ctx.response; // free: timers run between handler calls
             r.reset();
             r.requestId(request.requestId());
@@ -341,7 +384,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     /** Loop: re-arms the timeout after progress of a streamed body. */
     void touch() {
         if (scheduled()) {
-            ctx.timers.schedule(this, ctx.config.asyncTimeoutMillis(), System.currentTimeMillis());
+            ctx.timers.schedule(this, timeoutMillis, System.currentTimeMillis());
         }
     }
 
