@@ -222,7 +222,7 @@ public final class Server implements AutoCloseable {
     }
 
     /** Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. */
-    public static final class Builder extends ServerSettings<Builder> {
+    public static final class Builder extends WebSettings<Builder> {
         dev.peregrine.loop.ProtocolSwitches protocolSwitches = dev.peregrine.loop.ProtocolSwitches.NONE;
         Compression compression;
         int httpsPort = -1;
@@ -238,11 +238,6 @@ public final class Server implements AutoCloseable {
         long drainDelayMillis;
         /** The server once started, for the endpoints that read it (metrics, readiness). */
         private final OpsEndpoints.ServerRef self = new OpsEndpoints.ServerRef();
-        // Web features (dev.peregrine.web): request ids and the access log, off by default; the
-        // blocking handlers' timeout (0: only asyncTimeout).
-        boolean requestIds;
-        dev.peregrine.web.AccessLog accessLog;
-        long blockingTimeoutMillis;
         /** Paths of the operations endpoints, registered at start; null: none. */
         String metricsPath;
         String livePath;
@@ -457,13 +452,6 @@ public final class Server implements AutoCloseable {
             return this;
         }
 
-        private static long checkTimeout(Duration timeout, String what) {
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException(what + " must be positive: " + timeout);
-            }
-            return Math.max(1, timeout.toMillis());
-        }
-
         /**
          * Registers {@code handler} for {@code method} on {@code path} as a blocking route with its own
          * timeout: if it has not produced its response after {@code timeout}, the server answers 503
@@ -567,47 +555,6 @@ public final class Server implements AutoCloseable {
                 throw new IllegalArgumentException("group prefix must start with '/' and not end with it: " + prefix);
             }
             routes.accept(new RouteGroup(this, prefix, new RouteTable.Scope(null)));
-            return this;
-        }
-
-        /**
-         * Gives every routed request an id: the client's {@code X-Request-Id} when valid (1 to 128
-         * letters, digits or {@code - _ . : + / = @}), else a new one (a random prefix per loop and
-         * a counter: see {@link dev.peregrine.web.RequestIds}). The id is {@code req.requestId()},
-         * goes back in the response's {@code X-Request-Id} (also for the router's own answers, errors
-         * and timeouts) and into the {@link #accessLog access log}. Off by default: then nothing is
-         * done or allocated. Requests the parser rejects get none.
-         */
-        public Builder requestIds(boolean on) {
-            this.requestIds = on;
-            return this;
-        }
-
-        /**
-         * Writes one line per answered request to {@code log} (combined or JSON lines, from a writer
-         * thread: see {@link dev.peregrine.web.AccessLog}); {@code null} turns it off (the default).
-         * The server starts the log's writer at {@link #start()} and closes it at {@link Server#close()}.
-         */
-        public Builder accessLog(dev.peregrine.web.AccessLog log) {
-            this.accessLog = log;
-            return this;
-        }
-
-        /**
-         * How long a blocking handler may take to produce its response (like fasthttp's
-         * {@code TimeoutHandler}): past it, the server answers 503 for it (one WARNING naming the
-         * request), discards what the handler writes later, and interrupts its thread so that a
-         * blocking call it waits in can end; the connection carries on. Progress of a streamed request
-         * body restarts the clock; once a streamed response has begun, {@code asyncTimeout} bounds the
-         * silence between its chunks. A route may have its own ({@link #route(String, String, Duration, Handler)}).
-         * {@link Duration#ZERO} (the default): only {@link #asyncTimeout} bounds blocking handlers (it
-         * answers 503 and interrupts too).
-         */
-        public Builder blockingTimeout(Duration timeout) {
-            if (timeout.isNegative()) {
-                throw new IllegalArgumentException("blockingTimeout must not be negative: " + timeout);
-            }
-            this.blockingTimeoutMillis = timeout.isZero() ? 0 : Math.max(1, timeout.toMillis());
             return this;
         }
 
