@@ -35,9 +35,10 @@ import java.util.function.Consumer;
  * is counted and reported the same way. Off by default; when off, the loops pay one null test per
  * request and allocate nothing.
  *
- * <p><b>Fields</b> ({@link Format}): remote address, time, method, target, protocol, status, body
- * bytes sent ({@code -} when streamed in pieces of unknown total), referer, user agent, duration
- * (from dispatch to the response's encoding: the handler's time, off the loop too) and the request id
+ * <p><b>Fields</b> ({@link Format}): remote address, time (when the request was dispatched, UTC),
+ * method, target, protocol, status, body bytes sent ({@code -} when streamed in pieces of unknown
+ * total), referer, user agent, duration (from dispatch to the response's encoding: the handler's
+ * time, off the loop too) and the request id
  * ({@code Server.Builder.requestIds}). Requests the parser rejects (400, 413, 431...) and protocol
  * upgrades are not logged; they are counted in the server's metrics.
  *

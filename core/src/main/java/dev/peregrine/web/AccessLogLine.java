@@ -21,7 +21,10 @@ final class AccessLogLine {
     private long clfSecond = Long.MIN_VALUE;
     private String clfTime;
 
-    /** The line for {@code req} answered {@code status} with {@code bytes} of body ({@code -1}: unknown). */
+    /**
+     * The line for {@code req}, received at {@code nowMillis} (ms since the epoch), answered
+     * {@code status} with {@code bytes} of body ({@code -1}: unknown) after {@code durationMicros}.
+     */
     String format(AccessLog.Format format, RequestView req, int status, long bytes, long nowMillis, long durationMicros) {
         sb.setLength(0);
         if (format == AccessLog.Format.JSON) {

@@ -45,6 +45,7 @@ public final class RequestTracer {
         int status = res.statusCode();
         long bytes = ResponseEncoder.hasBody(status, head) ? res.bodyLengthToSend() : 0;
         long micros = (System.nanoTime() - req.startNanos()) / 1000;
-        log.offer(line.format(log.format(), req, status, bytes, System.currentTimeMillis(), micros));
+        long receivedMillis = System.currentTimeMillis() - micros / 1000; // the time of the request, as Apache's %t
+        log.offer(line.format(log.format(), req, status, bytes, receivedMillis, micros));
     }
 }
