@@ -157,7 +157,7 @@ public final class AccessLog implements AutoCloseable {
      * line and counts it. Thread: any (the loops).
      */
     public void offer(String line) {
-        if (!queue.offer(line)) {
+        if (closing || !queue.offer(line)) { // closing: a loop that outlived the grace; counted, not written
             dropped.incrementAndGet();
             return;
         }
