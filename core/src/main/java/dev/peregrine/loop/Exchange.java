@@ -26,15 +26,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *              complete()/fail()/blocking handler returns           loop: run()
  *   RUNNING ------------------------------------------------&gt; COMPLETED -----&gt; response written,
  *      |                                                                     connection resumes
- *      | loop: timeout (503, or close once streaming) / handler threw after async()
+ *      | loop: timeout (503, or close once streaming; a blocking handler's thread is interrupted)
+ *      |       / handler threw after async()
  *      v
- *   CANCELLED --- complete()/fail() later: returns false, copy released ---&gt; ENDED
+ *   CANCELLED --- complete()/fail() later (or a queued blocking task that then skips its handler):
+ *                 returns false, copy released ---&gt; ENDED
  * </pre>
  * A streamed response ({@link ChunkedBodyWriter}) commits its head on the loop with its first chunk;
  * from then on the connection belongs to the writer's body, and a failure closes the connection.
  *
  * <p>Thread: {@link Completion} methods and the handler's use of request/response on any one thread
- * at a time; everything else on the owning loop. The state word is the only field both sides write.
+ * at a time; everything else on the owning loop. The state word, and {@code runner} under
+ * {@code runLock}, are the only fields both sides write.
  */
 final class Exchange extends Timeout implements Completion, ResponseOwner, Runnable {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
