@@ -152,7 +152,8 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
             runner = null;
         }
         // An interrupt from the timeout may have come after the handler's last blocking call: it must
-        // not reach the next task this (pooled) thread runs. Held under runLock, so none comes later.
+        // not reach the next task this (pooled) thread runs. None comes later (runner is cleared under
+        // runLock); ThreadPoolExecutor clears the flag between tasks too, this keeps it so for any executor.
         Thread.interrupted();
         if (failure != null) {
             fail(failure);
