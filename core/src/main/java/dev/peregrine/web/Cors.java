@@ -45,6 +45,8 @@ import java.util.function.Predicate;
  * exception it does not map (a bare 500). With credentials, {@code Access-Control-Allow-Origin} is
  * never {@code *} (the Fetch standard forbids the pair): the builder refuses the combination at the call.
  * An exact origin list allocates nothing per request; a predicate gets the origin as a {@code String}.
+ * Register it before authentication filters (filters run in registration order): a browser's
+ * preflight carries no credentials.
  *
  * <p>Immutable and thread-safe: one instance may serve every loop and every blocking thread.
  */
