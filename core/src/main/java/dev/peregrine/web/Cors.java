@@ -29,8 +29,8 @@ import java.util.function.Predicate;
  * <table>
  *   <caption>what the filter does</caption>
  *   <tr><th>request</th><th>answer</th></tr>
- *   <tr><td>no {@code Origin}</td><td>the route, untouched (plus {@code Vary: Origin} unless the
- *       policy is "any origin, no credentials")</td></tr>
+ *   <tr><td>no {@code Origin}</td><td>the route, untouched (plus {@code Vary: Origin} unless any
+ *       origin is allowed)</td></tr>
  *   <tr><td>preflight: {@code OPTIONS} with {@code Origin} and {@code Access-Control-Request-Method}</td>
  *       <td>{@code 204} from the filter, the route never runs; {@code Access-Control-Allow-Origin},
  *       {@code -Methods}, {@code -Headers}, {@code -Credentials}, {@code -Max-Age} only when the
@@ -80,7 +80,7 @@ public final class Cors implements Filter {
         this.headersValue = b.headers.isEmpty() ? null : String.join(", ", b.headers);
         this.exposeValue = b.exposed.isEmpty() ? null : String.join(", ", b.exposed);
         this.maxAgeValue = b.maxAge == null ? null : Long.toString(b.maxAge.getSeconds());
-        this.varies = !(anyOrigin && !credentials);
+        this.varies = !anyOrigin;
     }
 
     /** A builder; nothing is allowed until said so. */
@@ -151,21 +151,18 @@ public final class Cors implements Filter {
 
     /** The value of {@code Access-Control-Allow-Origin} for {@code origin}, or null when not allowed. */
     private String allowedOrigin(CharSequence origin) {
+        if (anyOrigin) {
+            return "*"; // the same for every origin, so no Vary (never with credentials: refused at the call)
+        }
         for (String o : origins) {
             if (o.contentEquals(origin)) {
                 return o; // the configured string: nothing allocated
             }
         }
-        if (anyOrigin && !credentials) {
-            return "*";
-        }
-        if (origin.length() > MAX_ORIGIN_LENGTH || !printable(origin)) {
+        if (originPredicate == null || origin.length() > MAX_ORIGIN_LENGTH || !printable(origin)) {
             return null;
         }
-        if (anyOrigin || (originPredicate != null && originPredicate.test(origin.toString()))) {
-            return origin.toString();
-        }
-        return null;
+        return originPredicate.test(origin.toString()) ? origin.toString() : null;
     }
 
     private boolean methodAllowed(CharSequence method) {

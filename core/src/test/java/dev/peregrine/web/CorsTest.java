@@ -53,6 +53,18 @@ class CorsTest {
     }
 
     @Test
+    void anyOriginAnswersStarForEveryOriginSoNothingVaries() {
+        Cors cors = Cors.builder().allowOrigins("https://listed.example", "*").build();
+        try (TestClient c = TestClient.of(Server.builder().filter(cors).get("/a", (req, res) -> res.text("a")))) {
+            for (String origin : new String[] {"https://listed.example", "https://other.example"}) {
+                TestClient.Response r = c.request("GET", "/a", null, "Origin", origin);
+                assertEquals("*", r.header("Access-Control-Allow-Origin"), "one answer for all, or a cache would mix them");
+                assertNull(r.header("Vary"));
+            }
+        }
+    }
+
+    @Test
     void everyResponseVariesByOriginWhenThePolicyDoes() {
         Cors cors = Cors.builder().allowOrigins("https://a.example").build();
         try (TestClient c = TestClient.of(Server.builder().filter(cors).get("/a", (req, res) -> res.text("a")))) {
