@@ -3,7 +3,8 @@
  *
  * <p><b>Exported</b>: the API packages only: the server API ({@code dev.peregrine}), TLS
  * configuration ({@code tls}), PROXY protocol settings ({@code proxy}), static files ({@code files}), forms and multipart ({@code form}),
- * cookies ({@code cookie}), JSON ({@code json}) and metrics exposition ({@code metrics}).
+ * cookies ({@code cookie}), JSON ({@code json}), metrics exposition ({@code metrics}) and the web
+ * features: CORS, request ids, the access log ({@code web}).
  * The loops, codecs, buffers, router, transports and TLS engine are exported only to
  * {@code dev.peregrine.client}, which runs on the same connection layer.
  *
@@ -41,6 +42,7 @@ module dev.peregrine {
     exports dev.peregrine.metrics;
     exports dev.peregrine.proxy;
     exports dev.peregrine.tls;
+    exports dev.peregrine.web;
 
     exports dev.peregrine.jfr to jdk.jfr;
     exports dev.peregrine.buffer to dev.peregrine.client;

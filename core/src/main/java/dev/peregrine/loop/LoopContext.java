@@ -38,7 +38,7 @@ public final class LoopContext {
     /** Compresses response bodies (one per loop, reused), or null when the server does not compress. */
     final dev.peregrine.http1.ResponseCompressor compressor;
     /** Request ids and the access log, or null when both are off ({@code dev.peregrine.web}). */
-    final dev.peregrine.web.RequestTracer tracer;
+    final RequestTracer tracer;
     final int[] paramStarts = new int[16];
     final int[] paramEnds = new int[16];
     final LoopMetrics metrics = new LoopMetrics();
@@ -88,7 +88,7 @@ public final class LoopContext {
         this.request = new RequestView(config.maxHeaderCount());
         this.durations = config.requestDurations() ? new RequestDurations() : null;
         this.compressor = setup.compression() == null ? null : new dev.peregrine.http1.ResponseCompressor(setup.compression());
-        this.tracer = dev.peregrine.web.RequestTracer.create(setup.requestIds(), setup.accessLog());
+        this.tracer = RequestTracer.create(setup.requestIds(), setup.accessLog());
     }
 
     /** {@code res} answers {@code req} and is about to be encoded: the access log's hook (one null test when off). */

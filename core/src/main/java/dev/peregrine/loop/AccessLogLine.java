@@ -1,6 +1,7 @@
-package dev.peregrine.web;
+package dev.peregrine.loop;
 
 import dev.peregrine.http1.RequestView;
+import dev.peregrine.web.AccessLog;
 
 import java.net.InetSocketAddress;
 import java.time.Instant;

@@ -1,18 +1,21 @@
-package dev.peregrine.web;
+package dev.peregrine.loop;
 
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.http1.ResponseView;
+import dev.peregrine.web.AccessLog;
+import dev.peregrine.web.RequestIds;
 
 /**
- * One loop's request ids and access-log lines: the connection layer calls {@link #begin} when it
- * dispatches a request and {@link #end} just before the response is encoded. A loop has one only while
+ * One loop's request ids and access-log lines ({@code dev.peregrine.web}): {@link Http1ServerProtocol}
+ * calls {@link #begin} when it dispatches a request, and every place that encodes a response calls
+ * {@link #end} (through {@link LoopContext#responding}) just before. A loop has one only while
  * request ids or the access log are on ({@link #create} returns null otherwise), so when both are off
  * the hot path pays a null test.
  *
  * <p>Thread: the owning loop.
  */
-public final class RequestTracer {
+final class RequestTracer {
     /** The incoming header whose value is kept as the id when valid. */
     private static final String HEADER = "X-Request-Id";
 
@@ -26,19 +29,19 @@ public final class RequestTracer {
     }
 
     /** A tracer for one loop, or null when {@code requestIds} is false and {@code log} null. */
-    public static RequestTracer create(boolean requestIds, AccessLog log) {
+    static RequestTracer create(boolean requestIds, AccessLog log) {
         return requestIds || log != null ? new RequestTracer(requestIds, log) : null;
     }
 
     /** The request is dispatched: gives it its id (echoed by {@code res}) and its start time. */
-    public void begin(RequestView req, ResponseView res) {
+    void begin(RequestView req, ResponseView res) {
         String id = ids == null ? null : ids.idFor(req.headerView(HEADER));
         req.setTrace(id, log == null ? 0 : System.nanoTime());
         res.requestId(id);
     }
 
     /** {@code res} answers {@code req} and is about to be encoded: writes its access-log line. */
-    public void end(RequestView req, ResponseView res, boolean head) {
+    void end(RequestView req, ResponseView res, boolean head) {
         if (log == null) {
             return;
         }
