@@ -19,6 +19,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -67,6 +68,8 @@ class CompressionTransportsTest {
                     });
                 })
                 .get("/whole", (req, res) -> res.text(TEXT))
+                .post("/gz", dev.peregrine.RequestDecoding.gzip(1 << 20, (req, res) -> res.text(req.bodyLength() + " " + sha(req.bodyBytes()))))
+                .post("/raw", (req, res) -> res.text(req.bodyLength() + " " + sha(req.bodyBytes())))
                 .start();
         return server;
     }
@@ -157,6 +160,51 @@ class CompressionTransportsTest {
             assertEquals(200, r.statusCode());
             assertEquals("gzip", r.headers().firstValue("Content-Encoding").orElse(null));
             assertEquals(allTicks(), new String(new GZIPInputStream(new ByteArrayInputStream(r.body())).readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
+
+    private static String sha(byte[] b) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(b));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nio", "epoll"})
+    void gzipRequestBodiesOnlyWhereOptedIn(String transport, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        start(transport);
+        String base = "http://127.0.0.1:" + server.port();
+        byte[] data = allTicks().getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream z = new ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(z)) {
+            out.write(data);
+        }
+        java.nio.file.Path file = dir.resolve("body.gz");
+        java.nio.file.Files.write(file, z.toByteArray());
+        String gz = "Content-Encoding: gzip";
+        assertEquals(data.length + " " + sha(data), curl("-s", "--data-binary", "@" + file, "-H", gz, base + "/gz"));
+        assertEquals(z.size() + " " + sha(z.toByteArray()), curl("-s", "--data-binary", "@" + file, "-H", gz, base + "/raw"),
+                "no opt-in: left as sent");
+        HttpResponse<String> jdk = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/gz")).header("Content-Encoding", "gzip")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(z.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(data.length + " " + sha(data), jdk.body());
+        // a bomb: 8 MiB of zeros in a few KiB, over the 1 MiB cap
+        ByteArrayOutputStream bomb = new ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(bomb)) {
+            out.write(new byte[8 << 20]);
+        }
+        java.nio.file.Path bombFile = dir.resolve("bomb.gz");
+        java.nio.file.Files.write(bombFile, bomb.toByteArray());
+        assertEquals("413", curl("-s", "-o", "/dev/null", "-w", "%{http_code}", "--data-binary", "@" + bombFile, "-H", gz, base + "/gz"));
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(20_000);
+            byte[] corrupt = Arrays.copyOf(z.toByteArray(), z.size() - 5);
+            s.getOutputStream().write(("POST /gz HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: " + corrupt.length
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().write(corrupt);
+            assertTrue(readHead(s.getInputStream()).startsWith("HTTP/1.1 400"));
         }
     }
 
