@@ -39,6 +39,8 @@ final class DecodedRequest implements Request {
     @Override public CharSequence pathView() { return original.pathView(); }
     @Override public String query() { return original.query(); }
     @Override public String queryParam(String name) { return original.queryParam(name); }
+    @Override public java.util.List<String> queryParams(String name) { return original.queryParams(name); }
+    @Override public java.util.Map<String, java.util.List<String>> queryParams() { return original.queryParams(); }
     @Override public String pathParam(String name) { return original.pathParam(name); }
     @Override public String version() { return original.version(); }
     @Override public String header(String name) { return isContentEncoding(name) ? null : original.header(name); }

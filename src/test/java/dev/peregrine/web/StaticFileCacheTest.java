@@ -124,6 +124,26 @@ class StaticFileCacheTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"nio", "epoll"})
+    void aSiblingLinkedOutsideTheRootIsNotServed(String transport) throws Exception {
+        Path root = root();
+        Files.writeString(dir.resolve("secret.gz"), "outside the root");
+        Files.writeString(root.resolve("lib.js"), "inside");
+        Files.createSymbolicLink(root.resolve("lib.js.gz"), dir.resolve("secret.gz"));
+        Server server = Server.builder().host("127.0.0.1").port(0).transport(transport).threads(1)
+                .staticFiles("/s", root).start();
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write("GET /s/lib.js HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            assertTrue(all.startsWith("HTTP/1.1 200") && all.endsWith("\r\n\r\ninside") && !all.contains("Content-Encoding"), all);
+        } finally {
+            server.close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nio", "epoll"})
     void siblingsAndRangesComeFromTheCacheToo(String transport) throws Exception {
         Path root = root();
         Server server = Server.builder().host("127.0.0.1").port(0).transport(transport).threads(1)

@@ -142,7 +142,7 @@ public final class StaticFiles implements Handler, AutoCloseable {
                     Path sibling = file.resolveSibling(file.getFileName() + e[1]);
                     String siblingKey = key + '\0' + e[1]; // never a request's key: NUL is refused in paths
                     OpenFileCache.OpenFile s = cache == null ? null : cache.lookup(siblingKey);
-                    if (s == null && Files.isRegularFile(sibling)) {
+                    if (s == null && Files.isRegularFile(sibling) && inside(sibling)) {
                         s = cache == null ? null : cache.open(siblingKey, sibling);
                         if (cache != null && s == null) {
                             continue; // removed meanwhile
@@ -300,6 +300,11 @@ public final class StaticFiles implements Handler, AutoCloseable {
             return null;
         }
         return p;
+    }
+
+    /** Whether {@code p} (a sibling named from a checked file) stays under the root, links followed, unless links out are allowed. */
+    private boolean inside(Path p) throws IOException {
+        return options.followSymlinksOut || p.toRealPath().startsWith(realRoot);
     }
 
     private String mediaType(String name) {
