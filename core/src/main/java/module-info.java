@@ -2,9 +2,9 @@
  * Peregrine's server (and the connection layer its client builds on).
  *
  * <p><b>Exported</b>: the API packages only: the server API ({@code dev.peregrine}), TLS
- * configuration ({@code tls}), PROXY protocol settings ({@code proxy}), static files ({@code files}), forms and multipart ({@code form}),
- * cookies ({@code cookie}), JSON ({@code json}), metrics exposition ({@code metrics}) and the web
- * features: CORS, request ids, the access log ({@code web}).
+ * configuration ({@code tls}), PROXY protocol settings ({@code proxy}), static files ({@code files}), content codings
+ * ({@code compress}), forms and multipart ({@code form}), cookies ({@code cookie}), JSON ({@code json}),
+ * metrics exposition ({@code metrics}) and the web features: CORS, request ids, the access log ({@code web}).
  * The loops, codecs, buffers, router, transports and TLS engine are exported only to
  * {@code dev.peregrine.client}, which runs on the same connection layer.
  *
@@ -16,6 +16,9 @@
  *       {@code --enable-native-access=ALL-UNNAMED} on JDK 22+) to use it.</li>
  *   <li>Bouncy Castle (JSSE provider and development certificates).</li>
  *   <li>Jackson databind (the default {@code JsonMapper}).</li>
+ *   <li>Brotli4j and zstd-jni (br and zstd response compression); on the module path add
+ *       {@code --add-modules com.aayushatharva.brotli4j,com.github.luben.zstd_jni} (and the
+ *       native-access flag) to use them.</li>
  * </ul>
  */
 module dev.peregrine {
@@ -33,8 +36,11 @@ module dev.peregrine {
     requires static org.bouncycastle.pkix;
     requires static org.bouncycastle.tls;
     requires static com.fasterxml.jackson.databind;
+    requires static com.aayushatharva.brotli4j;
+    requires static com.github.luben.zstd_jni;
 
     exports dev.peregrine;
+    exports dev.peregrine.compress;
     exports dev.peregrine.cookie;
     exports dev.peregrine.files;
     exports dev.peregrine.form;

@@ -134,6 +134,16 @@ public interface Response {
     Response sendFile(Path file, long offset, long length) throws IOException;
 
     /**
+     * Sends {@code length} bytes of the open {@code channel} from {@code offset} as the body, as
+     * {@link #sendFile(Path)} otherwise (no content type is guessed). The response owns the channel
+     * from this call: it closes it once the bytes are sent, or when the response is abandoned.
+     *
+     * @throws IllegalArgumentException when the range does not lie inside the channel's file
+     * @throws IOException if the channel's size cannot be read
+     */
+    Response sendFile(java.nio.channels.FileChannel channel, long offset, long length) throws IOException;
+
+    /**
      * Answers {@code status} the way the server answers its own errors: a {@code text/plain} body
      * "{@code <status> <reason>}" and a newline ({@code 404 Not Found}).
      */

@@ -66,6 +66,8 @@ public final class Server implements AutoCloseable {
     private long drainDelayMillis;
     /** The access log's writer, closed after the loops stopped; null when off. */
     private dev.peregrine.web.AccessLog accessLog;
+    /** The builder's {@code closeAtStop}, closed once the loops have stopped. */
+    private java.util.List<AutoCloseable> closeAtStop = java.util.List.of();
 
     private Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
                    dev.peregrine.loop.OffLoopExecutor blockingExecutor, Transport transport, Map<Handler, String> routeNames,
@@ -173,6 +175,7 @@ public final class Server implements AutoCloseable {
         if (accessLog != null) {
             accessLog.close(); // after the loops: every line they queued is written
         }
+        closeResources(closeAtStop);
         String stopped = "Peregrine on port " + port() + " stopped in " + (System.nanoTime() - started) / 1_000_000 + " ms";
         if (Thread.currentThread() == shutdownHook) {
             // The JVM is exiting: java.util.logging resets itself in a shutdown hook of its own that
@@ -221,10 +224,23 @@ public final class Server implements AutoCloseable {
         }
     }
 
+    /** Closes what routes held open (static files' caches); a failure is logged, never thrown from close(). */
+    static void closeResources(java.util.List<AutoCloseable> resources) {
+        for (AutoCloseable r : resources) {
+            try {
+                r.close();
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.WARNING, "closing " + r + " at stop failed", e);
+            }
+        }
+    }
+
     /** Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. */
     public static final class Builder extends WebSettings<Builder> {
         dev.peregrine.loop.ProtocolSwitches protocolSwitches = dev.peregrine.loop.ProtocolSwitches.NONE;
         Compression compression;
+        /** Resources routes hold (the static files' open-file caches), closed when the server stops. */
+        final java.util.List<AutoCloseable> closeAtStop = new java.util.ArrayList<>();
         int httpsPort = -1;
         TlsConfig tlsConfig;
         /** Whether {@link #tls} made the main port speak TLS (then there is no second listener). */
@@ -586,7 +602,8 @@ public final class Server implements AutoCloseable {
             if (!p.startsWith("/")) {
                 throw new IllegalArgumentException("prefix must start with '/': " + prefix);
             }
-            Handler files = new dev.peregrine.files.StaticFiles(directory, options);
+            dev.peregrine.files.StaticFiles files = new dev.peregrine.files.StaticFiles(directory, options);
+            closeAtStop.add(files);
             get(p + "/*", files);
             head(p + "/*", files);
             if (!p.isEmpty()) {
@@ -642,6 +659,7 @@ public final class Server implements AutoCloseable {
                         blockedLoopWarningMillis);
                 server.drainDelayMillis = drainDelayMillis;
                 server.accessLog = accessLog;
+                server.closeAtStop = java.util.List.copyOf(closeAtStop);
                 self.server = server;
                 if (shutdownHook) {
                     server.addShutdownHook();

@@ -47,6 +47,7 @@ import java.util.concurrent.TimeUnit;
 public final class TestClient implements AutoCloseable {
     private final LoopContext ctx;
     private final OffLoopExecutor blockingExecutor;
+    private final List<AutoCloseable> closeAtStop;
     private final CallingThreadLoop loop = new CallingThreadLoop();
     private long timeoutMillis = 30_000;
     private final dev.peregrine.web.AccessLog accessLog;
@@ -55,6 +56,7 @@ public final class TestClient implements AutoCloseable {
 
     private TestClient(Server.Builder builder) {
         ServerConfig config = builder.settings();
+        closeAtStop = List.copyOf(builder.closeAtStop);
         this.blockingExecutor = new OffLoopExecutor(config.blockingPoolSize());
         LoopSetup setup = new LoopSetup(config, 0, builder.router(new IdentityHashMap<>()), null,
                 builder.protocolSwitches, blockingExecutor).withCompression(builder.compression)
@@ -179,6 +181,7 @@ public final class TestClient implements AutoCloseable {
             accessLog.close();
         }
         ctx.free();
+        Server.closeResources(closeAtStop);
     }
 
     /** One response as the client saw it. Immutable. */

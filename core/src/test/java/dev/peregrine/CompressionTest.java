@@ -21,7 +21,104 @@ class CompressionTest {
                 .get("/small", (req, res) -> res.text("tiny"))
                 .get("/png", (req, res) -> res.contentType("image/png").body(TEXT.getBytes(StandardCharsets.UTF_8)))
                 .get("/empty", (req, res) -> res.status(204))
-                .get("/blocking", Execution.BLOCKING, (req, res) -> res.text(TEXT));
+                .get("/blocking", Execution.BLOCKING, (req, res) -> res.text(TEXT))
+                .get("/produced", (req, res) -> {
+                    int[] left = {5};
+                    res.contentType("text/plain").stream(dst -> {
+                        dst.put(("piece " + left[0] + " " + TEXT).getBytes(StandardCharsets.UTF_8));
+                        return --left[0] > 0;
+                    });
+                })
+                .get("/written", Execution.BLOCKING, (req, res) -> {
+                    res.contentType("application/json");
+                    try (java.io.OutputStream out = res.outputStream()) {
+                        for (int i = 0; i < 4; i++) {
+                            out.write(("[" + i + "," + TEXT.repeat(20) + "]").getBytes(StandardCharsets.UTF_8));
+                            out.flush();
+                        }
+                    }
+                })
+                .get("/produced-png", (req, res) -> {
+                    res.contentType("image/png").stream(dst -> {
+                        dst.put(TEXT.getBytes(StandardCharsets.UTF_8));
+                        return false;
+                    });
+                });
+    }
+
+    private static String expectedProduced() {
+        StringBuilder b = new StringBuilder();
+        for (int i = 5; i > 0; i--) {
+            b.append("piece ").append(i).append(' ').append(TEXT);
+        }
+        return b.toString();
+    }
+
+    private static String expectedWritten() {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 4; i++) {
+            b.append('[').append(i).append(',').append(TEXT.repeat(20)).append(']');
+        }
+        return b.toString();
+    }
+
+    private static String decode(TestClient.Response r) throws Exception {
+        dev.peregrine.compress.Coding c = dev.peregrine.compress.Coding.of(r.header("Content-Encoding"));
+        return new String(dev.peregrine.compress.StreamDecoderAccess.decode(c, r.body()), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void brAndZstdWhenTheirLibrariesAreHereAndPreferredOnATie() throws Exception {
+        try (TestClient c = TestClient.of(app())) {
+            TestClient.Response br = c.request("GET", "/text", null, "Accept-Encoding", "gzip, deflate, br, zstd");
+            assertEquals("br", br.header("Content-Encoding"), "the server's order breaks a tie: br first");
+            assertEquals(TEXT, decode(br));
+            TestClient.Response zstd = c.request("GET", "/bytes", null, "Accept-Encoding", "br;q=0.5, zstd");
+            assertEquals("zstd", zstd.header("Content-Encoding"));
+            assertEquals("{\"a\":\"" + TEXT + "\"}", decode(zstd));
+            assertEquals("gzip", c.request("GET", "/text", null, "Accept-Encoding", "br;q=0, zstd;q=0, gzip").header("Content-Encoding"));
+            assertEquals("br", c.request("GET", "/text", null, "Accept-Encoding", "gzip;q=0.5, *").header("Content-Encoding"),
+                    "* at q=1 beats gzip at 0.5");
+        }
+        try (TestClient c = TestClient.of(app().compression(Compression.builder().codings("gzip", "zstd").build()))) {
+            assertEquals("gzip", c.request("GET", "/text", null, "Accept-Encoding", "br, zstd, gzip").header("Content-Encoding"));
+            assertEquals("zstd", c.request("GET", "/text", null, "Accept-Encoding", "br, zstd").header("Content-Encoding"));
+            assertNull(c.request("GET", "/text", null, "Accept-Encoding", "br").header("Content-Encoding"));
+        }
+    }
+
+    @Test
+    void streamedBodiesAreCompressedChunkByChunk() throws Exception {
+        for (String coding : new String[] {"gzip", "deflate", "br", "zstd"}) {
+            try (TestClient c = TestClient.of(app())) {
+                TestClient.Response p = c.request("GET", "/produced", null, "Accept-Encoding", coding);
+                assertEquals(coding, p.header("Content-Encoding"));
+                assertEquals("chunked", p.header("Transfer-Encoding"));
+                assertEquals("Accept-Encoding", p.header("Vary"));
+                assertEquals(expectedProduced(), decode(p));
+                TestClient.Response w = c.request("GET", "/written", null, "Accept-Encoding", coding);
+                assertEquals(coding, w.header("Content-Encoding"));
+                assertEquals(expectedWritten(), decode(w));
+            }
+        }
+        try (TestClient c = TestClient.of(app())) {
+            TestClient.Response plain = c.get("/produced");
+            assertNull(plain.header("Content-Encoding"));
+            assertEquals(expectedProduced(), plain.text());
+            assertNull(c.request("GET", "/produced-png", null, "Accept-Encoding", "gzip").header("Content-Encoding"));
+            TestClient.Response head = c.request("HEAD", "/produced", null, "Accept-Encoding", "gzip");
+            assertNull(head.header("Content-Encoding"));
+        }
+    }
+
+    @Test
+    void unavailableOrUnknownCodingsAreRefusedAtTheCall() {
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Compression.builder().codings("lzma"));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Compression.builder().codings());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Compression.builder().brotliQuality(12));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Compression.builder().zstdLevel(0));
+        assertEquals(java.util.List.of(dev.peregrine.compress.Coding.BR, dev.peregrine.compress.Coding.ZSTD,
+                dev.peregrine.compress.Coding.GZIP, dev.peregrine.compress.Coding.DEFLATE), Compression.defaults().codings());
     }
 
     @Test

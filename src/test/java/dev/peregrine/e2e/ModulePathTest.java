@@ -90,7 +90,7 @@ class ModulePathTest {
             """;
 
     private static final Set<String> API_PACKAGES = Set.of(
-            "dev.peregrine", "dev.peregrine.cookie", "dev.peregrine.files", "dev.peregrine.form",
+            "dev.peregrine", "dev.peregrine.compress", "dev.peregrine.cookie", "dev.peregrine.files", "dev.peregrine.form",
             "dev.peregrine.json", "dev.peregrine.metrics", "dev.peregrine.proxy", "dev.peregrine.tls", "dev.peregrine.web");
 
     @TempDir

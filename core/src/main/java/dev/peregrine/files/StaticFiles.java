@@ -41,12 +41,16 @@ import java.util.Locale;
  *       {@code Content-Encoding} and {@code Vary: Accept-Encoding}.</li>
  *   <li>Bodies go out through {@code res.sendFile}: zero-copy ({@code sendfile}) on plain HTTP, through
  *       the loop's pooled buffers on TLS.</li>
+ *   <li>Open files are kept in a bounded cache ({@link OpenFileCache}, {@code openFileCache} files, LRU): a
+ *       request for a cached file costs one {@code stat}, which also validates it (size, modification
+ *       time, inode); a changed file is opened again. They are closed when evicted and when the server
+ *       stops ({@link #close()}).</li>
  * </ul>
  * It runs on the loop: file metadata calls are short, and reading the bytes happens as the socket takes them.
  *
- * <p>Thread: any loop (it holds no mutable state).
+ * <p>Thread: any loop (its only mutable state is the cache, which guards itself).
  */
-public final class StaticFiles implements Handler {
+public final class StaticFiles implements Handler, AutoCloseable {
     /** IMF-fixdate (RFC 9110 §5.6.7): two-digit day, GMT. */
     static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
             .withZone(ZoneOffset.UTC);
@@ -62,6 +66,8 @@ public final class StaticFiles implements Handler {
     private final Path root;
     private final Path realRoot;
     private final StaticOptions options;
+    /** Open files by request path, or null when {@link StaticOptions#openFileCache} is 0. */
+    private final OpenFileCache cache;
 
     /**
      * @throws IllegalArgumentException when {@code root} is not a directory
@@ -77,43 +83,79 @@ public final class StaticFiles implements Handler {
         }
         this.root = root;
         this.options = options;
+        this.cache = options.openFileCache > 0 ? new OpenFileCache(options.openFileCache) : null;
     }
 
     @Override
     public void handle(Request req, Response res) throws Exception {
         String rel = req.pathParam("*");
-        Path file = resolve(rel == null ? "" : rel);
-        if (file == null) {
-            res.error(404);
-            return;
+        String key = rel == null ? "" : rel;
+        OpenFileCache.OpenFile cached = cache == null ? null : cache.lookup(key);
+        Path file;
+        if (cached != null) {
+            file = cached.path; // resolved and checked when it was opened; unchanged since (same inode, size, time)
+        } else {
+            file = resolve(key);
+            if (file == null) {
+                res.error(404);
+                return;
+            }
+            if (file == DIRECTORY_WITHOUT_SLASH) {
+                // As nginx and Apache do: relative links in the index must resolve against the directory.
+                String query = req.query();
+                res.status(301).header("Location", req.path() + "/" + (query == null || query.isEmpty() ? "" : "?" + query));
+                return;
+            }
+            if (cache != null && (cached = cache.open(key, file)) == null) {
+                res.error(404); // removed since it was resolved
+                return;
+            }
         }
-        if (file == DIRECTORY_WITHOUT_SLASH) {
-            // As nginx and Apache do: relative links in the index must resolve against the directory.
-            String query = req.query();
-            res.status(301).header("Location", req.path() + "/" + (query == null || query.isEmpty() ? "" : "?" + query));
-            return;
+        long size;
+        long modifiedSeconds;
+        String etag;
+        String lastModified;
+        if (cached != null) {
+            size = cached.size;
+            modifiedSeconds = cached.modifiedMillis / 1000;
+            etag = cached.etag;
+            lastModified = cached.lastModified;
+        } else {
+            BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
+            size = attrs.size();
+            modifiedSeconds = attrs.lastModifiedTime().toMillis() / 1000;
+            etag = etag(size, attrs.lastModifiedTime().toMillis());
+            lastModified = lastModified(attrs.lastModifiedTime().toMillis());
         }
-        BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
-        long size = attrs.size();
-        long modifiedSeconds = attrs.lastModifiedTime().toMillis() / 1000;
-        String etag = "\"" + Long.toHexString(size) + "-" + Long.toHexString(attrs.lastModifiedTime().toMillis()) + "\"";
-        String lastModified = HTTP_DATE.format(Instant.ofEpochSecond(modifiedSeconds));
 
         String encoding = null;
         Path body = file;
+        OpenFileCache.OpenFile bodyFile = cached;
         String range = req.header("Range");
         if (options.precompressed) {
             res.header("Vary", "Accept-Encoding");
             if (range == null) {
                 for (String[] e : StaticOptions.ENCODINGS) {
-                    Path sibling = file.resolveSibling(file.getFileName() + e[1]);
-                    if (accepts(req.header("Accept-Encoding"), e[0]) && Files.isRegularFile(sibling)) {
-                        encoding = e[0];
-                        body = sibling;
-                        size = Files.size(sibling);
-                        etag = etag.substring(0, etag.length() - 1) + "-" + e[0] + "\"";
-                        break;
+                    if (!accepts(req.header("Accept-Encoding"), e[0])) {
+                        continue;
                     }
+                    Path sibling = file.resolveSibling(file.getFileName() + e[1]);
+                    String siblingKey = key + '\0' + e[1]; // never a request's key: NUL is refused in paths
+                    OpenFileCache.OpenFile s = cache == null ? null : cache.lookup(siblingKey);
+                    if (s == null && Files.isRegularFile(sibling) && inside(sibling)) {
+                        s = cache == null ? null : cache.open(siblingKey, sibling);
+                        if (cache != null && s == null) {
+                            continue; // removed meanwhile
+                        }
+                    } else if (s == null) {
+                        continue;
+                    }
+                    encoding = e[0];
+                    body = sibling;
+                    bodyFile = s;
+                    size = s != null ? s.size : Files.size(sibling);
+                    etag = etag.substring(0, etag.length() - 1) + "-" + e[0] + "\"";
+                    break;
                 }
             }
         }
@@ -147,7 +189,7 @@ public final class StaticFiles implements Handler {
             if (ranges != null && ranges.size() == 1) {
                 long[] r = ranges.get(0);
                 res.status(206).header("Content-Range", "bytes " + r[0] + "-" + r[1] + "/" + size);
-                res.sendFile(body, r[0], r[1] - r[0] + 1);
+                send(res, bodyFile, body, r[0], r[1] - r[0] + 1);
                 return;
             }
             if (ranges != null && Ranges.total(ranges) <= MAX_MULTIPART_BYTES) {
@@ -156,7 +198,40 @@ public final class StaticFiles implements Handler {
             }
             // malformed, too many, overlapping or too large together: the whole file (200)
         }
-        res.sendFile(body);
+        send(res, bodyFile, body, 0, size);
+    }
+
+    /** Sends a range of {@code path}: through the cache's open file when there is one, else opened now. */
+    private void send(Response res, OpenFileCache.OpenFile open, Path path, long offset, long length) throws IOException {
+        java.nio.channels.FileChannel ch = open == null ? null : cache.lend(open);
+        if (ch != null) {
+            res.sendFile(ch, offset, length);
+        } else {
+            res.sendFile(path, offset, length);
+        }
+    }
+
+    /** Closes the cached open files (the server stopped); the cache fills again if the handler is used again. */
+    @Override
+    public void close() {
+        if (cache != null) {
+            cache.close();
+        }
+    }
+
+    /** Files held open by the cache now (tests, metrics). */
+    public int openFiles() {
+        return cache == null ? 0 : cache.openCount();
+    }
+
+    /** The strong ETag of a file of {@code size} bytes modified at {@code modifiedMillis}. */
+    static String etag(long size, long modifiedMillis) {
+        return "\"" + Long.toHexString(size) + "-" + Long.toHexString(modifiedMillis) + "\"";
+    }
+
+    /** Last-Modified for {@code modifiedMillis}, whole seconds. */
+    static String lastModified(long modifiedMillis) {
+        return HTTP_DATE.format(Instant.ofEpochSecond(modifiedMillis / 1000));
     }
 
     /** Several ranges as one {@code multipart/byteranges} body (RFC 9110 §14.6), assembled in memory. */
@@ -225,6 +300,11 @@ public final class StaticFiles implements Handler {
             return null;
         }
         return p;
+    }
+
+    /** Whether {@code p} (a sibling named from a checked file) stays under the root, links followed, unless links out are allowed. */
+    private boolean inside(Path p) throws IOException {
+        return options.followSymlinksOut || p.toRealPath().startsWith(realRoot);
     }
 
     private String mediaType(String name) {

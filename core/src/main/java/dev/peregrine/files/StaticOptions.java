@@ -18,6 +18,7 @@ public final class StaticOptions {
     final boolean allowHidden;
     final boolean followSymlinksOut;
     final int maxRanges;
+    final int openFileCache;
     final Map<String, String> mediaTypes;
 
     private StaticOptions(Builder b) {
@@ -27,10 +28,14 @@ public final class StaticOptions {
         allowHidden = b.allowHidden;
         followSymlinksOut = b.followSymlinksOut;
         maxRanges = b.maxRanges;
+        openFileCache = b.openFileCache;
         mediaTypes = Map.copyOf(b.mediaTypes);
     }
 
-    /** The defaults: {@code index.html}, no Cache-Control, precompressed siblings on, hidden files and links out refused. */
+    /**
+     * The defaults: {@code index.html}, no Cache-Control, precompressed siblings on, hidden files and
+     * links out refused, 256 open files cached.
+     */
     public static StaticOptions defaults() {
         return builder().build();
     }
@@ -47,6 +52,7 @@ public final class StaticOptions {
         private boolean allowHidden;
         private boolean followSymlinksOut;
         private int maxRanges = 16;
+        private int openFileCache = 256;
         private final Map<String, String> mediaTypes = new HashMap<>();
 
         private Builder() {
@@ -88,6 +94,19 @@ public final class StaticOptions {
                 throw new IllegalArgumentException("maxRanges must be at least 1: " + n);
             }
             this.maxRanges = n;
+            return this;
+        }
+
+        /**
+         * Most files kept open between requests (default 256; 0 turns the cache off): least recently
+         * used out, each validated by one {@code stat} per request and closed when evicted or when the
+         * server stops. Each counts against the process's open-file limit.
+         */
+        public Builder openFileCache(int files) {
+            if (files < 0) {
+                throw new IllegalArgumentException("openFileCache must not be negative: " + files);
+            }
+            this.openFileCache = files;
             return this;
         }
 

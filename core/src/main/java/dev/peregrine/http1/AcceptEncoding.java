@@ -1,5 +1,7 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.compress.Coding;
+
 /**
  * Accept-Encoding negotiation (RFC 9110 §12.5.3): which content codings a client takes, by q-value,
  * {@code *} included, {@code q=0} meaning "not this one".
@@ -15,17 +17,37 @@ public final class AcceptEncoding {
         return q(header, coding) > 0;
     }
 
-    /** The coding to use among gzip and deflate: the higher q, gzip on a tie; null for neither. */
-    static String choose(CharSequence header) {
+    /**
+     * The coding to use among {@code offered} (the server's order of preference): the highest q-value,
+     * a coding the client names before one it takes only through {@code *} on a tie, then the earlier
+     * in {@code offered}; when only {@code *} speaks for every candidate, gzip (the one every client
+     * decodes) if offered. Null when the client takes none of them.
+     */
+    public static Coding choose(CharSequence header, Coding[] offered) {
         if (header == null) {
             return null;
         }
-        double gzip = q(header, "gzip");
-        double deflate = q(header, "deflate");
-        if (gzip <= 0 && deflate <= 0) {
-            return null;
+        double star = q(header, "*", -1);
+        Coding best = null;
+        double bestQ = 0;
+        boolean bestNamed = false;
+        for (Coding c : offered) {
+            double named = q(header, c.token(), -1);
+            double q = named >= 0 ? named : star;
+            if (q <= 0) {
+                continue;
+            }
+            boolean isNamed = named >= 0;
+            boolean better = best == null || q > bestQ
+                    || (q == bestQ && isNamed && !bestNamed)
+                    || (q == bestQ && !isNamed && !bestNamed && c == Coding.GZIP);
+            if (better) {
+                best = c;
+                bestQ = q;
+                bestNamed = isNamed;
+            }
         }
-        return gzip >= deflate ? "gzip" : "deflate";
+        return best;
     }
 
     /**
@@ -33,10 +55,15 @@ public final class AcceptEncoding {
      * the characters in place (no allocation): {@code name *( OWS ";" OWS param ) } per item.
      */
     static double q(CharSequence header, String coding) {
+        return q(header, coding, 0);
+    }
+
+    /** Like {@link #q(CharSequence, String)}, but {@code unnamed} when the header does not name {@code coding}. */
+    private static double q(CharSequence header, String coding, double unnamed) {
         if (header == null) {
-            return 0;
+            return unnamed;
         }
-        double star = 0;
+        double star = unnamed;
         int n = header.length();
         int p = 0;
         while (p < n) {
@@ -53,7 +80,7 @@ public final class AcceptEncoding {
             if (regionIs(header, ns, ne, coding) || (coding.equals("gzip") && regionIs(header, ns, ne, "x-gzip"))) {
                 return q;
             }
-            if (ne - ns == 1 && header.charAt(ns) == '*') {
+            if (unnamed == 0 && ne - ns == 1 && header.charAt(ns) == '*') {
                 star = q;
             }
             p = itemEnd + 1;

@@ -1,50 +1,43 @@
 package dev.peregrine.http1;
 
 import dev.peregrine.Compression;
+import dev.peregrine.compress.Coding;
+import dev.peregrine.compress.Encoder;
+import dev.peregrine.compress.Encoders;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.zip.CRC32;
-import java.util.zip.Deflater;
 
 /**
- * Compresses response bodies in memory for one loop (see {@link Compression} for when): one
- * {@link Deflater} per coding and one output buffer, reset and reused for every response, so a
- * compressed response allocates nothing once the buffer has grown to its size. The compressed bytes
- * replace the body until the encoder has copied them, which happens before the next response.
- * <pre>
- *   gzip    (RFC 1952): 10-byte header | raw deflate | CRC-32 | length mod 2^32 (little-endian)
- *   deflate (RFC 9110 §8.4.1.2, the zlib format of RFC 1950): 2-byte header | deflate | Adler-32
- * </pre>
- * Thread: the owning loop only.
+ * Compresses responses for one loop (see {@link Compression} for which): bodies in memory through one
+ * reused encoder per coding ({@link #apply}), streamed bodies through an encoder borrowed for the
+ * stream ({@link #startStream}, given back with {@link #endStream}). A whole body's compressed bytes
+ * replace it until the encoder has copied them, which happens before the next response; they are
+ * viewed through one reused {@link ByteBuffer}, so a compressed gzip, deflate or zstd response
+ * allocates nothing once the output array has grown to its size (br: see
+ * {@link dev.peregrine.compress.BrotliEncoder}).
+ *
+ * <p>Thread: the owning loop only.
  */
 public final class ResponseCompressor {
-    private static final byte[] GZIP_HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
-
+    /** Bytes a body producer may put per piece when its body is compressed. */
+    public static final int STAGING = 16 * 1024;
     private final Compression settings;
-    private final Deflater raw;
-    private final Deflater zlib;
-    private final CRC32 crc = new CRC32();
-    private byte[] out = new byte[8192];
+    private final Coding[] offered;
+    private final Encoders encoders;
+    private ByteBuffer view = ByteBuffer.allocate(0);
+    private ByteBuffer staging;
 
     public ResponseCompressor(Compression settings) {
         this.settings = settings;
-        this.raw = new Deflater(settings.level(), true);
-        this.zlib = new Deflater(settings.level(), false);
+        this.offered = settings.codings().toArray(new Coding[0]);
+        this.encoders = new Encoders(settings.level(), settings.brotliQuality(), 22, settings.zstdLevel());
     }
 
     /** Compresses {@code res}'s body if {@code req} accepts a coding and the response qualifies. */
     public void apply(RequestView req, ResponseView res, boolean head) {
-        int status = res.statusCode();
-        if (status < 200 || status == 204 || status == 206 || status == 304 || !settings.compressible(res.contentType)) {
-            return;
-        }
-        res.header("Vary", "Accept-Encoding");
-        if (head || res.special() != 0 || hasHeader(res, "Content-Encoding")) {
-            return;
-        }
-        String coding = AcceptEncoding.choose(req.headerView("Accept-Encoding"));
-        if (coding == null) {
+        Coding coding = negotiate(req, res, head);
+        if (coding == null || res.special() != 0) {
             return;
         }
         byte[] array;
@@ -69,46 +62,69 @@ public final class ResponseCompressor {
         if (len < settings.minSize()) {
             return;
         }
-        int n = coding.equals("gzip") ? gzip(array, off, len) : deflate(zlib, array, off, len, 0);
-        res.header("Content-Encoding", coding);
-        res.body(ByteBuffer.wrap(out, 0, n));
-    }
-
-    private int gzip(byte[] in, int off, int len) {
-        System.arraycopy(GZIP_HEADER, 0, out, 0, GZIP_HEADER.length);
-        int n = deflate(raw, in, off, len, GZIP_HEADER.length);
-        crc.reset();
-        crc.update(in, off, len);
-        ensure(n + 8);
-        putIntLE(n, (int) crc.getValue());
-        putIntLE(n + 4, len);
-        return n + 8;
-    }
-
-    /** Deflates {@code in} into {@link #out} from {@code at}; returns the end. */
-    private int deflate(Deflater d, byte[] in, int off, int len, int at) {
-        d.reset();
-        d.setInput(in, off, len);
-        d.finish();
-        int n = at;
-        while (!d.finished()) {
-            ensure(n + 1024);
-            n += d.deflate(out, n, out.length - n);
+        Encoder e = encoders.whole(coding);
+        e.begin();
+        e.write(array, off, len);
+        e.finish();
+        res.header("Content-Encoding", coding.token());
+        if (view.array() != e.out()) {
+            view = ByteBuffer.wrap(e.out());
         }
-        return n;
+        view.limit(e.outLength()).position(0);
+        res.body(view);
     }
 
-    private void ensure(int size) {
-        if (out.length < size) {
-            out = java.util.Arrays.copyOf(out, Math.max(size, out.length * 2));
+    /**
+     * For a streamed body ({@code res.stream}, {@code res.outputStream}) whose head is about to be
+     * written: adds Vary and, if the client accepts a coding, Content-Encoding, and returns the
+     * encoder the stream's chunks go through (give it back with {@link #endStream}); else null.
+     */
+    public Encoder startStream(RequestView req, ResponseView res, boolean head) {
+        Coding coding = negotiate(req, res, head);
+        if (coding == null) {
+            return null;
         }
+        res.header("Content-Encoding", coding.token());
+        return encoders.borrow(coding);
     }
 
-    private void putIntLE(int at, int v) {
-        out[at] = (byte) v;
-        out[at + 1] = (byte) (v >>> 8);
-        out[at + 2] = (byte) (v >>> 16);
-        out[at + 3] = (byte) (v >>> 24);
+    /** The stream of {@code e} ended or was abandoned. */
+    public void endStream(Encoder e) {
+        encoders.giveBack(e);
+    }
+
+    /**
+     * A heap buffer a body producer fills before its bytes are compressed ({@value #STAGING} bytes),
+     * the loop's one: used within one pump, never across calls.
+     */
+    public ByteBuffer staging() {
+        if (staging == null) {
+            staging = ByteBuffer.allocate(STAGING);
+        }
+        return staging;
+    }
+
+    /** Stream encoders lent and not given back (tests). */
+    public int streamsLent() {
+        return encoders.lent();
+    }
+
+    /** Frees the encoders' native memory (the loop stopped). */
+    public void close() {
+        encoders.close();
+    }
+
+    /** Vary for a compressible type, then the coding to use, or null when none applies. */
+    private Coding negotiate(RequestView req, ResponseView res, boolean head) {
+        int status = res.statusCode();
+        if (status < 200 || status == 204 || status == 206 || status == 304 || !settings.compressible(res.contentType)) {
+            return null;
+        }
+        res.header("Vary", "Accept-Encoding");
+        if (head || hasHeader(res, "Content-Encoding")) {
+            return null;
+        }
+        return AcceptEncoding.choose(req.headerView("Accept-Encoding"), offered);
     }
 
     private static boolean hasHeader(ResponseView res, String name) {

@@ -380,6 +380,23 @@ public final class ResponseView implements Response {
     }
 
     @Override
+    public Response sendFile(FileChannel channel, long offset, long length) throws IOException {
+        checkNotHandedOver();
+        long size = channel.size();
+        if (offset < 0 || length < 0 || offset + length > size) {
+            channel.close();
+            throw new IllegalArgumentException("range " + offset + "+" + length + " outside the file (" + size + " bytes)");
+        }
+        closeFile();
+        file = channel;
+        fileOffset = offset;
+        fileLength = length;
+        special |= FILE;
+        bodyKind = BODY_NONE;
+        return this;
+    }
+
+    @Override
     public Response sendFile(Path root, String relativePath) throws IOException {
         checkNotHandedOver();
         Path file = resolveUnder(root, relativePath);

@@ -40,7 +40,9 @@ interface BodySource {
         LoopContext ctx = c.context();
         boolean bodyAllowed = ResponseEncoder.hasBody(res.statusCode(), head);
         if ((res.special() & ResponseView.PRODUCER) != 0) {
-            ProducerBody body = new ProducerBody(res.producer(), req, !http10, bodyAllowed);
+            dev.peregrine.compress.Encoder encoder = ctx.compressor == null ? null
+                    : ctx.compressor.startStream(req, res, !bodyAllowed); // compression hook: adds its headers
+            ProducerBody body = new ProducerBody(res.producer(), req, !http10, bodyAllowed, ctx.compressor, encoder);
             ctx.encoder.encodeStreamHead(res, -1, keepAlive, http10, c);
             return body;
         }

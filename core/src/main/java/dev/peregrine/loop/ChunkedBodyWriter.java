@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * become a 500. To an HTTP/1.0 client the body goes unframed and the connection closes after it.
  *
  * <p>Thread: {@code write}, {@code flush}, {@code close} from the handler's thread (one at a time);
- * {@link #run} and {@link #pump} on the loop; {@link #abort} from either.
+ * {@link #run}, {@link #pump} and {@link #abort} on the loop.
  */
 final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnable {
     static final int CHUNK_SIZE = 32 * 1024;
@@ -52,6 +52,8 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
     /** Whether body bytes are sent at all (false for HEAD, 1xx, 204, 304). */
     private boolean bodyAllowed;
     private final byte[] sizeLine = new byte[10];
+    /** The coding the chunks go through (each compressed and flushed on its own), or null. */
+    private CompressedStream compressed;
 
     ChunkedBodyWriter(Exchange exchange) {
         this.exchange = exchange;
@@ -175,10 +177,11 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
         exchange.connection().pumpBody();
     }
 
-    /** Loop: called by {@link Exchange#commitStream} once the head is written. */
-    void headWritten(boolean framed, boolean bodyAllowed) {
+    /** Loop: called by {@link Exchange#commitStream} once the head is written ({@code compressed} may be null). */
+    void headWritten(boolean framed, boolean bodyAllowed, CompressedStream compressed) {
         this.framed = framed;
         this.bodyAllowed = bodyAllowed;
+        this.compressed = compressed;
     }
 
     /** Loop: whether the head has left, after which a failure can only close the connection. */
@@ -195,12 +198,17 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
                 return false;
             }
             if (k == Chunk.END) {
+                if (compressed != null) {
+                    compressed.end(c);
+                }
                 if (framed && bodyAllowed) {
                     put(c, LAST_CHUNK, 0, LAST_CHUNK.length);
                 }
                 return true;
             }
-            if (bodyAllowed && k.length > 0) {
+            if (compressed != null && k.length > 0) {
+                compressed.piece(c, k.data, 0, k.length);
+            } else if (bodyAllowed && k.length > 0) {
                 if (framed) {
                     int n = sizeLine(k.length);
                     put(c, sizeLine, sizeLine.length - n, n);
@@ -243,9 +251,15 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
         }
     }
 
-    /** Gives up: a blocked or later write throws {@link IOException}. Any thread. */
+    /**
+     * Gives up: a blocked or later write throws {@link IOException}. Called on the loop (every caller
+     * is), which also gives a compressed body's encoder back.
+     */
     @Override
     public void abort() {
+        if (compressed != null) {
+            compressed.release();
+        }
         if (!aborted) {
             aborted = true;
             free.offer(Chunk.ABORT);

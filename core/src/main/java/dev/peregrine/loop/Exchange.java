@@ -449,10 +449,12 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         boolean last = conn.lastAllowed(response.statusCode());
         boolean keepAlive = request.keepAlive() && !http10 && !bodyPending && conn.isOpen() && !last;
         ctx.metrics.requests++;
+        boolean bodyAllowed = ResponseEncoder.hasBody(response.statusCode(), head);
+        dev.peregrine.compress.Encoder encoder = ctx.compressor == null ? null
+                : ctx.compressor.startStream(request, response, !bodyAllowed); // compression hook: adds its headers
         ctx.responding(request, response, head);
         ctx.encoder.encodeStreamHead(response, -1, keepAlive, http10, conn.connection());
-        boolean bodyAllowed = ResponseEncoder.hasBody(response.statusCode(), head);
-        w.headWritten(!http10, bodyAllowed);
+        w.headWritten(!http10, bodyAllowed, encoder == null ? null : new CompressedStream(ctx.compressor, encoder, !http10));
         touch();
         conn.startBody(w, keepAlive);
         return true;

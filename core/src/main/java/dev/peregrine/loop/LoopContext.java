@@ -250,5 +250,8 @@ public final class LoopContext {
     /** Drops pooled memory once the loop has stopped. */
     public void free() {
         pool.clear();
+        if (compressor != null) {
+            compressor.close();
+        }
     }
 }

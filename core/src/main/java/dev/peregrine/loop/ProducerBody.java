@@ -2,6 +2,7 @@ package dev.peregrine.loop;
 
 import dev.peregrine.BodyProducer;
 import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseCompressor;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -15,7 +16,9 @@ import java.nio.ByteBuffer;
  *   write buffer: [... earlier bytes][0000abcd\r\n][producer's bytes][\r\n]
  *                                    ^sizeAt       ^dataStart
  * </pre>
- * Unframed (HTTP/1.0) bodies are written as they come. Thread: the owning loop.
+ * Unframed (HTTP/1.0) bodies are written as they come. A compressed body ({@link CompressedStream})
+ * is produced into the loop's staging buffer instead ({@link ResponseCompressor#staging()}), and
+ * each piece leaves compressed and flushed as a chunk of its own. Thread: the owning loop.
  */
 final class ProducerBody implements BodySource {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
@@ -29,17 +32,29 @@ final class ProducerBody implements BodySource {
     /** The handler's request view: expired while the producer runs (see {@link RequestView#expire}). */
     private final RequestView request;
     private final boolean framed;
+    /** The coding the body goes through, or null when it is sent as produced. */
+    private final CompressedStream compressed;
+    private final ResponseCompressor compressor;
     private boolean ended;
 
-    ProducerBody(BodyProducer producer, RequestView request, boolean framed, boolean bodyAllowed) {
+    ProducerBody(BodyProducer producer, RequestView request, boolean framed, boolean bodyAllowed,
+                 ResponseCompressor compressor, dev.peregrine.compress.Encoder encoder) {
         this.producer = producer;
         this.request = request;
         this.framed = framed;
         this.ended = !bodyAllowed;
+        this.compressor = compressor;
+        this.compressed = encoder == null ? null : new CompressedStream(compressor, encoder, framed);
+        if (ended && compressed != null) {
+            compressed.release();
+        }
     }
 
     @Override
     public boolean pump(Connection c) throws IOException {
+        if (compressed != null) {
+            return pumpCompressed(c);
+        }
         while (!ended) {
             if (c.pendingOutput() > 0) {
                 return false; // called again when the socket has taken it
@@ -91,8 +106,51 @@ final class ProducerBody implements BodySource {
         return true;
     }
 
+    /** {@link #pump} for a compressed body: produce into the staging buffer, compress, write a chunk. */
+    private boolean pumpCompressed(Connection c) throws IOException {
+        while (!ended) {
+            if (c.pendingOutput() > 0) {
+                return false;
+            }
+            ByteBuffer staging = compressor.staging();
+            staging.clear();
+            boolean more = produce(c, staging);
+            int n = staging.position();
+            if (n == 0 && more) {
+                throw new IOException("body producer put nothing and did not end the body");
+            }
+            if (n > 0) {
+                compressed.piece(c, staging.array(), staging.arrayOffset(), n);
+            }
+            if (!more) {
+                compressed.end(c);
+                if (framed) {
+                    CompressedStream.put(c, LAST_CHUNK, 0, LAST_CHUNK.length);
+                }
+                ended = true;
+            }
+        }
+        return true;
+    }
+
+    private boolean produce(Connection c, ByteBuffer dst) throws IOException {
+        request.expire(true);
+        try {
+            return producer.produce(dst);
+        } catch (Throwable t) {
+            c.drain();
+            LOG.log(System.Logger.Level.WARNING, "body producer failed; connection closed mid-body", t);
+            throw new IOException("body producer failed", t);
+        } finally {
+            request.expire(false);
+        }
+    }
+
     @Override
     public void abort() {
         ended = true;
+        if (compressed != null) {
+            compressed.release();
+        }
     }
 }

@@ -1,0 +1,97 @@
+package dev.peregrine;
+
+import dev.peregrine.compress.BodyDecodingException;
+import dev.peregrine.compress.GzipBodyDecoder;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Opt-in decoding of request bodies sent with {@code Content-Encoding: gzip} (RFC 9110 §8.4). Without
+ * it the server leaves every body as the client sent it. As a filter for every route
+ * ({@code .filter(RequestDecoding.gzip(maxBytes))}) or around one handler
+ * ({@code .post("/ingest", RequestDecoding.gzip(maxBytes, handler))}):
+ * <ul>
+ *   <li>no Content-Encoding, or {@code identity}: the request goes on untouched;</li>
+ *   <li>{@code gzip} (or {@code x-gzip}): the handler sees the decoded body through {@code body()},
+ *       {@code bodyString()}, {@code formPairs()}, {@code bodyStream()}... and no Content-Encoding.
+ *       A body in memory is decoded before the handler runs: more than {@code maxDecodedBytes} decoded
+ *       bytes gives 413, a corrupt or truncated stream 400, the handler never runs. A body streamed
+ *       to a blocking handler ({@code streamBodyThreshold}) is decoded as the handler reads; a read
+ *       past the cap or into corrupt data throws a {@link BodyDecodingException}, which becomes that
+ *       413 or 400 when the handler lets it out before answering;</li>
+ *   <li>any other coding, or several: 415 with {@code Accept-Encoding: gzip} (RFC 9110 §15.5.16).</li>
+ * </ul>
+ * Decoded bytes are never held beyond the cap plus 16 KiB, whatever the coded body inflates to.
+ * Decoding allocates (the decoded body on the heap, an inflater per request), so it is for routes that
+ * take compressed uploads, not for the plaintext path.
+ *
+ * <p>Thread: any (the filters are stateless).
+ */
+public final class RequestDecoding {
+    private RequestDecoding() {
+    }
+
+    /** A filter decoding gzip request bodies of up to {@code maxDecodedBytes} bytes (see the class doc). */
+    public static Filter gzip(long maxDecodedBytes) {
+        if (maxDecodedBytes < 0 || maxDecodedBytes > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("maxDecodedBytes must be 0 to 2^31 - 9: " + maxDecodedBytes);
+        }
+        return (req, res, next) -> decode(req, res, next, maxDecodedBytes);
+    }
+
+    /** {@code handler} behind {@link #gzip(long)}: decoding for one route. */
+    public static Handler gzip(long maxDecodedBytes, Handler handler) {
+        Filter f = gzip(maxDecodedBytes);
+        java.util.Objects.requireNonNull(handler, "handler");
+        return (req, res) -> f.filter(req, res, handler);
+    }
+
+    private static void decode(Request req, Response res, Handler next, long max) throws Exception {
+        CharSequence coding = req.headerView("Content-Encoding");
+        if (coding == null || isToken(coding, "identity")) {
+            next.handle(req, res);
+            return;
+        }
+        if (!isToken(coding, "gzip") && !isToken(coding, "x-gzip")) {
+            res.header("Accept-Encoding", "gzip").error(415);
+            return;
+        }
+        if (req.bodyStreamed()) {
+            try {
+                next.handle(new DecodedRequest(req, null, GzipBodyDecoder.stream(req.bodyStream(), max)), res);
+            } catch (BodyDecodingException e) {
+                res.error(e.status()); // throws if the response has already begun: the connection then closes
+            }
+            return;
+        }
+        ByteBuffer decoded;
+        try {
+            decoded = GzipBodyDecoder.decode(req.body(), max);
+        } catch (BodyDecodingException e) {
+            res.error(e.status());
+            return;
+        }
+        next.handle(new DecodedRequest(req, decoded, null), res);
+    }
+
+    /** Whether {@code value}, trimmed of spaces and tabs, is {@code token} (case-insensitive). */
+    private static boolean isToken(CharSequence value, String token) {
+        int start = 0;
+        int end = value.length();
+        while (start < end && (value.charAt(start) == ' ' || value.charAt(start) == '\t')) {
+            start++;
+        }
+        while (end > start && (value.charAt(end - 1) == ' ' || value.charAt(end - 1) == '\t')) {
+            end--;
+        }
+        if (end - start != token.length()) {
+            return false;
+        }
+        for (int i = 0; i < token.length(); i++) {
+            if (Character.toLowerCase(value.charAt(start + i)) != token.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

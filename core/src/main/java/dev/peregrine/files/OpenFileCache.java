@@ -1,0 +1,207 @@
+package dev.peregrine.files;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The open files of one {@link StaticFiles}, least recently used first out, at most {@code capacity}
+ * of them: the channel, and the size, modification time and identity (device and inode) it had when
+ * opened. A hit costs one {@code stat} of the path instead of the resolution, {@code open} and
+ * {@code close} of a miss; a file whose size, time or identity changed is dropped and opened again.
+ * <pre>
+ *   lookup(key) --hit--&gt; stat(path): same size, mtime, inode? --yes--&gt; lend(): refs+1, a CachedChannel
+ *        |                                  no: drop
+ *        +--miss--&gt; (caller resolves) open(key, path) --&gt; put; over capacity: drop the eldest
+ *   drop(f): out of the map; closed now if refs == 0, else by the last release()
+ *   close(): drops everything (the server stopped); the cache is empty but usable again
+ * </pre>
+ * Shared by every loop serving the directory, so the map is guarded by this object's lock; it is held
+ * only for map and counter updates, never across a system call.
+ *
+ * <p>Thread: any.
+ */
+final class OpenFileCache implements AutoCloseable {
+    /** A cached open file; immutable but for {@link #refs} and {@link #dropped}, guarded by the cache. */
+    static final class OpenFile {
+        final Path path;
+        final FileChannel channel;
+        final long size;
+        final long modifiedMillis;
+        final Object fileKey;
+        final String etag;
+        final String lastModified;
+        private int refs;
+        private boolean dropped;
+        private boolean closed;
+
+        OpenFile(Path path, FileChannel channel, BasicFileAttributes attrs) {
+            this.path = path;
+            this.channel = channel;
+            this.size = attrs.size();
+            this.modifiedMillis = attrs.lastModifiedTime().toMillis();
+            this.fileKey = attrs.fileKey();
+            this.etag = StaticFiles.etag(size, modifiedMillis);
+            this.lastModified = StaticFiles.lastModified(modifiedMillis);
+        }
+
+        boolean sameAs(BasicFileAttributes a) {
+            return a.isRegularFile() && a.size() == size && a.lastModifiedTime().toMillis() == modifiedMillis
+                    && java.util.Objects.equals(a.fileKey(), fileKey);
+        }
+    }
+
+    private final int capacity;
+    private final LinkedHashMap<String, OpenFile> files;
+    private int open;
+
+    OpenFileCache(int capacity) {
+        this.capacity = capacity;
+        this.files = new LinkedHashMap<>(16, 0.75f, true);
+    }
+
+    /** The file cached under {@code key} if it is still what was opened (one stat); else null. */
+    OpenFile lookup(String key) {
+        OpenFile f;
+        synchronized (this) {
+            f = files.get(key);
+        }
+        if (f == null) {
+            return null;
+        }
+        try {
+            if (f.sameAs(Files.readAttributes(f.path, BasicFileAttributes.class))) {
+                return f;
+            }
+        } catch (IOException gone) {
+            // removed or unreadable: dropped, and the caller resolves again
+        }
+        drop(key, f);
+        return null;
+    }
+
+    /**
+     * Opens {@code path} (already resolved and checked by the caller) and caches it under {@code key}.
+     * Null when it vanished meanwhile.
+     */
+    OpenFile open(String key, Path path) throws IOException {
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(path, StandardOpenOption.READ);
+        } catch (NoSuchFileException gone) {
+            return null;
+        }
+        OpenFile f;
+        try {
+            f = new OpenFile(path, ch, Files.readAttributes(path, BasicFileAttributes.class));
+        } catch (IOException e) {
+            ch.close();
+            throw e;
+        }
+        List<OpenFile> toClose = new ArrayList<>(1);
+        synchronized (this) {
+            OpenFile old = files.put(key, f);
+            open++;
+            if (old != null) {
+                dropLocked(old, toClose);
+            }
+            Iterator<OpenFile> eldest = files.values().iterator();
+            while (files.size() > capacity && eldest.hasNext()) {
+                OpenFile e = eldest.next();
+                eldest.remove();
+                dropLocked(e, toClose);
+            }
+        }
+        closeAll(toClose);
+        return f;
+    }
+
+    /** A channel on {@code f} for one response, or null if {@code f} was closed meanwhile (then open it afresh). */
+    synchronized FileChannel lend(OpenFile f) {
+        if (f.closed) {
+            return null;
+        }
+        f.refs++;
+        return new CachedChannel(this, f);
+    }
+
+    /** A response is done with {@code f} (its channel closed). */
+    void release(OpenFile f) {
+        boolean close;
+        synchronized (this) {
+            f.refs--;
+            close = f.dropped && f.refs == 0 && !f.closed;
+            if (close) {
+                f.closed = true;
+                open--;
+            }
+        }
+        if (close) {
+            closeQuietly(f);
+        }
+    }
+
+    /** Files open now (cached, or dropped but still being sent). */
+    synchronized int openCount() {
+        return open;
+    }
+
+    private void drop(String key, OpenFile f) {
+        List<OpenFile> toClose = new ArrayList<>(1);
+        synchronized (this) {
+            if (files.get(key) == f) {
+                files.remove(key);
+            }
+            dropLocked(f, toClose);
+        }
+        closeAll(toClose);
+    }
+
+    private void dropLocked(OpenFile f, List<OpenFile> toClose) {
+        if (f.dropped) {
+            return;
+        }
+        f.dropped = true;
+        if (f.refs == 0) {
+            f.closed = true;
+            open--;
+            toClose.add(f);
+        }
+    }
+
+    /** Drops every file: those not being sent close now, the others when their responses end. */
+    @Override
+    public void close() {
+        List<OpenFile> toClose = new ArrayList<>();
+        synchronized (this) {
+            for (Map.Entry<String, OpenFile> e : files.entrySet()) {
+                dropLocked(e.getValue(), toClose);
+            }
+            files.clear();
+        }
+        closeAll(toClose);
+    }
+
+    private static void closeAll(List<OpenFile> files) {
+        for (OpenFile f : files) {
+            closeQuietly(f);
+        }
+    }
+
+    private static void closeQuietly(OpenFile f) {
+        try {
+            f.channel.close();
+        } catch (IOException e) {
+            // read-only: nothing is lost
+        }
+    }
+}
