@@ -38,6 +38,10 @@ class AllocationTest extends ServerTestBase {
     }
 
     private List<Long> loopThreadIds() {
+        // The previous test's server may still be ending its loop threads (epoll's end after close()
+        // returns): wait for them to go rather than count them.
+        Await.until(() -> aliveLoopThreads() == factory.threads,
+                () -> "loop threads alive: " + aliveLoopThreads() + ", this server has " + factory.threads);
         List<Long> ids = new ArrayList<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().startsWith(factory.loopThreadPrefix) && t.isAlive()) {
@@ -46,6 +50,16 @@ class AllocationTest extends ServerTestBase {
         }
         assertEquals(factory.threads, ids.size(), "loop threads of this server (no other server may be running)");
         return ids;
+    }
+
+    private int aliveLoopThreads() {
+        int n = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(factory.loopThreadPrefix) && t.isAlive()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private long allocatedByLoops(List<Long> ids) {
