@@ -1,5 +1,8 @@
 package dev.peregrine;
 
+import dev.peregrine.loop.BlockingHandler;
+import dev.peregrine.loop.StreamingHandler;
+
 /**
  * Ways to run a {@link Handler} other than inline on the event loop.
  *

@@ -1,6 +1,5 @@
 package dev.peregrine.loop;
 
-import dev.peregrine.BlockingHandler;
 import dev.peregrine.Completion;
 import dev.peregrine.Request;
 import dev.peregrine.Response;

@@ -1,10 +1,8 @@
 package dev.peregrine.loop;
 
-import dev.peregrine.BlockingHandler;
 import dev.peregrine.BodyListener;
 import dev.peregrine.Handler;
 import dev.peregrine.ServerConfig;
-import dev.peregrine.StreamingHandler;
 import dev.peregrine.http1.RequestFramer;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestView;

@@ -1,7 +1,11 @@
-package dev.peregrine;
+package dev.peregrine.loop;
+
+import dev.peregrine.Handler;
+import dev.peregrine.Request;
+import dev.peregrine.Response;
 
 /**
- * A handler marked by {@link Handlers#blocking}: the connection hands it to another thread instead of
+ * A handler marked by {@link dev.peregrine.Handlers#blocking}: the connection hands it to another thread instead of
  * calling it on the loop. Immutable.
  */
 public final class BlockingHandler implements Handler {
@@ -9,18 +13,18 @@ public final class BlockingHandler implements Handler {
     /** How long the handler may take to answer before 503 ({@link #timeoutMillis()}); 0: the server's asyncTimeout. */
     private final long timeoutMillis;
 
-    BlockingHandler(Handler delegate) {
+    public BlockingHandler(Handler delegate) {
         this(delegate, 0);
     }
 
-    BlockingHandler(Handler delegate, long timeoutMillis) {
+    public BlockingHandler(Handler delegate, long timeoutMillis) {
         this.delegate = delegate;
         this.timeoutMillis = timeoutMillis;
     }
 
     /**
      * How long the handler may take to produce its response before the server answers 503 for it and
-     * interrupts its thread ({@link Server.Builder#blockingTimeout}, or the route's own); 0 when only
+     * interrupts its thread ({@link dev.peregrine.Server.Builder#blockingTimeout}, or the route's own); 0 when only
      * the server's {@code asyncTimeout} bounds it.
      */
     public long timeoutMillis() {

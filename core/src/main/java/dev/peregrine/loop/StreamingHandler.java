@@ -1,13 +1,17 @@
-package dev.peregrine;
+package dev.peregrine.loop;
+
+import dev.peregrine.Handler;
+import dev.peregrine.Request;
+import dev.peregrine.Response;
 
 /**
- * A handler marked by {@link Handlers#streaming}: for a large body the connection calls it, on the loop,
+ * A handler marked by {@link dev.peregrine.Handlers#streaming}: for a large body the connection calls it, on the loop,
  * as soon as the head has arrived. Immutable.
  */
 public final class StreamingHandler implements Handler {
     private final Handler delegate;
 
-    StreamingHandler(Handler delegate) {
+    public StreamingHandler(Handler delegate) {
         this.delegate = delegate;
     }
 
