@@ -1,17 +1,13 @@
 package dev.peregrine;
 
-import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.loop.LoopContext;
-import dev.peregrine.loop.LoopMetrics;
 import dev.peregrine.loop.LoopWatchdog;
 import dev.peregrine.route.Router;
 import dev.peregrine.tls.TlsConfig;
 import dev.peregrine.tls.engine.TlsContext;
 import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
-import dev.peregrine.transport.epoll.EpollAvailability;
 import dev.peregrine.transport.epoll.EpollTransport;
-import dev.peregrine.transport.nio.NioTransport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -236,17 +232,13 @@ public final class Server implements AutoCloseable {
     }
 
     /** Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. */
-    public static final class Builder extends WebSettings<Builder> {
+    public static final class Builder extends RouteSettings<Builder> {
         dev.peregrine.loop.ProtocolSwitches protocolSwitches = dev.peregrine.loop.ProtocolSwitches.NONE;
-        Compression compression;
-        /** Resources routes hold (the static files' open-file caches), closed when the server stops. */
-        final java.util.List<AutoCloseable> closeAtStop = new java.util.ArrayList<>();
         int httpsPort = -1;
         TlsConfig tlsConfig;
         /** Whether {@link #tls} made the main port speak TLS (then there is no second listener). */
         boolean tlsOnMainPort;
         // Off-loop execution (Handlers.blocking, Response.async, streamed bodies).
-        private final RouteTable routes = new RouteTable();
         /** Where handlers of routes registered without an {@link Execution} run. */
         Execution execution = Execution.LOOP;
         long blockedLoopWarningMillis = 100;
@@ -434,187 +426,6 @@ public final class Server implements AutoCloseable {
         }
 
         /**
-         * Registers {@code handler} for {@code method} on {@code path}, run where {@link #execution}
-         * says. {@code method} is any token ({@code GET}, {@code PROPFIND}, {@code PURGE},
-         * {@code QUERY}...; not CONNECT). {@code path} may hold {@code {name}} segments (one segment
-         * each, {@code req.pathParam("name")}) and end in {@code /*} (the rest of the path,
-         * {@code req.pathParam("*")}); parameters that could leave their segment are answered 400.
-         */
-        public Builder route(String method, String path, Handler handler) {
-            return register(method, path, null, handler);
-        }
-
-        /**
-         * Registers {@code handler} for {@code method} on {@code path}, run as {@code execution} says
-         * whatever the server's default. Decorators wrapped around {@code handler} cannot change it.
-         */
-        public Builder route(String method, String path, Execution execution, Handler handler) {
-            return register(method, path, java.util.Objects.requireNonNull(execution, "execution"), handler);
-        }
-
-        private Builder register(String method, String path, Execution mode, Handler handler) {
-            return register(method, path, mode, handler, null);
-        }
-
-        /** Registers a route of a group ({@code scope}: its filters; null outside groups). */
-        Builder register(String method, String path, Execution mode, Handler handler, RouteTable.Scope scope) {
-            routes.add(method, path, mode, handler, scope, 0);
-            return this;
-        }
-
-        /** Registers a blocking route with its own timeout ({@code scope}: its group's filters, or null). */
-        Builder register(String method, String path, Duration timeout, Handler handler, RouteTable.Scope scope) {
-            routes.add(method, path, Execution.BLOCKING, handler, scope, checkTimeout(timeout, "timeout"));
-            return this;
-        }
-
-        /**
-         * Registers {@code handler} for {@code method} on {@code path} as a blocking route with its own
-         * timeout: if it has not produced its response after {@code timeout}, the server answers 503
-         * for it (one WARNING naming the request), discards whatever it writes later and interrupts its
-         * thread. Overrides {@link #blockingTimeout} for this route.
-         */
-        public Builder route(String method, String path, Duration timeout, Handler handler) {
-            return register(method, path, timeout, handler, null);
-        }
-
-        public Builder get(String path, Handler handler) {
-            return route("GET", path, handler);
-        }
-
-        public Builder get(String path, Execution execution, Handler handler) {
-            return route("GET", path, execution, handler);
-        }
-
-        public Builder post(String path, Handler handler) {
-            return route("POST", path, handler);
-        }
-
-        public Builder post(String path, Execution execution, Handler handler) {
-            return route("POST", path, execution, handler);
-        }
-
-        public Builder put(String path, Handler handler) {
-            return route("PUT", path, handler);
-        }
-
-        public Builder put(String path, Execution execution, Handler handler) {
-            return route("PUT", path, execution, handler);
-        }
-
-        public Builder delete(String path, Handler handler) {
-            return route("DELETE", path, handler);
-        }
-
-        public Builder delete(String path, Execution execution, Handler handler) {
-            return route("DELETE", path, execution, handler);
-        }
-
-        public Builder patch(String path, Handler handler) {
-            return route("PATCH", path, handler);
-        }
-
-        public Builder patch(String path, Execution execution, Handler handler) {
-            return route("PATCH", path, execution, handler);
-        }
-
-        public Builder head(String path, Handler handler) {
-            return route("HEAD", path, handler);
-        }
-
-        public Builder options(String path, Handler handler) {
-            return route("OPTIONS", path, handler);
-        }
-
-        /**
-         * Runs {@code filter} around every route's handler (first registered outermost) and around the
-         * router's own answers (404, 405, 501, automatic OPTIONS), so it sees every routed request.
-         */
-        public Builder filter(Filter filter) {
-            routes.filter(filter);
-            return this;
-        }
-
-        /** Runs {@code handler} before every route's handler; if it answers with an error status the route does not run. */
-        public Builder before(Handler handler) {
-            return filter((req, res, next) -> {
-                handler.handle(req, res);
-                if (((dev.peregrine.http1.ResponseView) res).statusCode() < 400) {
-                    next.handle(req, res);
-                }
-            });
-        }
-
-        /** Runs {@code handler} after every route's handler (it may add headers to the answer). */
-        public Builder after(Handler handler) {
-            return filter((req, res, next) -> {
-                next.handle(req, res);
-                handler.handle(req, res);
-            });
-        }
-
-        /** Answers requests whose handler throws a {@code type} (or subtype) with {@code handler} instead of 500. */
-        public <E extends Throwable> Builder exception(Class<E> type, ExceptionHandler<? super E> handler) {
-            routes.exception(type, handler);
-            return this;
-        }
-
-        /** Answers requests for paths no route knows (instead of the plain 404). */
-        public Builder notFound(Handler handler) {
-            routes.notFound(handler);
-            return this;
-        }
-
-        /** Registers routes under {@code prefix}: {@code group("/api", g -> g.get("/users", h))}. */
-        public Builder group(String prefix, java.util.function.Consumer<RouteGroup> routes) {
-            if (!prefix.startsWith("/") || prefix.endsWith("/")) {
-                throw new IllegalArgumentException("group prefix must start with '/' and not end with it: " + prefix);
-            }
-            routes.accept(new RouteGroup(this, prefix, new RouteTable.Scope(null)));
-            return this;
-        }
-
-        /**
-         * Compresses response bodies in memory with gzip or deflate when clients accept them (see
-         * {@link Compression} for which responses); off by default.
-         */
-        public Builder compression(Compression compression) {
-            this.compression = compression;
-            return this;
-        }
-
-        /**
-         * Serves the files under {@code directory} at {@code prefix} ({@code "/static"} serves
-         * {@code directory/a/b.css} at {@code /static/a/b.css}) for GET and HEAD, with the defaults of
-         * {@link dev.peregrine.files.StaticOptions}: validators and conditional requests, ranges,
-         * precompressed siblings, no escape from the directory. {@code prefix} itself redirects to
-         * {@code prefix/}.
-         *
-         * @throws IllegalArgumentException when {@code directory} is not a directory
-         */
-        public Builder staticFiles(String prefix, java.nio.file.Path directory) {
-            return staticFiles(prefix, directory, dev.peregrine.files.StaticOptions.defaults());
-        }
-
-        /** {@link #staticFiles(String, java.nio.file.Path)} with {@code options}. */
-        public Builder staticFiles(String prefix, java.nio.file.Path directory, dev.peregrine.files.StaticOptions options) {
-            String p = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
-            if (!p.startsWith("/")) {
-                throw new IllegalArgumentException("prefix must start with '/': " + prefix);
-            }
-            dev.peregrine.files.StaticFiles files = new dev.peregrine.files.StaticFiles(directory, options);
-            closeAtStop.add(files);
-            get(p + "/*", files);
-            head(p + "/*", files);
-            if (!p.isEmpty()) {
-                Handler toSlash = (req, res) -> res.status(301).header("Location", p + "/").text("");
-                get(p, toSlash);
-                head(p, toSlash);
-            }
-            return this;
-        }
-
-        /**
          * Binds and starts the loops; returns once the server accepts connections.
          *
          * @throws UncheckedIOException when the address cannot be bound
@@ -630,7 +441,7 @@ public final class Server implements AutoCloseable {
             ServerConfig config = settings();
             OpsEndpoints.register(this, self);
             dev.peregrine.jfr.PeregrineEvents.init(); // JFR event types registered now, not at the first request
-            TransportEngine transport = Transports.select(config.transport());
+            TransportEngine transport = TransportChoice.select(config.transport());
             Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL : Transport.NIO;
             // Built before binding, so that a bad key or a missing provider fails before any port is taken.
             TlsContext tls = tlsConfig == null ? null
@@ -710,41 +521,5 @@ public final class Server implements AutoCloseable {
             return routes.build(execution, blockingTimeoutMillis, routeNames);
         }
 
-    }
-
-    /**
-     * Chooses the transport from a setting: {@code "nio"}, {@code "epoll"} (fails where it cannot run,
-     * with the reason), or {@code "auto"}: epoll where it runs, else NIO with a one-line note.
-     */
-    static final class Transports {
-        private Transports() {
-        }
-
-        static TransportEngine select(Transport kind) {
-            return select(kind, EpollAvailability::unavailabilityReason);
-        }
-
-        /** @param epollUnavailable answers null when epoll can run, else why not */
-        static TransportEngine select(Transport kind, Supplier<String> epollUnavailable) {
-            switch (kind) {
-                case NIO:
-                    return new NioTransport();
-                case EPOLL: {
-                    String why = epollUnavailable.get();
-                    if (why != null) {
-                        throw new IllegalStateException("transport 'epoll' requested but unavailable: " + why);
-                    }
-                    return new EpollTransport();
-                }
-                default: {
-                    String why = epollUnavailable.get();
-                    if (why == null) {
-                        return new EpollTransport();
-                    }
-                    LOG.log(System.Logger.Level.INFO, "epoll transport unavailable ({0}); using nio", why);
-                    return new NioTransport();
-                }
-            }
-        }
     }
 }

@@ -19,23 +19,23 @@ class TransportSelectionTest {
 
     @Test
     void nioWhenAskedEvenWhereEpollRuns() {
-        assertInstanceOf(NioTransport.class, Server.Transports.select(Transport.parse("nio"), () -> null));
-        assertInstanceOf(NioTransport.class, Server.Transports.select(Transport.parse(" NIO "), () -> null));
+        assertInstanceOf(NioTransport.class, TransportChoice.select(Transport.parse("nio"), () -> null));
+        assertInstanceOf(NioTransport.class, TransportChoice.select(Transport.parse(" NIO "), () -> null));
     }
 
     @Test
     void autoPrefersEpollWhereItRuns() {
-        assertInstanceOf(EpollTransport.class, Server.Transports.select(Transport.AUTO, () -> null));
+        assertInstanceOf(EpollTransport.class, TransportChoice.select(Transport.AUTO, () -> null));
     }
 
     @Test
     void autoFallsBackToNioWhereEpollCannotRun() {
-        assertInstanceOf(NioTransport.class, Server.Transports.select(Transport.AUTO, () -> WHY));
+        assertInstanceOf(NioTransport.class, TransportChoice.select(Transport.AUTO, () -> WHY));
     }
 
     @Test
     void forcedEpollWhereItCannotRunFailsWithTheReason() {
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Server.Transports.select(Transport.EPOLL, () -> WHY));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> TransportChoice.select(Transport.EPOLL, () -> WHY));
         assertTrue(e.getMessage().contains(WHY), e.getMessage());
         assertTrue(e.getMessage().contains("epoll"), e.getMessage());
     }
