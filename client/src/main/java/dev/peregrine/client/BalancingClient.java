@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
@@ -133,21 +132,6 @@ public final class BalancingClient implements HttpSender, AutoCloseable {
 
     static ClientRequest rewrite(ClientRequest request, URI origin) {
         return request.retargeted(URI.create(origin.getScheme() + "://" + origin.getRawAuthority() + request.target()));
-    }
-
-    /** Sends and waits. */
-    public ClientResponse execute(ClientRequest request) throws ClientException {
-        try {
-            return send(request).get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof ClientException) {
-                throw (ClientException) e.getCause();
-            }
-            throw new ClientException(ClientException.Phase.CLOSED, request.hostKey(), String.valueOf(e.getCause()), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "interrupted", e);
-        }
     }
 
     /**

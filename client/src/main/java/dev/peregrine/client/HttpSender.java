@@ -1,6 +1,7 @@
 package dev.peregrine.client;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 /**
  * Anything that sends a request and answers it later: {@link HttpClient} (pooled, one request per
@@ -15,4 +16,24 @@ public interface HttpSender {
      * (possibly on a loop thread: a dependent action there must not block).
      */
     CompletableFuture<ClientResponse> send(ClientRequest request);
+
+    /**
+     * Sends {@code request} and waits for the response, on the calling thread (not from a loop thread:
+     * it would wait for itself).
+     *
+     * @throws ClientException as {@link #send} completes with it; {@code SHUTDOWN} when interrupted
+     */
+    default ClientResponse execute(ClientRequest request) throws ClientException {
+        try {
+            return send(request).get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof ClientException) {
+                throw (ClientException) e.getCause();
+            }
+            throw new ClientException(ClientException.Phase.CLOSED, request.hostKey(), String.valueOf(e.getCause()), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "interrupted", e);
+        }
+    }
 }

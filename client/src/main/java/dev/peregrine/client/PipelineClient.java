@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -94,21 +93,6 @@ public final class PipelineClient implements HttpSender, AutoCloseable {
             host.loop().execute(call); // the call is its own task
         }
         return call.future;
-    }
-
-    /** Sends {@code request} and waits for the response. */
-    public ClientResponse execute(ClientRequest request) throws ClientException {
-        try {
-            return send(request).get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof ClientException) {
-                throw (ClientException) e.getCause();
-            }
-            throw new ClientException(ClientException.Phase.CLOSED, request.hostKey(), String.valueOf(e.getCause()), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "interrupted", e);
-        }
     }
 
     /** The loop a host's calls from outside the loops go to (round-robin at first use). */
