@@ -7,7 +7,6 @@ import dev.peregrine.buffer.AsciiView;
 import dev.peregrine.cookie.CookieCursor;
 import dev.peregrine.form.FormCursor;
 
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -218,7 +217,7 @@ public final class RequestView implements Request {
     @Override
     public String method() {
         checkLive();
-        return method >= 0 ? Methods.name(method) : ascii(buf, methodStart, methodEnd);
+        return method >= 0 ? Methods.name(method) : RequestText.ascii(buf, methodStart, methodEnd);
     }
 
     @Override
@@ -236,7 +235,7 @@ public final class RequestView implements Request {
     @Override
     public String query() {
         checkLive();
-        return queryStart < 0 ? null : ascii(buf, queryStart, targetEnd);
+        return queryStart < 0 ? null : RequestText.ascii(buf, queryStart, targetEnd);
     }
 
     @Override
@@ -262,7 +261,7 @@ public final class RequestView implements Request {
         checkLive();
         for (int i = 0; i < paramCount; i++) {
             if (paramNames[i].equals(name)) {
-                return decode(pathBuffer(), paramStart[i], paramEnd[i], false);
+                return RequestText.percentDecoded(pathBuffer(), paramStart[i], paramEnd[i]);
             }
         }
         return null;
@@ -272,7 +271,7 @@ public final class RequestView implements Request {
     public String host() {
         checkLive();
         if (authorityStart >= 0) {
-            return ascii(buf, authorityStart, authorityEnd); // RFC 9112 §3.2.2: the target's, not Host
+            return RequestText.ascii(buf, authorityStart, authorityEnd); // RFC 9112 §3.2.2: the target's, not Host
         }
         return header("Host");
     }
@@ -297,7 +296,7 @@ public final class RequestView implements Request {
     public String header(String name) {
         checkLive();
         int i = indexOf(name);
-        return i < 0 ? null : ascii(buf, valueStart[i], valueEnd[i]);
+        return i < 0 ? null : RequestText.ascii(buf, valueStart[i], valueEnd[i]);
     }
 
     @Override
@@ -573,30 +572,6 @@ public final class RequestView implements Request {
     @Override
     public String toString() {
         // For logs: the raw request line, never refused (not even while expired).
-        return ascii(buf, methodStart, targetEnd) + (version == 10 ? " HTTP/1.0" : " HTTP/1.1");
-    }
-
-    static String ascii(ByteBuffer b, int start, int end) {
-        byte[] bytes = new byte[end - start];
-        b.get(start, bytes);
-        return new String(bytes, StandardCharsets.ISO_8859_1);
-    }
-
-    /** Percent-decodes bytes {@code [start, end)} as UTF-8; {@code plusIsSpace} for query strings. */
-    static String decode(ByteBuffer b, int start, int end, boolean plusIsSpace) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(end - start);
-        for (int i = start; i < end; i++) {
-            int c = b.get(i) & 0xFF;
-            if (c == '%' && i + 2 < end
-                    && HttpTokens.HEX[b.get(i + 1) & 0xFF] >= 0 && HttpTokens.HEX[b.get(i + 2) & 0xFF] >= 0) {
-                out.write(HttpTokens.HEX[b.get(i + 1) & 0xFF] << 4 | HttpTokens.HEX[b.get(i + 2) & 0xFF]);
-                i += 2;
-            } else if (c == '+' && plusIsSpace) {
-                out.write(' ');
-            } else {
-                out.write(c);
-            }
-        }
-        return out.toString(StandardCharsets.UTF_8);
+        return RequestText.ascii(buf, methodStart, targetEnd) + (version == 10 ? " HTTP/1.0" : " HTTP/1.1");
     }
 }
