@@ -27,6 +27,8 @@ public final class ResponseCompressor {
     private final Encoders encoders;
     private ByteBuffer view = ByteBuffer.allocate(0);
     private ByteBuffer staging;
+    /** Where a direct in-memory body is copied to be compressed; grown, never shrunk. */
+    private byte[] directCopy = new byte[0];
 
     public ResponseCompressor(Compression settings) {
         this.settings = settings;
@@ -36,6 +38,11 @@ public final class ResponseCompressor {
 
     /** Compresses {@code res}'s body if {@code req} accepts a coding and the response qualifies. */
     public void apply(RequestView req, ResponseView res, boolean head) {
+        if (res.special() == 0 && belowMinimum(res)) {
+            // Never compressed, whatever the client accepts: this answer does not vary, so no Vary
+            // (a cache may give it to any client: identity is always acceptable, RFC 9110 §12.5.3).
+            return;
+        }
         Coding coding = negotiate(req, res, head);
         if (coding == null || res.special() != 0) {
             return;
@@ -56,8 +63,19 @@ public final class ResponseCompressor {
             array = res.bodyChars.toString().getBytes(StandardCharsets.UTF_8);
             off = 0;
             len = array.length;
+        } else if (res.bodyKind == ResponseView.BODY_BUFFER) {
+            // A direct buffer (an echoed request body, a view of pooled memory): the encoders take
+            // arrays, so it is copied into one kept per loop, grown to the largest body seen.
+            ByteBuffer b = res.bodyBuffer;
+            len = b.remaining();
+            if (directCopy.length < len) {
+                directCopy = new byte[Math.max(len, 2 * directCopy.length)];
+            }
+            b.get(b.position(), directCopy, 0, len);
+            array = directCopy;
+            off = 0;
         } else {
-            return; // a direct buffer: sent as it is
+            return;
         }
         if (len < settings.minSize()) {
             return;
@@ -112,6 +130,21 @@ public final class ResponseCompressor {
     /** Frees the encoders' native memory (the loop stopped). */
     public void close() {
         encoders.close();
+    }
+
+    /** Whether an in-memory body is certainly shorter than {@code minSize} (UTF-8: at most 3 bytes a char). */
+    private boolean belowMinimum(ResponseView res) {
+        int min = settings.minSize();
+        switch (res.bodyKind) {
+            case ResponseView.BODY_BYTES:
+                return res.bodyBytes.length < min;
+            case ResponseView.BODY_BUFFER:
+                return res.bodyBuffer.remaining() < min;
+            case ResponseView.BODY_CHARS:
+                return 3L * res.bodyChars.length() < min;
+            default:
+                return false;
+        }
     }
 
     /** Vary for a compressible type, then the coding to use, or null when none applies. */

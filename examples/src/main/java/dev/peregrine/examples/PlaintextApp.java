@@ -110,6 +110,21 @@ public final class PlaintextApp {
             // one line per record instead of JUL's two
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT %4$s %5$s%6$s%n");
         }
+        Server server = app(args).start();
+        // SIGTERM / Ctrl-C: stop accepting, finish requests in flight (within the grace), free buffers.
+        // JUL drops records logged from shutdown hooks (its own hook resets it), hence stderr here.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            System.err.println("peregrine: closed on signal; " + server.metrics());
+        }, "peregrine-shutdown"));
+    }
+
+    /**
+     * The app as its command line configures it (everything {@link #main} does but start): the
+     * routes, the flags of the README's table, health endpoints, and compression of text answers
+     * (gzip, deflate, and br or zstd when their libraries are present) when the client asks.
+     */
+    public static Server.Builder app(String[] args) {
         int port = intSetting(args, "--port", "PORT", 8080);
         int threads = intSetting(args, "--threads", "THREADS", Runtime.getRuntime().availableProcessors());
         int httpsPort = intSetting(args, "--https-port", "HTTPS_PORT", -1);
@@ -129,13 +144,9 @@ public final class PlaintextApp {
             builder.metricsEndpoint("/metrics").requestDurations(true); // with the per-route histograms
         }
         builder.healthEndpoints("/health/live", "/health/ready");
-        Server server = builder.start();
-        // SIGTERM / Ctrl-C: stop accepting, finish requests in flight (within the grace), free buffers.
-        // JUL drops records logged from shutdown hooks (its own hook resets it), hence stderr here.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            System.err.println("peregrine: closed on signal; " + server.metrics());
-        }, "peregrine-shutdown"));
+        // Bodies under Compression's minSize (1 KiB), such as /plaintext's, are never compressed and
+        // carry no Vary: the TechEmpower answers stay as they were.
+        return builder.compression(dev.peregrine.Compression.defaults());
     }
 
     /** The TLS settings from {@code --tls-cert}, {@code --tls-key} and {@code --tls-provider}. */
