@@ -13,4 +13,19 @@ public interface OutputSink {
 
     /** Moves the waiting bytes out of {@link #out()} so that it is empty afterwards. */
     void drain();
+
+    /** Appends {@code [off, off + len)} of {@code src}, draining {@link #out()} whenever it is full. */
+    default void append(byte[] src, int off, int len) {
+        ByteBuffer out = out();
+        while (len > 0) {
+            if (!out.hasRemaining()) {
+                drain();
+                out = out();
+            }
+            int n = Math.min(out.remaining(), len);
+            out.put(src, off, n);
+            off += n;
+            len -= n;
+        }
+    }
 }

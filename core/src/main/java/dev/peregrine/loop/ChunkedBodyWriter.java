@@ -1,10 +1,8 @@
 package dev.peregrine.loop;
 
-import dev.peregrine.http1.OutputSink;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -202,7 +200,7 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
                     compressed.end(c);
                 }
                 if (framed && bodyAllowed) {
-                    put(c, LAST_CHUNK, 0, LAST_CHUNK.length);
+                    c.append(LAST_CHUNK, 0, LAST_CHUNK.length);
                 }
                 return true;
             }
@@ -211,11 +209,11 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
             } else if (bodyAllowed && k.length > 0) {
                 if (framed) {
                     int n = sizeLine(k.length);
-                    put(c, sizeLine, sizeLine.length - n, n);
+                    c.append(sizeLine, sizeLine.length - n, n);
                 }
-                put(c, k.data, 0, k.length);
+                c.append(k.data, 0, k.length);
                 if (framed) {
-                    put(c, CRLF, 0, 2);
+                    c.append(CRLF, 0, 2);
                 }
             }
             k.length = 0;
@@ -235,20 +233,6 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
             len >>>= 4;
         } while (len != 0);
         return sizeLine.length - i;
-    }
-
-    private static void put(OutputSink sink, byte[] src, int off, int len) {
-        ByteBuffer out = sink.out();
-        while (len > 0) {
-            if (!out.hasRemaining()) {
-                sink.drain();
-                out = sink.out();
-            }
-            int n = Math.min(out.remaining(), len);
-            out.put(src, off, n);
-            off += n;
-            len -= n;
-        }
     }
 
     /**

@@ -4,7 +4,6 @@ import dev.peregrine.compress.Encoder;
 import dev.peregrine.http1.OutputSink;
 import dev.peregrine.http1.ResponseCompressor;
 
-import java.nio.ByteBuffer;
 
 /**
  * A streamed response body compressed as it goes: each piece the handler produces is compressed and
@@ -63,11 +62,11 @@ final class CompressedStream {
         if (n > 0) {
             if (framed) {
                 int s = sizeLine(n);
-                put(sink, sizeLine, sizeLine.length - s, s);
+                sink.append(sizeLine, sizeLine.length - s, s);
             }
-            put(sink, encoder.out(), 0, n);
+            sink.append(encoder.out(), 0, n);
             if (framed) {
-                put(sink, CRLF, 0, 2);
+                sink.append(CRLF, 0, 2);
             }
         }
         encoder.clearOut();
@@ -82,20 +81,5 @@ final class CompressedStream {
             len >>>= 4;
         } while (len != 0);
         return sizeLine.length - i;
-    }
-
-    /** Copies into the sink's buffer, draining it to the socket whenever it is full. */
-    static void put(OutputSink sink, byte[] src, int off, int len) {
-        ByteBuffer out = sink.out();
-        while (len > 0) {
-            if (!out.hasRemaining()) {
-                sink.drain();
-                out = sink.out();
-            }
-            int n = Math.min(out.remaining(), len);
-            out.put(src, off, n);
-            off += n;
-            len -= n;
-        }
     }
 }

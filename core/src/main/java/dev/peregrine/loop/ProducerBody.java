@@ -125,7 +125,7 @@ final class ProducerBody implements BodySource {
             if (!more) {
                 compressed.end(c);
                 if (framed) {
-                    CompressedStream.put(c, LAST_CHUNK, 0, LAST_CHUNK.length);
+                    c.append(LAST_CHUNK, 0, LAST_CHUNK.length);
                 }
                 ended = true;
             }
