@@ -9,8 +9,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,45 +61,12 @@ class ResponseCorpusTest {
     private static String read(byte[] wire, int k, boolean head) {
         ResponseReader r = new ResponseReader(MAX_HEAD, MAX_BODY);
         r.expect(head);
-        ByteBuffer b = buffer(wire.length + 16);
-        int start = 0;
-        int end = 0;
-        int fed = 0;
-        int[] pieces = k == 0 ? new int[] {wire.length} : new int[] {k, wire.length - k};
-        for (int piece : pieces) {
-            b.put(end, wire, fed, piece);
-            end += piece;
-            fed += piece;
-            while (true) {
-                int res = r.read(b, start, end);
-                if (res == ResponseReader.INTERIM) {
-                    start = r.interimEnd();
-                    continue;
-                }
-                if (res == ResponseReader.ERROR) {
-                    return "error: " + r.error();
-                }
-                if (res >= 0) {
-                    assertEquals(end, res, "the message ends where the bytes do");
-                    return done(r);
-                }
-                break;
-            }
-            ByteBuffer kept = buffer(wire.length + 16);
-            end = r.keep(b, start, end, kept);
-            start = 0;
-            b = kept;
-        }
-        int res = r.atEndOfInput(b, start, end); // the peer closed after the last byte
-        return res == ResponseReader.ERROR ? "error: " + r.error() : res >= 0 ? done(r) : "incomplete";
+        ResponseFeeding.Outcome o = ResponseFeeding.feed(r, wire, k, true); // the peer closes after the last byte
+        return o.error() ? "error: " + r.error() : o.complete() ? done(r) : "incomplete";
     }
 
     private static String done(ResponseReader r) {
         return r.status() + " body=" + r.bodyLength() + " interim=" + r.interimResponses();
-    }
-
-    private static ByteBuffer buffer(int n) {
-        return ByteBuffer.allocateDirect(n).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     private static Stream<Arguments> load(String kind) {

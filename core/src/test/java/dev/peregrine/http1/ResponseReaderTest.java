@@ -6,7 +6,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
 
@@ -48,46 +47,12 @@ class ResponseReaderTest {
                 Arguments.of("too large", "HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n", "larger than"));
     }
 
-    private static ByteBuffer buffer(int n) {
-        return ByteBuffer.allocateDirect(n).order(ByteOrder.LITTLE_ENDIAN);
-    }
-
     /** Feeds {@code wire} split at {@code k} (0: whole), as the connection does; returns body text or "error: ...". */
     private static String read(byte[] wire, int k, boolean head) {
         ResponseReader r = new ResponseReader(16 * 1024, 1000);
         r.expect(head);
-        ByteBuffer b = buffer(wire.length + 16);
-        int end = 0;
-        int start = 0;
-        int[] pieces = k == 0 ? new int[] {wire.length} : new int[] {k, wire.length - k};
-        int fed = 0;
-        for (int piece : pieces) {
-            b.put(end, wire, fed, piece);
-            end += piece;
-            fed += piece;
-            while (true) {
-                int res = r.read(b, start, end);
-                if (res == ResponseReader.INTERIM) {
-                    start = r.interimEnd();
-                    continue;
-                }
-                if (res == ResponseReader.ERROR) {
-                    return "error: " + r.error();
-                }
-                if (res >= 0) {
-                    assertEquals(end, res, "the message ends where the bytes do");
-                    byte[] body = new byte[r.bodyLength()];
-                    b.get(r.bodyStart(), body);
-                    return r.status() + " " + new String(body, StandardCharsets.ISO_8859_1);
-                }
-                break; // NEED_MORE: keep from start, as the connection does
-            }
-            ByteBuffer kept = buffer(wire.length + 16);
-            end = r.keep(b, start, end, kept);
-            start = 0;
-            b = kept;
-        }
-        return "incomplete";
+        ResponseFeeding.Outcome o = ResponseFeeding.feed(r, wire, k, false);
+        return o.error() ? "error: " + r.error() : o.complete() ? r.status() + " " + o.body() : "incomplete";
     }
 
     @ParameterizedTest(name = "{0}")
@@ -114,7 +79,7 @@ class ResponseReaderTest {
         byte[] wire = "HTTP/1.1 200 OK\r\n\r\nall of it".getBytes(StandardCharsets.ISO_8859_1);
         ResponseReader r = new ResponseReader(16 * 1024, 1000);
         r.expect(false);
-        ByteBuffer b = buffer(64);
+        ByteBuffer b = ResponseFeeding.buffer(64);
         b.put(0, wire);
         assertEquals(ResponseReader.NEED_MORE, r.read(b, 0, wire.length));
         assertEquals(wire.length, r.atEndOfInput(b, 0, wire.length));
@@ -137,7 +102,7 @@ class ResponseReaderTest {
             byte[] bytes = wire.getBytes(StandardCharsets.ISO_8859_1);
             ResponseReader r = new ResponseReader(16 * 1024, 1000);
             r.expect(false);
-            ByteBuffer b = buffer(64);
+            ByteBuffer b = ResponseFeeding.buffer(64);
             b.put(0, bytes);
             assertEquals(ResponseReader.ERROR, r.read(b, 0, bytes.length), wire);
             assertTrue(r.error().startsWith("malformed status"), r.error());
@@ -145,7 +110,7 @@ class ResponseReaderTest {
         byte[] good = "HTTP/1.1 200 OK\r\nX: y\r\n".getBytes(StandardCharsets.ISO_8859_1);
         ResponseReader r = new ResponseReader(16 * 1024, 1000);
         r.expect(false);
-        ByteBuffer b = buffer(64);
+        ByteBuffer b = ResponseFeeding.buffer(64);
         b.put(0, good);
         assertEquals(ResponseReader.NEED_MORE, r.read(b, 0, good.length), "a good status line waits for the rest of the head");
     }
