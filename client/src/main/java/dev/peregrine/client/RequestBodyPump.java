@@ -1,5 +1,6 @@
 package dev.peregrine.client;
 
+import dev.peregrine.http1.ChunkFraming;
 import dev.peregrine.BodyProducer;
 import dev.peregrine.loop.Connection;
 
@@ -20,9 +21,8 @@ import java.nio.ByteBuffer;
  * <p>Thread: the connection's loop.
  */
 final class RequestBodyPump {
-    private static final int SIZE_LINE = 10;
-    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] LAST_CHUNK = {'0', '\r', '\n', '\r', '\n'};
+    private static final int SIZE_LINE = ChunkFraming.SIZE_LINE;
+    private static final byte[] LAST_CHUNK = ChunkFraming.LAST_CHUNK;
     /** Smallest room worth offering the producer; below it the buffer is written out first. */
     private static final int MIN_ROOM = 512;
 
@@ -85,15 +85,7 @@ final class RequestBodyPump {
                         + " of") + " the " + length + " bytes announced in Content-Length");
             }
             if (chunked) {
-                if (n == 0) {
-                    out.position(sizeAt);
-                } else {
-                    for (int i = 0; i < 8; i++) {
-                        out.put(sizeAt + i, HEX[(n >>> (28 - 4 * i)) & 15]);
-                    }
-                    out.put(sizeAt + 8, (byte) '\r').put(sizeAt + 9, (byte) '\n');
-                    out.put((byte) '\r').put((byte) '\n');
-                }
+                ChunkFraming.frame(out, sizeAt, n);
             }
             if (!more) {
                 if (chunked) {

@@ -1,5 +1,6 @@
 package dev.peregrine.loop;
 
+import dev.peregrine.http1.ChunkFraming;
 import dev.peregrine.BodyProducer;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseCompressor;
@@ -22,9 +23,8 @@ import java.nio.ByteBuffer;
  */
 final class ProducerBody implements BodySource {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
-    private static final int SIZE_LINE = 10;
-    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] LAST_CHUNK = {'0', '\r', '\n', '\r', '\n'};
+    private static final int SIZE_LINE = ChunkFraming.SIZE_LINE;
+    private static final byte[] LAST_CHUNK = ChunkFraming.LAST_CHUNK;
     /** Smallest room worth offering the producer; below it the buffer is written out first. */
     private static final int MIN_ROOM = 512;
 
@@ -86,15 +86,7 @@ final class ProducerBody implements BodySource {
                 throw new IOException("body producer put nothing and did not end the body");
             }
             if (framed) {
-                if (n == 0) {
-                    out.position(sizeAt);
-                } else {
-                    for (int i = 0; i < 8; i++) {
-                        out.put(sizeAt + i, HEX[(n >>> (28 - 4 * i)) & 15]);
-                    }
-                    out.put(sizeAt + 8, (byte) '\r').put(sizeAt + 9, (byte) '\n');
-                    out.put((byte) '\r').put((byte) '\n');
-                }
+                ChunkFraming.frame(out, sizeAt, n);
             }
             if (!more) {
                 if (framed) {
