@@ -5,8 +5,10 @@
  * configuration ({@code tls}), PROXY protocol settings ({@code proxy}), static files ({@code files}), content codings
  * ({@code compress}), forms and multipart ({@code form}), cookies ({@code cookie}), JSON ({@code json}),
  * metrics exposition ({@code metrics}) and the web features: CORS, request ids, the access log ({@code web}).
- * The loops, codecs, buffers, router, transports and TLS engine are exported only to
- * {@code dev.peregrine.client}, which runs on the same connection layer.
+ * The loops, codecs, buffers, transports and TLS engine are exported only to
+ * {@code dev.peregrine.client}, which runs on the same connection layer; the HTTP/1.1 server protocol
+ * ({@code server}), its off-loop work ({@code offloop}) and the PROXY endpoint ({@code proxy.engine})
+ * are not exported at all.
  *
  * <p><b>Optional dependencies</b> ({@code requires static}: present at compile time, read at run
  * time only when the application puts them on the module path and resolves them):
@@ -54,7 +56,6 @@ module dev.peregrine {
     exports dev.peregrine.buffer to dev.peregrine.client;
     exports dev.peregrine.http1 to dev.peregrine.client;
     exports dev.peregrine.loop to dev.peregrine.client;
-    exports dev.peregrine.route to dev.peregrine.client;
     exports dev.peregrine.tls.engine to dev.peregrine.client;
     exports dev.peregrine.transport to dev.peregrine.client;
     exports dev.peregrine.transport.epoll to dev.peregrine.client;

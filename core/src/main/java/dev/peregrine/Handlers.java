@@ -1,7 +1,7 @@
 package dev.peregrine;
 
-import dev.peregrine.loop.BlockingHandler;
-import dev.peregrine.loop.StreamingHandler;
+import dev.peregrine.offloop.BlockingHandler;
+import dev.peregrine.offloop.StreamingHandler;
 
 /**
  * Ways to run a {@link Handler} other than inline on the event loop.

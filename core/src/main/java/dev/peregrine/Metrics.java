@@ -113,16 +113,21 @@ public final class Metrics {
             }
         }
         java.util.SortedMap<Integer, long[]> durations = new java.util.TreeMap<>();
+        dev.peregrine.route.Router router = null;
         for (LoopContext ctx : loops) {
-            dev.peregrine.loop.RequestDurations d = ctx.durations();
+            dev.peregrine.server.ServerLoop server = dev.peregrine.server.ServerLoop.of(ctx);
+            dev.peregrine.server.RequestDurations d = server == null ? null : server.durations();
+            if (server != null) {
+                router = server.router();
+            }
             if (d == null) {
                 continue;
             }
             for (int s = 0, n = d.size(); s < n; s++) {
-                d.addTo(s, durations.computeIfAbsent(d.key(s), k -> new long[dev.peregrine.loop.RequestDurations.STRIDE]));
+                d.addTo(s, durations.computeIfAbsent(d.key(s), k -> new long[dev.peregrine.server.RequestDurations.STRIDE]));
             }
         }
-        return new Metrics(v, byStatus, durations, loops.isEmpty() ? null : loops.get(0).router());
+        return new Metrics(v, byStatus, durations, router);
     }
 
     /**
@@ -134,9 +139,9 @@ public final class Metrics {
         long n = 0;
         for (java.util.Map.Entry<Integer, long[]> e : durations.entrySet()) {
             int key = e.getKey();
-            if (routeOf(key).equals(route) && dev.peregrine.loop.RequestDurations.method(key).equals(method)
-                    && dev.peregrine.loop.RequestDurations.status(key) == status) {
-                for (int i = 0; i < dev.peregrine.loop.RequestDurations.STRIDE - 1; i++) {
+            if (routeOf(key).equals(route) && dev.peregrine.server.RequestDurations.method(key).equals(method)
+                    && dev.peregrine.server.RequestDurations.status(key) == status) {
+                for (int i = 0; i < dev.peregrine.server.RequestDurations.STRIDE - 1; i++) {
                     n += e.getValue()[i];
                 }
             }
@@ -146,21 +151,21 @@ public final class Metrics {
 
     /** The route label of a duration series: the pattern, or {@code ""} when no route matched. */
     private String routeOf(int key) {
-        int route = dev.peregrine.loop.RequestDurations.route(key);
+        int route = dev.peregrine.server.RequestDurations.route(key);
         return route < 0 || router == null ? "" : router.routePattern(route);
     }
 
     /** Emits the request-duration histograms (called by {@link MetricsDescription}). */
     void describeDurations(MetricSink sink) {
-        int buckets = dev.peregrine.loop.RequestDurations.STRIDE - 1;
+        int buckets = dev.peregrine.server.RequestDurations.STRIDE - 1;
         for (java.util.Map.Entry<Integer, long[]> e : durations.entrySet()) {
             int key = e.getKey();
             long[] d = e.getValue();
             sink.histogram("http.server.request.duration", "s", "Duration of HTTP server requests, from dispatch to the "
-                            + "response encoded.", dev.peregrine.loop.RequestDurations.BOUNDS,
+                            + "response encoded.", dev.peregrine.server.RequestDurations.BOUNDS,
                     java.util.Arrays.copyOf(d, buckets), d[buckets] / 1e9,
-                    "http.route", routeOf(key), "http.request.method", dev.peregrine.loop.RequestDurations.method(key),
-                    "http.response.status_code", Integer.toString(dev.peregrine.loop.RequestDurations.status(key)));
+                    "http.route", routeOf(key), "http.request.method", dev.peregrine.server.RequestDurations.method(key),
+                    "http.response.status_code", Integer.toString(dev.peregrine.server.RequestDurations.status(key)));
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.peregrine;
 
-import dev.peregrine.loop.BlockingHandler;
+import dev.peregrine.offloop.BlockingHandler;
 import dev.peregrine.route.Router;
 
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.peregrine;
 
 import dev.peregrine.loop.LoopContext;
-import dev.peregrine.loop.LoopWatchdog;
+import dev.peregrine.server.LoopWatchdog;
 import dev.peregrine.route.Router;
 import dev.peregrine.tls.TlsConfig;
 import dev.peregrine.tls.engine.TlsContext;
@@ -49,7 +49,7 @@ public final class Server implements AutoCloseable {
     /** The HTTPS listener's loops, or null. */
     private final TransportServer runningTls;
     private final TlsContext tls;
-    private final dev.peregrine.loop.OffLoopExecutor blockingExecutor;
+    private final dev.peregrine.offloop.OffLoopExecutor blockingExecutor;
     private final Transport transport;
     /** Reports inline handlers that hold a loop too long; null when disabled. */
     private final LoopWatchdog watchdog;
@@ -66,7 +66,7 @@ public final class Server implements AutoCloseable {
     private java.util.List<AutoCloseable> closeAtStop = java.util.List.of();
 
     private Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
-                   dev.peregrine.loop.OffLoopExecutor blockingExecutor, Transport transport, Map<Handler, String> routeNames,
+                   dev.peregrine.offloop.OffLoopExecutor blockingExecutor, Transport transport, Map<Handler, String> routeNames,
                    long blockedLoopWarningMillis) {
         this.config = config;
         this.blockingExecutor = blockingExecutor;
@@ -75,9 +75,14 @@ public final class Server implements AutoCloseable {
         this.tls = tls;
         this.transport = transport;
         if (blockedLoopWarningMillis > 0) {
-            List<LoopContext> loops = new ArrayList<>(running.loops());
+            List<dev.peregrine.server.ServerLoop> loops = new ArrayList<>();
+            for (LoopContext ctx : running.loops()) {
+                loops.add(dev.peregrine.server.ServerLoop.of(ctx));
+            }
             if (runningTls != null) {
-                loops.addAll(runningTls.loops());
+                for (LoopContext ctx : runningTls.loops()) {
+                    loops.add(dev.peregrine.server.ServerLoop.of(ctx));
+                }
             }
             watchdog = new LoopWatchdog(loops, routeNames, blockedLoopWarningMillis);
         } else {
@@ -233,7 +238,7 @@ public final class Server implements AutoCloseable {
 
     /** Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. */
     public static final class Builder extends RouteSettings<Builder> {
-        dev.peregrine.loop.ProtocolSwitches protocolSwitches = dev.peregrine.loop.ProtocolSwitches.NONE;
+        dev.peregrine.server.ProtocolSwitches protocolSwitches = dev.peregrine.server.ProtocolSwitches.NONE;
         int httpsPort = -1;
         TlsConfig tlsConfig;
         /** Whether {@link #tls} made the main port speak TLS (then there is no second listener). */
@@ -448,18 +453,18 @@ public final class Server implements AutoCloseable {
                     : TlsContext.create(tlsConfig, new java.util.ArrayList<>(protocolSwitches.alpn().keySet()));
             Map<Handler, String> routeNames = new IdentityHashMap<>();
             Router router = router(routeNames);
-            dev.peregrine.loop.OffLoopExecutor blockingExecutor = new dev.peregrine.loop.OffLoopExecutor(blockingPoolSize);
-            dev.peregrine.loop.LoopSetup setup = new dev.peregrine.loop.LoopSetup(config, config.port(), router, null,
-                    protocolSwitches, blockingExecutor).withCompression(compression).withTracing(requestIds, accessLog);
+            dev.peregrine.offloop.OffLoopExecutor blockingExecutor = new dev.peregrine.offloop.OffLoopExecutor(blockingPoolSize);
+            dev.peregrine.server.ServerSetup setup = new dev.peregrine.server.ServerSetup(config, router, protocolSwitches,
+                    blockingExecutor, compression, requestIds, accessLog);
             TransportServer running = null;
             if (accessLog != null) {
                 accessLog.start();
             }
             try {
-                running = transport.start(setup.forListener(config.port(), layer(tlsOnMainPort ? tls : null)));
+                running = transport.start(setup.listener(config.port(), layer(tlsOnMainPort ? tls : null)));
                 TransportServer runningTls = null;
                 if (tls != null && !tlsOnMainPort) {
-                    runningTls = transport.start(setup.forListener(httpsPort, layer(tls)));
+                    runningTls = transport.start(setup.listener(httpsPort, layer(tls)));
                 }
                 LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1}{2} ({3} transport, {4} loop{5})",
                         config.host(), String.valueOf(running.port()),

@@ -4,10 +4,9 @@ import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.EndpointLayer;
 import dev.peregrine.loop.EventLoop;
-import dev.peregrine.loop.Http1ServerProtocol;
 import dev.peregrine.loop.LoopContext;
-import dev.peregrine.loop.LoopSetup;
-import dev.peregrine.loop.OffLoopExecutor;
+import dev.peregrine.offloop.OffLoopExecutor;
+import dev.peregrine.server.ServerSetup;
 import dev.peregrine.loop.Protocol;
 import dev.peregrine.loop.SocketEndpoint;
 
@@ -58,14 +57,13 @@ public final class TestClient implements AutoCloseable {
         ServerConfig config = builder.settings();
         closeAtStop = List.copyOf(builder.closeAtStop);
         this.blockingExecutor = new OffLoopExecutor(config.blockingPoolSize());
-        LoopSetup setup = new LoopSetup(config, 0, builder.router(new IdentityHashMap<>()), null,
-                builder.protocolSwitches, blockingExecutor).withCompression(builder.compression)
-                .withTracing(builder.requestIds, builder.accessLog);
+        ServerSetup setup = new ServerSetup(config, builder.router(new IdentityHashMap<>()), builder.protocolSwitches,
+                blockingExecutor, builder.compression, builder.requestIds, builder.accessLog);
         this.accessLog = builder.accessLog;
         if (accessLog != null) {
             accessLog.start();
         }
-        this.ctx = new LoopContext(setup);
+        this.ctx = new LoopContext(setup.listener(0, null));
         ctx.bind(loop);
     }
 

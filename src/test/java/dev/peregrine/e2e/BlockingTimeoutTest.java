@@ -161,7 +161,7 @@ class BlockingTimeoutTest extends ServerTestBase {
      */
     @Test
     void theInterruptNeverReachesTheThreadsNextTaskAndAQueuedTaskIsSkipped() throws Exception {
-        boolean platformPool = !dev.peregrine.loop.OffLoopExecutor.virtualThreads();
+        boolean platformPool = !dev.peregrine.offloop.OffLoopExecutor.virtualThreads();
         AtomicInteger queuedRan = new AtomicInteger();
         CountDownLatch hold = new CountDownLatch(1);
         try {

@@ -6,9 +6,7 @@ import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.LoopSetup;
-import dev.peregrine.loop.OffLoopExecutor;
 import dev.peregrine.loop.Protocol;
-import dev.peregrine.loop.ProtocolSwitches;
 import dev.peregrine.route.Router;
 import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
@@ -92,8 +90,7 @@ class TlsClientLayerTest {
 
     private static TransportServer clientLoops(Server server, String transport) throws IOException {
         TransportEngine t = transport.equals("epoll") ? new EpollTransport() : new NioTransport();
-        return t.start(new LoopSetup(server.config(), 0, Router.builder().build(), null, ProtocolSwitches.NONE,
-                new OffLoopExecutor(1)));
+        return t.startLoops(LoopSetup.outbound(server.config()), 1);
     }
 
     private static OneRequest get(TransportServer client, int port, TlsClientLayer layer) throws Exception {

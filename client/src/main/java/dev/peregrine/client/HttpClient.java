@@ -5,9 +5,6 @@ import dev.peregrine.ServerConfig;
 import dev.peregrine.Transport;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.LoopSetup;
-import dev.peregrine.loop.OffLoopExecutor;
-import dev.peregrine.loop.ProtocolSwitches;
-import dev.peregrine.route.Router;
 import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
 import dev.peregrine.transport.epoll.EpollAvailability;
@@ -66,7 +63,6 @@ public final class HttpClient implements HttpSender, AutoCloseable {
 
     private final TransportServer loops;
     private final List<LoopContext> contexts;
-    private final OffLoopExecutor unusedBlocking;
     private final Map<String, HostPool> pools = new ConcurrentHashMap<>();
     private final Map<String, HostMetrics> metrics = new ConcurrentHashMap<>();
     private final Map<String, InetSocketAddress> resolved = new ConcurrentHashMap<>();
@@ -96,8 +92,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         // hold in memory bounds the largest pooled buffer.
         ServerConfig settings = Server.builder().threads(b.threads).transport(b.transport)
                 .maxBodySize(b.maxResponseBodySize).settings();
-        this.unusedBlocking = new OffLoopExecutor(1);
-        LoopSetup setup = new LoopSetup(settings, -1, Router.builder().build(), null, ProtocolSwitches.NONE, unusedBlocking);
+        LoopSetup setup = LoopSetup.outbound(settings);
         TransportEngine engine = b.transport == Transport.NIO || (b.transport == Transport.AUTO && !EpollAvailability.isAvailable())
                 ? new NioTransport() : new EpollTransport();
         this.loops = engine.startLoops(setup, b.threads);
@@ -269,7 +264,6 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         }
         loops.close(1_000);
         resolver.shutdownNow();
-        unusedBlocking.shutdown();
     }
 
     /** Per-host counters; read them from any thread. */

@@ -40,12 +40,8 @@ import java.nio.ByteBuffer;
  * Draining instead of closing at once keeps the kernel from answering the client's unread bytes
  * with RST, which could destroy the last response before the client reads it.
  *
- * <p><b>Timer.</b> The connection is itself the {@link Timeout} node in its loop's wheel: it waits
- * for one thing at a time. The phase is the connection's own while output is pending (WRITE,
- * {@code writeTimeout}, restarted by every byte the peer takes) or while draining (DRAIN,
- * {@code drainTimeout}), else the protocol's ({@link Protocol#timerPhase}). The wheel is touched only
- * when the phase changes; progress inside a phase stores the time, and an expiry that finds the
- * deadline moved re-arms for the rest.
+ * <p><b>Timer.</b> The connection is its own node in the loop's timer wheel; the phases (WRITE,
+ * DRAIN, or the protocol's) are drawn in {@link ConnectionTimer}, its superclass.
  *
  * <p><b>Readiness report.</b> {@link #onReadable} returns whether a read moved bytes (or the end of
  * stream), or the connection asked to read again, so an edge-triggered transport knows when to stop
@@ -53,33 +49,21 @@ import java.nio.ByteBuffer;
  *
  * <p>Thread: the owning loop thread only.
  */
-public final class Connection extends Timeout implements OutputSink {
+public final class Connection extends ConnectionTimer implements OutputSink {
     /** The close sequence (see the class javadoc). */
     public enum State { OPEN, CLOSING, DRAINING, CLOSED }
 
     /** Bytes of input held while the protocol is producing output before reading pauses. */
     static final int HOLD_LIMIT = 64 * 1024;
-    /**
-     * Bytes discarded after our FIN before the connection is closed regardless. Closing with unread
-     * input makes the kernel send RST, which can destroy the last response before the peer reads it
-     * (a client still sending a body the server refused, e.g. a 2 MiB upload answered 409 or 413), so
-     * the budget is generous: discarding is cheap, and {@code drainTimeout} bounds the time.
-     */
-    private static final int DRAIN_BUDGET = 8 * 1024 * 1024;
-    private static final int PHASE_NONE = 0;
-    private static final int PHASE_WRITE = -1;
-    private static final int PHASE_DRAIN = -2;
 
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
 
-    private final LoopContext ctx;
     private final SocketEndpoint io;
     private final BufferPool pool;
     private Protocol protocol;
     private State state = State.OPEN;
-    /** Lent buffer holding input not yet consumed at {@code [0, inputEnd)}; null when none. */
-    private ByteBuffer input;
-    private int inputEnd;
+    /** Input the protocol has not consumed yet (a lent buffer only while there is some). */
+    private final InputHold input;
     /** Bytes the socket has not taken; created the first time it refuses some, then kept. */
     private OutputBacklog output;
     private boolean readPaused;
@@ -87,21 +71,16 @@ public final class Connection extends Timeout implements OutputSink {
     private boolean resumedByDrain;
     /** The peer ended its input while the protocol was producing: close once that is answered. */
     private boolean peerEnded;
-    private int drained;
-    private int timerPhase = PHASE_NONE;
-    /** When the current phase's clock started, loop clock milliseconds. */
-    private long timerSince;
-    /** The protocol finished a unit of work: a phase whose clock progress does not restart, restarts. */
-    private boolean restartPhase;
     /** Reads made and read interest raised, for {@link #onReadable}'s report. */
     private int reads;
     private boolean interestRaised;
 
     /** A connection on {@code io} speaking {@code protocol}. Thread: the loop owning {@code ctx}. */
     public Connection(LoopContext ctx, SocketEndpoint io, Protocol protocol) {
-        this.ctx = ctx;
+        super(ctx);
         this.io = io;
         this.pool = ctx.pool;
+        this.input = new InputHold(pool);
         this.protocol = protocol;
         ctx.metrics.accepted++;
         ctx.tick();
@@ -142,9 +121,9 @@ public final class Connection extends Timeout implements OutputSink {
             }
             ByteBuffer buf;
             int n;
-            if (input != null) {
-                if (inputEnd == input.capacity()) {
-                    if (input.capacity() >= pool.maxBufferSize()) {
+            if (input.buffer() != null) {
+                if (input.full()) {
+                    if (input.atMaximum()) {
                         ctx.tick();
                         protocol.onInputOverflow(this);
                         if (state != State.OPEN) {
@@ -154,16 +133,10 @@ public final class Connection extends Timeout implements OutputSink {
                         updateTimer();
                         return;
                     }
-                    // Doubling, but never past what the protocol expects (and never int overflow).
-                    int next = (int) Math.min(2L * input.capacity(), Math.max(protocol.expectedInput(), pool.maxBufferSize()));
-                    input = pool.grow(input, 0, inputEnd, next);
+                    input.grow(protocol.expectedInput());
                 }
-                input.limit(input.capacity()).position(inputEnd);
-                n = read(input);
-                if (n > 0) {
-                    inputEnd += n;
-                }
-                buf = input;
+                n = input.readFrom(this);
+                buf = input.buffer();
             } else {
                 buf = ctx.readBuffer;
                 buf.clear();
@@ -180,7 +153,7 @@ public final class Connection extends Timeout implements OutputSink {
             }
             ctx.metrics.bytesIn += n;
             resumedByDrain = false;
-            process(buf, 0, buf == input ? inputEnd : n);
+            process(buf, 0, buf == input.buffer() ? input.length() : n);
             processHeld();
         } catch (IOException e) {
             close();
@@ -211,9 +184,9 @@ public final class Connection extends Timeout implements OutputSink {
         }
         if (protocol.producing()) {
             protocol.onOutputReady(this);
-        } else if (wasPaused && !readPaused && state == State.OPEN && input != null) {
+        } else if (wasPaused && !readPaused && state == State.OPEN && input.buffer() != null) {
             resumedByDrain = false;
-            process(input, 0, inputEnd); // input that arrived while reading was paused
+            process(input.buffer(), 0, input.length()); // input that arrived while reading was paused
             processHeld();
         }
         updateTimer();
@@ -247,8 +220,7 @@ public final class Connection extends Timeout implements OutputSink {
         // failure: every event otherwise ends with the batch written) must not reach another peer.
         ctx.writeBuffer.clear();
         state = State.CLOSED;
-        ctx.timers.cancel(this);
-        timerPhase = PHASE_NONE;
+        cancelTimer();
         releaseInput();
         protocol.onClosed(this);
         if (output != null) {
@@ -280,8 +252,8 @@ public final class Connection extends Timeout implements OutputSink {
             return;
         }
         if (state == State.OPEN) {
-            keepLeftover(buf, pos, end);
-            if (input != null && inputEnd > HOLD_LIMIT && !readPaused && protocol.producing()) {
+            input.keep(protocol, buf, pos, end, ctx.config.readBufferSize());
+            if (input.length() > HOLD_LIMIT && !readPaused && protocol.producing()) {
                 pauseReading(); // enough input held behind work under way; wait for it
             }
         } else {
@@ -300,32 +272,11 @@ public final class Connection extends Timeout implements OutputSink {
      * then, and the peer may have nothing more to send.
      */
     private void processHeld() {
-        while (resumedByDrain && !readPaused && state == State.OPEN && input != null) {
+        while (resumedByDrain && !readPaused && state == State.OPEN && input.buffer() != null) {
             resumedByDrain = false;
-            process(input, 0, inputEnd);
+            process(input.buffer(), 0, input.length());
         }
         resumedByDrain = false;
-    }
-
-    /** Keeps the unconsumed bytes {@code [pos, end)} of {@code buf} in {@code input}, or frees it if none. */
-    private void keepLeftover(ByteBuffer buf, int pos, int end) {
-        if (pos == end) {
-            releaseInput();
-            return;
-        }
-        // Memory follows the bytes that arrived, not what a peer announced (a request head alone must
-        // not reserve megabytes); onReadable grows the buffer as more comes in.
-        int want = Math.max(Math.min(protocol.expectedInput(), ctx.config.readBufferSize()), end - pos + 1);
-        if (buf == input && input.capacity() >= want) {
-            inputEnd = protocol.keep(input, pos, end, input);
-            return;
-        }
-        ByteBuffer dst = pool.acquire(want);
-        inputEnd = protocol.keep(buf, pos, end, dst);
-        if (buf == input) {
-            pool.release(input);
-        }
-        input = dst;
     }
 
     /**
@@ -350,20 +301,16 @@ public final class Connection extends Timeout implements OutputSink {
 
     /** The input held for the protocol ({@code [0, heldInputLength())}), or null when none is held. */
     public ByteBuffer heldInput() {
-        return input;
+        return input.buffer();
     }
 
     public int heldInputLength() {
-        return inputEnd;
+        return input.length();
     }
 
     /** Drops the held input (the protocol has answered it or given up on it). */
     public void releaseInput() {
-        if (input != null) {
-            pool.release(input);
-            input = null;
-            inputEnd = 0;
-        }
+        input.release();
     }
 
     /**
@@ -378,8 +325,8 @@ public final class Connection extends Timeout implements OutputSink {
                 readPaused = false;
                 readInterest(!peerEnded);
             }
-            if (input != null && !readPaused) {
-                process(input, 0, inputEnd);
+            if (input.buffer() != null && !readPaused) {
+                process(input.buffer(), 0, input.length());
             }
             if (peerEnded && state == State.OPEN && !protocol.producing()) {
                 state = State.CLOSING; // everything the peer sent before its FIN is answered
@@ -486,7 +433,7 @@ public final class Connection extends Timeout implements OutputSink {
             int n = output.writeTo(io);
             ctx.metrics.bytesOut += n;
             if (n > 0) {
-                timerSince = ctx.nowMillis; // progress: the write timeout starts again
+                progressed(); // the write timeout starts again
             }
         } catch (IOException e) {
             close();
@@ -545,34 +492,20 @@ public final class Connection extends Timeout implements OutputSink {
     private void startDraining() {
         releaseInput();
         state = State.DRAINING;
-        drained = 0;
         io.shutdownOutput();
         readInterest(true);
         updateTimer();
     }
 
     private void discardInput() {
-        ByteBuffer buf = ctx.readBuffer;
         try {
-            while (true) {
-                buf.clear();
-                int n = read(buf);
-                if (n < 0) {
-                    close();
-                    return;
-                }
-                if (n == 0) {
-                    return;
-                }
-                drained += n;
-                if (drained > DRAIN_BUDGET) {
-                    close();
-                    return;
-                }
+            if (input.discard(this, ctx.readBuffer)) {
+                return;
             }
         } catch (IOException e) {
-            close();
+            // closed below
         }
+        close();
     }
 
     // ---------------------------------------------------------------- switching and context
@@ -599,87 +532,28 @@ public final class Connection extends Timeout implements OutputSink {
         return ctx;
     }
 
-    // ---------------------------------------------------------------- timer
+    // ---------------------------------------------------------------- timer (ConnectionTimer's hooks)
 
-    /** When the current timer phase's clock started (loop clock ms): a protocol's deadline within it. */
-    long timerSinceMillis() {
-        return timerSince;
-    }
-
-    /** The protocol finished a unit of work: its current phase starts again (e.g. the next head's clock). */
-    public void restartTimerPhase() {
-        restartPhase = true;
-    }
-
-    /**
-     * Puts the timer in the phase the connection's state calls for: a new phase arms the wheel;
-     * progress in the same phase only moves {@code timerSince}.
-     */
-    public void updateTimer() {
-        if (state == State.CLOSED) {
-            return;
-        }
-        int phase;
+    @Override
+    int phaseNow() {
         if (state == State.DRAINING) {
-            phase = PHASE_DRAIN;
-        } else if (hasPendingOutput()) {
-            phase = PHASE_WRITE;
-        } else {
-            phase = protocol.timerPhase();
+            return PHASE_DRAIN;
         }
-        boolean restart = restartPhase;
-        restartPhase = false;
-        if (phase == PHASE_NONE) {
-            if (timerPhase != PHASE_NONE) {
-                ctx.timers.cancel(this); // the protocol waits on a deadline of its own
-                timerPhase = PHASE_NONE;
-            }
-            return;
-        }
-        long now = ctx.nowMillis;
-        boolean restarts = phase > 0 && protocol.progressRestarts(phase);
-        if (phase != timerPhase || (restart && phase > 0 && !restarts)) {
-            timerPhase = phase;
-            timerSince = now;
-            ctx.timers.schedule(this, phaseTimeout(phase), now);
-        } else if (restarts) {
-            timerSince = now;
-        }
+        return hasPendingOutput() ? PHASE_WRITE : protocol.timerPhase();
     }
 
-    private long phaseTimeout(int phase) {
-        if (phase == PHASE_WRITE) {
-            return ctx.config.writeTimeoutMillis();
-        }
-        if (phase == PHASE_DRAIN) {
-            return ctx.config.drainTimeoutMillis();
-        }
+    @Override
+    long protocolTimeout(int phase) {
         return protocol.timeoutMillis(phase);
     }
 
-    /** The wheel found this connection's deadline passed, or moved by progress since it was armed. */
     @Override
-    protected void onTimeout() {
-        if (state == State.CLOSED || timerPhase == PHASE_NONE) {
-            return;
-        }
-        long now = ctx.nowMillis;
-        long deadline = timerSince + phaseTimeout(timerPhase);
-        if (now < deadline) {
-            ctx.timers.schedule(this, deadline - now, now);
-            return;
-        }
-        int phase = timerPhase;
-        timerPhase = PHASE_NONE;
-        if (phase == PHASE_WRITE) {
-            ctx.metrics.timedOut(LoopMetrics.TIMEOUT_WRITE);
-            close();
-        } else if (phase == PHASE_DRAIN) {
-            ctx.metrics.timedOut(LoopMetrics.TIMEOUT_DRAIN);
-            close();
-        } else {
-            ctx.tick();
-            protocol.onTimeout(this, phase);
-        }
+    boolean progressRestarts(int phase) {
+        return protocol.progressRestarts(phase);
+    }
+
+    @Override
+    void protocolTimedOut(int phase) {
+        protocol.onTimeout(this, phase);
     }
 }

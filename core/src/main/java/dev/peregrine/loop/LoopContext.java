@@ -1,135 +1,70 @@
 package dev.peregrine.loop;
 
-import dev.peregrine.Handler;
 import dev.peregrine.ServerConfig;
 import dev.peregrine.buffer.BufferPool;
-import dev.peregrine.http1.HeadParser;
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseEncoder;
-import dev.peregrine.http1.ResponseView;
-import dev.peregrine.route.Router;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Everything one loop owns and reuses for every request it serves: the read buffer every socket of
- * the loop reads into, the write buffer every response is encoded into, the buffer pool, and one each
- * of parser, request view, response view and encoder. Nothing here is shared between loops.
+ * Everything one loop owns and reuses for every connection it serves, whatever protocol they speak:
+ * the read buffer every socket of the loop reads into, the write buffer every batch of output is
+ * encoded into, the buffer pool, the timer wheel, the counters and the loop clock. Nothing here is
+ * shared between loops. The state a protocol shares between the connections of one loop (for
+ * HTTP/1.1: parser, views, encoder, router) is the loop's {@link ProtocolFactory}, made by
+ * {@link LoopSetup#protocols()} for this context.
  *
  * <p>Thread: the loop thread (built on the starting thread before the loop runs).
  */
 public final class LoopContext {
     final ServerConfig config;
-    /** The listener this loop serves: router, layer, protocol switches, blocking executor. */
+    /** The listener this loop serves: port, endpoint layer, protocol of accepted connections. */
     final LoopSetup setup;
-    final Router router;
     final BufferPool pool;
-    /** Shared by all connections of the loop: holds one read's bytes until they are parsed. */
+    /** Shared by all connections of the loop: holds one read's bytes until the protocol took them. */
     final ByteBuffer readBuffer;
-    /** Shared by all connections of the loop: holds one batch of responses until it is written. */
+    /** Shared by all connections of the loop: holds one batch of output until it is written. */
     final ByteBuffer writeBuffer;
-    final HeadParser parser;
-    final RequestView request;
-    /** Owner of {@link #response}: reached by an inline handler's {@code async()} (see {@link Exchange}). */
-    final OffLoop offLoop = new OffLoop(this);
-    final ResponseView response = new ResponseView(offLoop);
-    final ResponseEncoder encoder = new ResponseEncoder();
-    /** Compresses response bodies (one per loop, reused), or null when the server does not compress. */
-    final dev.peregrine.http1.ResponseCompressor compressor;
-    /** Request ids and the access log, or null when both are off ({@code dev.peregrine.web}). */
-    final RequestTracer tracer;
-    final int[] paramStarts = new int[16];
-    final int[] paramEnds = new int[16];
     final LoopMetrics metrics = new LoopMetrics();
-    /** Request-duration histograms of this loop, or null when {@code requestDurations} is off. */
-    final RequestDurations durations;
     /** Deadlines of this loop's connections (and anything else on the loop), 10 ms resolution. */
     final TimerWheel timers = new TimerWheel(10, 1024, System.currentTimeMillis());
-    private final System.Logger log = System.getLogger("dev.peregrine");
-    private long lastMillis;
+    /** Protocols for the connections the listener accepts (null for a loop with no listener). */
+    private final ProtocolFactory protocols;
     private EventLoop eventLoop;
-    /** The inline handler running now, or null (see {@link LoopWatchdog}); opaque access only. */
-    private Handler runningHandler;
-    /** Inline handler calls begun on this loop (see {@link LoopWatchdog}); opaque access only. */
-    private long handlerCalls;
     private volatile Thread loopThread;
-    private static final java.lang.invoke.VarHandle RUNNING;
-    private static final java.lang.invoke.VarHandle CALLS;
-
-    static {
-        try {
-            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
-            RUNNING = l.findVarHandle(LoopContext.class, "runningHandler", Handler.class);
-            CALLS = l.findVarHandle(LoopContext.class, "handlerCalls", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private long lastMillis;
 
     /** The clock as last read on this loop (by {@link #tick} or {@link #runTimers}), ms since the epoch. */
     long nowMillis = System.currentTimeMillis();
 
-    /** A loop's resources for a listener with no layer and no protocol switches (tests, tools). */
-    public LoopContext(ServerConfig config, Router router) {
-        this(LoopSetup.of(config, router));
-    }
-
     public LoopContext(LoopSetup setup) {
         this.setup = setup;
         this.config = setup.config();
-        this.router = setup.router();
         ServerConfig config = this.config;
         int poolMax = config.maxHeadSize() + (int) Math.min(config.maxBodySize(), Integer.MAX_VALUE / 2) + config.readBufferSize();
         this.pool = new BufferPool(poolMax, 64);
         this.readBuffer = ByteBuffer.allocateDirect(config.readBufferSize()).order(ByteOrder.LITTLE_ENDIAN);
         this.writeBuffer = ByteBuffer.allocateDirect(config.writeBufferSize()).order(ByteOrder.LITTLE_ENDIAN);
-        this.parser = new HeadParser(config.maxRequestLineLength(), config.maxHeadSize(), config.maxHeaderCount());
-        this.request = new RequestView(config.maxHeaderCount());
-        this.durations = config.requestDurations() ? new RequestDurations() : null;
-        this.compressor = setup.compression() == null ? null : new dev.peregrine.http1.ResponseCompressor(setup.compression());
-        this.tracer = RequestTracer.create(setup.requestIds(), setup.accessLog());
+        this.protocols = setup.protocols() == null ? null : setup.protocols().apply(this);
     }
 
-    /** {@code res} answers {@code req} and is about to be encoded: the access log's hook (one null test when off). */
-    void responding(RequestView req, ResponseView res, boolean head) {
-        if (tracer != null) {
-            tracer.end(req, res, head);
-        }
-    }
-
-    /** Reads the clock and refreshes what depends on it (the Date header). Once per batch. */
-    void tick() {
+    /** Reads the clock for the batch about to be handled (once per read or write event). */
+    public void tick() {
         long now = System.currentTimeMillis();
         nowMillis = now;
-        if (now != lastMillis) {
+        if (now != lastMillis && protocols != null) {
             lastMillis = now;
-            encoder.tick(now);
+            protocols.onClock(now); // e.g. the cached Date header, rebuilt at most once a second
         }
     }
 
-    /**
-     * A handler threw {@code t}: the status to answer with. A form the client got wrong
-     * ({@link dev.peregrine.form.BadFormException}: 400, {@link dev.peregrine.form.FormLimitException}:
-     * 413) is the client's fault and logged at DEBUG; anything else is the handler's: 500, one WARNING
-     * with the stack trace, counted in {@code handlerErrors}.
-     */
-    int handlerFailed(Object request, Throwable t) {
-        int status = t instanceof dev.peregrine.form.BadFormException ? ((dev.peregrine.form.BadFormException) t).status()
-                : t instanceof dev.peregrine.form.FormLimitException ? ((dev.peregrine.form.FormLimitException) t).status()
-                : 500;
-        if (status != 500) {
-            log.log(System.Logger.Level.DEBUG, () -> "form refused for " + request + ": " + t.getMessage() + "; answered " + status);
-            return status;
-        }
-        metrics.handlerErrors++;
-        log.log(System.Logger.Level.WARNING, "handler failed for " + request + "; answered 500", t);
-        return 500;
+    /** The loop clock, ms since the epoch, as last read by {@link #tick} or {@link #runTimers}. */
+    public long nowMillis() {
+        return nowMillis;
     }
 
     /**
-     * Fires due timers and returns how long the loop may sleep (ms) before the next could fire, or
-     * {@code maxSleepMillis}. Called by the transport once per loop cycle.
+     * Fires due timers; returns how long the loop may sleep (at most {@code maxSleepMillis}).
      */
     public long runTimers(long maxSleepMillis) {
         long now = System.currentTimeMillis();
@@ -140,30 +75,17 @@ public final class LoopContext {
     }
 
     /**
-     * Builds the connection for a socket this loop accepted, through the listener's
-     * {@link EndpointLayer} (TLS) when {@link LoopSetup#layer()} names one. Every transport
-     * calls this instead of constructing a {@link Connection} itself. Every accepted connection
-     * starts speaking HTTP/1.1 ({@link Http1ServerProtocol}), which hands it to another protocol when
-     * {@link LoopSetup#switches()} says so. Thread: this loop.
+     * A connection for a socket the listener accepted: wrapped in the listener's
+     * {@link EndpointLayer} (TLS, PROXY) when it has one, speaking the listener's protocol.
      */
     public Connection newConnection(SocketEndpoint socket) {
         if (loopThread == null) {
             loopThread = Thread.currentThread(); // for the watchdog's stack trace; once, not per request
         }
-        EndpointLayer layer = setup.layer();
-        if (layer == null) {
-            return new Connection(this, socket, new Http1ServerProtocol(this));
-        }
-        LayeredEndpoint endpoint = layer.wrap(socket, this);
-        Connection connection = new Connection(this, endpoint, new Http1ServerProtocol(this));
-        endpoint.attach(connection);
-        return connection;
+        return newConnection(socket, setup.layer(), protocols.newProtocol());
     }
 
-    /**
-     * Builds the connection for a socket this loop connected ({@link EventLoop#connect}): through
-     * {@code layer} when given, speaking {@code protocol}. Thread: this loop.
-     */
+    /** A connection over {@code socket} with {@code layer} (or none) speaking {@code protocol} (outbound connections). */
     public Connection newConnection(SocketEndpoint socket, EndpointLayer layer, Protocol protocol) {
         if (layer == null) {
             return new Connection(this, socket, protocol);
@@ -174,42 +96,20 @@ public final class LoopContext {
         return connection;
     }
 
-    /**
-     * Marks the start of an inline handler call for the {@link LoopWatchdog}. Opaque stores: the
-     * watchdog sees them eventually and in no particular order with other fields, which is all it needs.
-     * Thread: this loop.
-     */
-    void enterHandler(Handler h) {
-        CALLS.setOpaque(this, handlerCalls + 1);
-        RUNNING.setOpaque(this, h);
+    /** The loop's factory of accepted connections' protocols (and their shared per-loop state), or null. */
+    public ProtocolFactory protocols() {
+        return protocols;
     }
 
-    /** Marks the end of the inline handler call. Thread: this loop. */
-    void exitHandler() {
-        RUNNING.setOpaque(this, (Handler) null);
-    }
-
-    /** The inline handler running now, or null. Thread: any (a monitoring read). */
-    Handler runningHandler() {
-        return (Handler) RUNNING.getOpaque(this);
-    }
-
-    /** Inline handler calls begun so far. Thread: any (a monitoring read). */
-    long handlerCalls() {
-        return (long) CALLS.getOpaque(this);
-    }
-
-    /** The loop's thread, once it has a connection (for the watchdog's stack trace); else null. */
-    Thread loopThread() {
+    /** The loop's thread once it accepted a connection, else null (for diagnostics). */
+    public Thread loopThread() {
         return loopThread;
     }
 
-    /** The loop's timer wheel. */
     public TimerWheel timers() {
         return timers;
     }
 
-    /** Called once by the transport before the loop runs: the loop this context belongs to. */
     public void bind(EventLoop loop) {
         if (eventLoop != null) {
             throw new IllegalStateException("context already bound to a loop");
@@ -217,41 +117,41 @@ public final class LoopContext {
         eventLoop = loop;
     }
 
-    /** The loop owning this context: the way back onto the loop thread from any other thread. */
     public EventLoop eventLoop() {
         return eventLoop;
     }
 
-    /** The loop's buffer pool. */
     public BufferPool pool() {
         return pool;
     }
 
-    /** The loop's counters. */
+    /** The loop's shared write buffer (see {@link Connection#out()} for how a protocol writes into it). */
+    public ByteBuffer writeBuffer() {
+        return writeBuffer;
+    }
+
+    /** The loop's shared read buffer: valid only inside the read event that filled it. */
+    public ByteBuffer readBuffer() {
+        return readBuffer;
+    }
+
     public LoopMetrics metrics() {
         return metrics;
     }
 
-    /** This loop's request-duration histograms, or null when they are off. */
-    public RequestDurations durations() {
-        return durations;
-    }
-
-    /** The listener's router (route numbers name {@link RequestDurations} series). */
-    public Router router() {
-        return router;
-    }
-
-    /** The server's settings. */
     public ServerConfig config() {
         return config;
     }
 
-    /** Drops pooled memory once the loop has stopped. */
+    public LoopSetup setup() {
+        return setup;
+    }
+
+    /** Drops what the loop holds when it has stopped: pooled buffers, and the protocols' per-loop state. */
     public void free() {
         pool.clear();
-        if (compressor != null) {
-            compressor.close();
+        if (protocols != null) {
+            protocols.free();
         }
     }
 }

@@ -51,7 +51,7 @@ public final class LoopMetrics {
     private static final String[] TIMEOUT_KINDS = {"header", "body", "idle", "write", "drain"};
 
     /** Counts a timeout of kind {@code kind} (a {@code TIMEOUT_*} index), and records it for JFR when asked to. */
-    void timedOut(int kind) {
+    public void timedOut(int kind) {
         timeouts[kind]++;
         if (dev.peregrine.jfr.PeregrineEvents.timeouts()) {
             dev.peregrine.jfr.PeregrineEvents.timedOut(TIMEOUT_KINDS[kind]);
@@ -59,7 +59,7 @@ public final class LoopMetrics {
     }
 
     /** Counts an error response of ours with {@code status}. */
-    void rejected(int status) {
+    public void rejected(int status) {
         rejected++;
         rejectedByStatus[status >= 0 && status < STATUS_SLOTS ? status : 0]++;
     }

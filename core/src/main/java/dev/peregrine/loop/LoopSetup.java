@@ -1,92 +1,43 @@
 package dev.peregrine.loop;
 
 import dev.peregrine.ServerConfig;
-import dev.peregrine.route.Router;
+
+import java.util.function.Function;
 
 /**
  * Everything a transport needs to run the loops of one listener, beside the user's settings: the
- * port, the router, the {@link EndpointLayer} over its sockets (TLS) if any, the protocols a
- * connection may switch to, and the executor of blocking handlers. Kept out of
- * {@link ServerConfig}, which holds only the settings a user chose. Immutable.
+ * port, the {@link EndpointLayer} over its sockets (TLS, PROXY) if any, and what makes the protocol of
+ * each accepted connection. Kept out of {@link ServerConfig}, which holds only the settings a user
+ * chose. Immutable.
  *
  * <p>Thread: any.
  */
 public final class LoopSetup {
     private final ServerConfig config;
     private final int port;
-    private final Router router;
     private final EndpointLayer layer;
-    private final ProtocolSwitches switches;
-    private final OffLoopExecutor blockingExecutor;
-    private final dev.peregrine.Compression compression;
-    /** Request ids and access log ({@code dev.peregrine.web}); see {@link #withTracing}. */
-    private final boolean requestIds;
-    private final dev.peregrine.web.AccessLog accessLog;
+    private final Function<LoopContext, ProtocolFactory> protocols;
 
-    public LoopSetup(ServerConfig config, int port, Router router, EndpointLayer layer, ProtocolSwitches switches,
-                     OffLoopExecutor blockingExecutor) {
+    /**
+     * @param port      the port to bind (0 for any free one; -1 for loops with no listener)
+     * @param layer     the layer over every accepted socket, or null
+     * @param protocols makes each loop's {@link ProtocolFactory} (null for loops with no listener)
+     */
+    public LoopSetup(ServerConfig config, int port, EndpointLayer layer, Function<LoopContext, ProtocolFactory> protocols) {
         this.config = config;
         this.port = port;
-        this.router = router;
         this.layer = layer;
-        this.switches = switches;
-        this.blockingExecutor = blockingExecutor;
-        this.compression = null;
-        this.requestIds = false;
-        this.accessLog = null;
+        this.protocols = protocols;
     }
 
-    private LoopSetup(LoopSetup s, int port, EndpointLayer layer, dev.peregrine.Compression compression) {
-        this(s, port, layer, compression, s.requestIds, s.accessLog);
+    /** Loops with no listener, for outbound connections only (the client). */
+    public static LoopSetup outbound(ServerConfig config) {
+        return new LoopSetup(config, -1, null, null);
     }
 
-    private LoopSetup(LoopSetup s, int port, EndpointLayer layer, dev.peregrine.Compression compression,
-                      boolean requestIds, dev.peregrine.web.AccessLog accessLog) {
-        this.config = s.config;
-        this.port = port;
-        this.router = s.router;
-        this.layer = layer;
-        this.switches = s.switches;
-        this.blockingExecutor = s.blockingExecutor;
-        this.compression = compression;
-        this.requestIds = requestIds;
-        this.accessLog = accessLog;
-    }
-
-    /** The same with request ids on or off and an access log ({@code null}: none). */
-    public LoopSetup withTracing(boolean requestIds, dev.peregrine.web.AccessLog accessLog) {
-        return new LoopSetup(this, port, layer, compression, requestIds, accessLog);
-    }
-
-    /** Whether requests get ids ({@code X-Request-Id}). */
-    public boolean requestIds() {
-        return requestIds;
-    }
-
-    /** The access log, or null. */
-    public dev.peregrine.web.AccessLog accessLog() {
-        return accessLog;
-    }
-
-    /** The same with response compression ({@code null}: none). */
-    public LoopSetup withCompression(dev.peregrine.Compression compression) {
-        return new LoopSetup(this, port, layer, compression);
-    }
-
-    /** Response compression settings, or null when responses are sent as they are. */
-    public dev.peregrine.Compression compression() {
-        return compression;
-    }
-
-    /** Plain listener on {@code config}'s port, no protocol switches, a blocking executor of its own (tests, tools). */
-    public static LoopSetup of(ServerConfig config, Router router) {
-        return new LoopSetup(config, config.port(), router, null, ProtocolSwitches.NONE,
-                new OffLoopExecutor(config.blockingPoolSize()));
-    }
-
-    /** The same for another listener: {@code port}, with {@code layer} (TLS) over its sockets. */
+    /** The same for another listener: {@code port}, with {@code layer} (TLS, PROXY) over its sockets. */
     public LoopSetup forListener(int port, EndpointLayer layer) {
-        return new LoopSetup(this, port, layer, compression);
+        return new LoopSetup(config, port, layer, protocols);
     }
 
     public ServerConfig config() {
@@ -98,20 +49,13 @@ public final class LoopSetup {
         return port;
     }
 
-    public Router router() {
-        return router;
-    }
-
-    /** The layer over every accepted socket (TLS), or null. */
+    /** The layer over every accepted socket (TLS, PROXY), or null. */
     public EndpointLayer layer() {
         return layer;
     }
 
-    public ProtocolSwitches switches() {
-        return switches;
-    }
-
-    public OffLoopExecutor blockingExecutor() {
-        return blockingExecutor;
+    /** Makes each loop's factory of accepted connections' protocols, or null for loops with no listener. */
+    public Function<LoopContext, ProtocolFactory> protocols() {
+        return protocols;
     }
 }

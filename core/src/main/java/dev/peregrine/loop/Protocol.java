@@ -3,7 +3,7 @@ package dev.peregrine.loop;
 import java.nio.ByteBuffer;
 
 /**
- * What a {@link Connection} speaks: HTTP/1.1 server ({@code Http1Protocol}), and later the client,
+ * What a {@link Connection} speaks: HTTP/1.1 server ({@code server.Http1ServerProtocol}), the client ({@code client.ClientConnection}), and later
  * WebSocket, HTTP/2 and teleport. The connection owns the socket, the buffers, the batch, the close
  * sequence and the timer; a protocol only turns input into output through this interface and tells
  * the connection what it did. Calls go one way: transport &rarr; {@link Connection} &rarr; protocol

@@ -17,13 +17,13 @@ public final class ConnectionHarness {
 
     /** A connection to a server with {@code settings} (a builder with routes and limits). */
     public ConnectionHarness(Server.Builder settings, Router router) {
-        this(new LoopContext(TestConfigs.of(settings), router));
+        this(dev.peregrine.TestConfigs.serverLoop(TestConfigs.of(settings), router));
     }
 
     /** A new connection on an existing loop (reused across connections, as a real loop is). */
     public ConnectionHarness(LoopContext ctx) {
         this.ctx = ctx;
-        connection = new Connection(ctx, io, new Http1ServerProtocol(ctx));
+        connection = ctx.newConnection(io);
     }
 
     /** Delivers {@code bytes} in one read and runs the connection until it waits for the peer. */

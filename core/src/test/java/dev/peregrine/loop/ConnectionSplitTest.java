@@ -22,7 +22,7 @@ class ConnectionSplitTest {
             .add("POST", "/echo", (req, res) -> res.body(req.body()))
             .add("GET", "/users/{id}", (req, res) -> res.text(req.pathParam("id")))
             .build();
-    private final LoopContext loop = new LoopContext(dev.peregrine.TestConfigs.of(Server.builder()), ROUTER);
+    private final LoopContext loop = dev.peregrine.TestConfigs.serverLoop(dev.peregrine.TestConfigs.of(Server.builder()), ROUTER);
 
     private String deliver(byte[] bytes, int split) {
         ConnectionHarness h = new ConnectionHarness(loop);

@@ -110,9 +110,9 @@ class FileBodyTest {
         }
         Router router = Router.builder().add("GET", "/f", (req, res) -> res.sendFile(file)).build();
         for (boolean canTransfer : new boolean[] {false, true}) {
-            LoopContext ctx = new LoopContext(config, router);
+            LoopContext ctx = dev.peregrine.TestConfigs.serverLoop(config, router);
             MemoryEndpoint io = new MemoryEndpoint("GET /f HTTP/1.1\r\nHost: a\r\n\r\n", canTransfer, 7_000);
-            Connection c = new Connection(ctx, io, new Http1ServerProtocol(ctx));
+            Connection c = ctx.newConnection(io);
             c.onReadable();
             int rounds = 0;
             while (io.writeInterest && rounds++ < 10_000) {

@@ -105,7 +105,7 @@ class HttpConnectionBackpressureTest {
                 .add("GET", "/big", (req, res) -> res.body(BIG))
                 .add("GET", "/small", (req, res) -> res.body("ok"))
                 .build();
-        return new LoopContext(config, router);
+        return dev.peregrine.TestConfigs.serverLoop(config, router);
     }
 
     @Test
@@ -113,7 +113,7 @@ class HttpConnectionBackpressureTest {
         LoopContext ctx = context();
         // Refusing the first writes pauses reading during /big; the rest of /big then drains at once.
         ScriptedSocket socket = new ScriptedSocket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", 2);
-        Connection c = new Connection(ctx, socket, new Http1ServerProtocol(ctx));
+        Connection c = ctx.newConnection(socket);
         c.onReadable();
         assertEquals(2, socket.responses(), "the buffered request behind the large one is answered");
         assertTrue(socket.reading, "reading resumed");
@@ -128,7 +128,7 @@ class HttpConnectionBackpressureTest {
     void heldRequestsAreAnsweredWhereverTheOutputDrains(int refusals) {
         LoopContext ctx = context();
         ScriptedSocket socket = new ScriptedSocket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", refusals);
-        Connection c = new Connection(ctx, socket, new Http1ServerProtocol(ctx));
+        Connection c = ctx.newConnection(socket);
         c.onReadable();
         for (int events = 0; socket.writing && events < 100; events++) {
             c.onWritable(); // as a loop would, while write interest is on
@@ -144,7 +144,7 @@ class HttpConnectionBackpressureTest {
     void writabilityResumesReadingAndAnswersBufferedRequests() {
         LoopContext ctx = context();
         ScriptedSocket socket = new ScriptedSocket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", 1_000);
-        Connection c = new Connection(ctx, socket, new Http1ServerProtocol(ctx));
+        Connection c = ctx.newConnection(socket);
         c.onReadable();
         assertFalse(socket.reading, "paused while the large response waits");
         assertTrue(socket.writing);

@@ -40,7 +40,7 @@ public class HttpConnectionFuzzTest {
     };
 
     private static LoopContext loop(Server.Builder settings) {
-        return new LoopContext(dev.peregrine.TestConfigs.of(settings), ROUTER);
+        return dev.peregrine.TestConfigs.serverLoop(dev.peregrine.TestConfigs.of(settings), ROUTER);
     }
 
     @FuzzTest(maxDuration = "10s")

@@ -93,8 +93,7 @@ class OutboundConnectTest {
     }
 
     private static TransportServer clientLoops(TransportEngine t) throws IOException {
-        return t.start(dev.peregrine.loop.LoopSetup.of(TestConfigs.of(Server.builder().host("127.0.0.1").port(0).threads(1)),
-                Router.builder().build()));
+        return t.startLoops(dev.peregrine.loop.LoopSetup.outbound(TestConfigs.of(Server.builder().host("127.0.0.1").port(0))), 1);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -3,7 +3,7 @@ package dev.peregrine.jmh.server;
 import dev.peregrine.Completion;
 import dev.peregrine.Handlers;
 import dev.peregrine.Server;
-import dev.peregrine.loop.OffLoopExecutor;
+import dev.peregrine.offloop.OffLoopExecutor;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

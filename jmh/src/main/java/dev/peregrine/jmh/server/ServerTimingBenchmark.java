@@ -6,10 +6,10 @@ import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.EndpointLayer;
 import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.LoopContext;
-import dev.peregrine.loop.LoopSetup;
-import dev.peregrine.loop.OffLoopExecutor;
+import dev.peregrine.offloop.OffLoopExecutor;
 import dev.peregrine.loop.Protocol;
-import dev.peregrine.loop.ProtocolSwitches;
+import dev.peregrine.server.ProtocolSwitches;
+import dev.peregrine.server.ServerSetup;
 import dev.peregrine.loop.SocketEndpoint;
 import dev.peregrine.route.Router;
 import io.netty.buffer.ByteBuf;
@@ -104,7 +104,7 @@ public class ServerTimingBenchmark {
                     .add("GET", "/plaintext", (req, res) -> res.contentType("text/plain").body(HELLO))
                     .add("POST", "/post", (req, res) -> res.contentType("text/plain").body(HELLO))
                     .build();
-            ctx = new LoopContext(new LoopSetup(config, 0, router, null, ProtocolSwitches.NONE, blocking));
+            ctx = new LoopContext(new ServerSetup(config, router, ProtocolSwitches.NONE, blocking, null, false, null).listener(0, null));
             ctx.bind(new BenchmarkThreadLoop());
             socket = new FakeSocket();
         }

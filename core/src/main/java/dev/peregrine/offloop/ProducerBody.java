@@ -1,5 +1,6 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
+import dev.peregrine.loop.Connection;
 import dev.peregrine.http1.ChunkFraming;
 import dev.peregrine.BodyProducer;
 import dev.peregrine.http1.RequestView;

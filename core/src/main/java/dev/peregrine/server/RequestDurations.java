@@ -1,4 +1,4 @@
-package dev.peregrine.loop;
+package dev.peregrine.server;
 
 import dev.peregrine.http1.Methods;
 
@@ -73,7 +73,7 @@ public final class RequestDurations {
      * at least {@code slowHandlerThreshold} and a recording wants {@code dev.peregrine.SlowHandler}.
      * Thread: the loop.
      */
-    static void requestDone(LoopContext ctx, int key, int status, long nanos) {
+    static void requestDone(ServerLoop ctx, int key, int status, long nanos) {
         if (ctx.durations != null) {
             ctx.durations.record(key | (status & 0x3FF), nanos);
         }

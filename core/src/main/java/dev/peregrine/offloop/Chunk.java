@@ -1,4 +1,4 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
 /**
  * A heap buffer that carries body bytes between a loop and a handler's thread, through the bounded

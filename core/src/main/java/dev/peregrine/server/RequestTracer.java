@@ -1,4 +1,4 @@
-package dev.peregrine.loop;
+package dev.peregrine.server;
 
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseEncoder;

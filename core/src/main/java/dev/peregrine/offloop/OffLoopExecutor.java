@@ -1,4 +1,4 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;

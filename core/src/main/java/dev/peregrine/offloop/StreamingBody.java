@@ -1,5 +1,6 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
+import dev.peregrine.loop.Connection;
 import dev.peregrine.BodyListener;
 
 import java.io.IOException;
@@ -35,11 +36,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Thread: {@link #feed}, {@link #onReadable}, {@link #abort} on the loop; the {@link InputStream}
  * methods on the handler's thread.
  */
-final class StreamingBody extends InputStream {
+public final class StreamingBody extends InputStream {
     static final int CHUNK_SIZE = 64 * 1024;
     static final int CHUNKS = 4;
 
-    private final Http1ServerProtocol conn;
+    private final OffLoopHost conn;
     private final Exchange exchange;
     private final ArrayBlockingQueue<Chunk> free = new ArrayBlockingQueue<>(CHUNKS);
     private final ArrayBlockingQueue<Chunk> filled = new ArrayBlockingQueue<>(2 * CHUNKS + 2);
@@ -60,12 +61,12 @@ final class StreamingBody extends InputStream {
     private Chunk current;
     private boolean eof;
 
-    StreamingBody(Http1ServerProtocol conn, Exchange exchange, long length) {
+    StreamingBody(OffLoopHost conn, Exchange exchange, long length) {
         this(conn, exchange, length, null, false);
     }
 
     /** A body for an inline handler: {@code listener} gets the bytes; null discards them. */
-    StreamingBody(Http1ServerProtocol conn, Exchange exchange, long length, BodyListener listener, boolean inline) {
+    public StreamingBody(OffLoopHost conn, Exchange exchange, long length, BodyListener listener, boolean inline) {
         this.conn = conn;
         this.exchange = exchange;
         this.remaining = length;
@@ -75,12 +76,12 @@ final class StreamingBody extends InputStream {
     }
 
     /** Loop: whether every byte of the body has arrived. */
-    boolean complete() {
+    public boolean complete() {
         return remaining == 0;
     }
 
     /** Loop: hands over {@code [from, from+length)} of {@code b}, bytes that came with the head. */
-    void feed(ByteBuffer b, int from, int length) {
+    public void feed(ByteBuffer b, int from, int length) {
         if (inline) {
             remaining -= length;
             deliver(b, from, length);
@@ -103,7 +104,7 @@ final class StreamingBody extends InputStream {
     }
 
     /** Loop: the socket is readable. Reads while chunks are free and the body is not complete. */
-    void onReadable(Connection io, ByteBuffer scratch) throws IOException {
+    public void onReadable(Connection io, ByteBuffer scratch) throws IOException {
         while (remaining > 0) {
             if (discarding || inline) {
                 scratch.clear();
@@ -111,13 +112,13 @@ final class StreamingBody extends InputStream {
                 int n = io.read(scratch);
                 if (n <= 0) {
                     if (n < 0) {
-                        conn.close();
+                        conn.connection().close();
                     }
                     return;
                 }
                 remaining -= n;
                 if (inline) {
-                    conn.context().metrics.bytesIn += n;
+                    conn.httpLoop().loop().metrics().bytesIn += n;
                     deliver(scratch, 0, n);
                     if (exchange != null) {
                         exchange.touch();
@@ -145,11 +146,11 @@ final class StreamingBody extends InputStream {
             if (n <= 0) {
                 free.offer(c);
                 if (n < 0) {
-                    conn.close();
+                    conn.connection().close();
                 }
                 return;
             }
-            conn.context().metrics.bytesIn += n;
+            conn.httpLoop().loop().metrics().bytesIn += n;
             scratch.get(0, c.data, 0, n);
             put(c, n);
             exchange.touch();
@@ -209,7 +210,7 @@ final class StreamingBody extends InputStream {
      * closed. A reader still waiting gets an {@link IOException}; the rest of the body, if the
      * connection stays open, is read and dropped so it is never taken for a request.
      */
-    void abort() {
+    public void abort() {
         if (!ended) {
             discarding = true;
             filled.clear();

@@ -1,4 +1,4 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
 import dev.peregrine.Completion;
 import dev.peregrine.Request;
@@ -8,6 +8,9 @@ import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.http1.ResponseOwner;
 import dev.peregrine.http1.ResponseView;
+import dev.peregrine.loop.EventLoop;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.Timeout;
 
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -38,7 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * at a time; everything else on the owning loop. The state word, and {@code runner} under
  * {@code runLock}, are the only fields both sides write.
  */
-final class Exchange extends Timeout implements Completion, ResponseOwner, Runnable {
+public final class Exchange extends Timeout implements Completion, ResponseOwner, Runnable {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
     private static final int RUNNING = 0;
     private static final int COMPLETED = 1;
@@ -46,11 +49,12 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     private static final int ENDED = 3;
 
     private final AtomicInteger state = new AtomicInteger(RUNNING);
+    private final HttpLoop srv;
     private final LoopContext ctx;
     private final EventLoop loop;
     private final ResponseView response;
     private final Runnable blockingTask = this::runBlocking;
-    private Http1ServerProtocol conn;
+    private OffLoopHost conn;
     private RequestView request;
     private boolean head;
     private ByteBuffer copy;
@@ -70,8 +74,9 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     private Thread runner;
     private final Object runLock = new Object();
 
-    private Exchange(LoopContext ctx, RequestView view) {
-        this.ctx = ctx;
+    private Exchange(HttpLoop srv, RequestView view) {
+        this.srv = srv;
+        this.ctx = srv.loop();
         this.loop = ctx.eventLoop();
         this.response = new ResponseView(this);
         this.request = view;
@@ -83,24 +88,24 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
      * as long as they like, even past the timeout or a handler that threw, and must neither pin a
      * pooled buffer nor ever see memory the pool lent to another connection.
      */
-    static Exchange async(Http1ServerProtocol conn, RequestView req) {
-        Exchange x = new Exchange(conn.context(), null);
-        x.begin(conn, req, false, conn.context().config.asyncTimeoutMillis());
+    static Exchange async(OffLoopHost conn, RequestView req) {
+        Exchange x = new Exchange(conn.httpLoop(), null);
+        x.begin(conn, req, false, conn.httpLoop().loop().config().asyncTimeoutMillis());
         return x;
     }
 
     /** Loop: copies {@code req} (its body already set) into pooled or heap memory and arms the timeout. */
-    private void begin(Http1ServerProtocol conn, RequestView req, boolean pooled, long timeoutMillis) {
+    private void begin(OffLoopHost conn, RequestView req, boolean pooled, long timeoutMillis) {
         this.timeoutMillis = timeoutMillis;
         this.conn = conn;
         this.copyPooled = pooled;
-        this.copy = pooled ? ctx.pool.acquire(req.copyLength())
+        this.copy = pooled ? ctx.pool().acquire(req.copyLength())
                 : ByteBuffer.allocate(req.copyLength()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         this.request = request == null ? req.detach(copy, 0) : req.detachInto(copy, 0, request);
         this.head = req.methodId() == Methods.HEAD;
         response.requestId(request.requestId());
         state.set(RUNNING);
-        ctx.timers.schedule(this, timeoutMillis, System.currentTimeMillis());
+        ctx.timers().schedule(this, timeoutMillis, System.currentTimeMillis());
     }
 
     /**
@@ -109,20 +114,21 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
      * Exchanges of plain blocking requests are reused (see {@link #recyclable}), so a hand-off
      * allocates little beyond the thread that runs it.
      */
-    static Exchange blocking(Http1ServerProtocol conn, RequestView req, BlockingHandler h, long streamedLength) {
-        LoopContext ctx = conn.context();
-        Exchange x = ctx.offLoop.reusableExchange();
+    public static Exchange blocking(OffLoopHost conn, RequestView req, BlockingHandler h, long streamedLength) {
+        HttpLoop srv = conn.httpLoop();
+        LoopContext ctx = srv.loop();
+        Exchange x = srv.offLoop().reusableExchange();
         if (x == null) {
-            x = new Exchange(ctx, new RequestView(ctx.config.maxHeaderCount()));
+            x = new Exchange(srv, new RequestView(ctx.config().maxHeaderCount()));
         }
-        x.begin(conn, req, true, h.timeoutMillis() > 0 ? h.timeoutMillis() : ctx.config.asyncTimeoutMillis());
+        x.begin(conn, req, true, h.timeoutMillis() > 0 ? h.timeoutMillis() : ctx.config().asyncTimeoutMillis());
         x.handler = h;
         if (streamedLength >= 0) {
             x.body = new StreamingBody(conn, x, streamedLength);
             x.request.setStreamedBody(x.body);
         }
         try {
-            ctx.setup.blockingExecutor().execute(x.blockingTask);
+            srv.blockingExecutor().execute(x.blockingTask);
         } catch (RejectedExecutionException e) {
             x.response.error(503); // the server is closing
             x.state.set(COMPLETED);
@@ -176,12 +182,12 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         }
     }
 
-    StreamingBody body() {
+    public StreamingBody body() {
         return body;
     }
 
     /** Loop: the request body streams to an inline handler's listener through {@code b}. */
-    void attachBody(StreamingBody b) {
+    public void attachBody(StreamingBody b) {
         body = b;
     }
 
@@ -189,7 +195,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         return loop;
     }
 
-    Http1ServerProtocol connection() {
+    OffLoopHost connection() {
         return conn;
     }
 
@@ -257,7 +263,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
             }
             copy = heap;
             copyPooled = false;
-            loop.execute(() -> ctx.pool.release(pooled));
+            loop.execute(() -> ctx.pool().release(pooled));
         }
         return this;
     }
@@ -272,11 +278,11 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         loop.execute(() -> {
             ChunkedBodyWriter w = writer;
             // Still this exchange's turn (its completion, queued after this task, has not run yet)?
-            if (conn == null || conn.exchange() != this || conn.isClosed()
+            if (conn == null || conn.exchange() != this || conn.connection().isClosed()
                     || (w != null && w.headSent()) || request.versionNumber() == 10) {
                 return; // too late, gone, or an HTTP/1.0 client (RFC 9110 §15.2)
             }
-            ctx.encoder.encodeInterim(status, headers, conn.connection());
+            srv.encoder().encodeInterim(status, headers, conn.connection());
             conn.connection().flushBatch();
         });
     }
@@ -297,17 +303,17 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     /** Loop: the handler completed or failed. Writes its answer if the connection still waits for it. */
     @Override
     public void run() {
-        ctx.timers.cancel(this);
+        ctx.timers().cancel(this);
         Throwable t = error;
         ChunkedBodyWriter w = writer;
         int status = 500;
         if (t != null) {
             if (w != null && w.headSent()) {
-                ctx.metrics.handlerErrors++;
+                ctx.metrics().handlerErrors++;
                 LOG.log(System.Logger.Level.WARNING, "handler failed for " + request
                         + " after its streamed response began; connection closed", t);
             } else {
-                status = ctx.handlerFailed(request, t);
+                status = srv.handlerFailed(request, t);
             }
             if (w != null) {
                 w.abort();
@@ -315,10 +321,10 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         }
         if (w != null && w.headSent()) {
             if (t != null && conn.bodyOut() == w) {
-                conn.close(); // a streamed response has begun: the client sees it truncated, never a second head
+                conn.connection().close(); // a streamed response has begun: the client sees it truncated, never a second head
             }
             endBodyIn();
-        } else if (conn.exchange() == this && !conn.isClosed()) {
+        } else if (conn.exchange() == this && !conn.connection().isClosed()) {
             if (t != null) {
                 response.reset();
                 response.error(status);
@@ -330,7 +336,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
             handler = null;
             conn = null;
             response.reset();
-            ctx.offLoop.recycle(this);
+            srv.offLoop().recycle(this);
         }
     }
 
@@ -355,13 +361,13 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
             w.abort();
             if (w.headSent()) {
                 if (conn.bodyOut() == w) {
-                    conn.close();
+                    conn.connection().close();
                 }
                 return;
             }
         }
         boolean interrupted = handler != null && interruptRunner();
-        if (conn.exchange() == this && !conn.isClosed()) {
+        if (conn.exchange() == this && !conn.connection().isClosed()) {
             if (dev.peregrine.jfr.PeregrineEvents.timeouts()) {
                 dev.peregrine.jfr.PeregrineEvents.timedOut("async"); // a blocking handler's timeout too: the exchange's timer
             }
@@ -369,7 +375,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
                     : "no completion within asyncTimeout (";
             LOG.log(System.Logger.Level.WARNING, what + timeoutMillis + " ms) for " + request + "; answered 503"
                     + (interrupted ? ", its thread interrupted" : ""));
-            ResponseView r = ctx.response; // free: timers run between handler calls
+            ResponseView r = srv.response(); // free: timers run between handler calls
             r.reset();
             r.requestId(request.requestId());
             r.error(503);
@@ -387,19 +393,19 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     /** Loop: re-arms the timeout after progress of a streamed body. */
     void touch() {
         if (scheduled()) {
-            ctx.timers.schedule(this, timeoutMillis, System.currentTimeMillis());
+            ctx.timers().schedule(this, timeoutMillis, System.currentTimeMillis());
         }
     }
 
     /** Loop: the connection no longer wants this exchange's response (its handler threw after async()). */
     void cancel() {
-        ctx.timers.cancel(this);
+        ctx.timers().cancel(this);
         state.compareAndSet(RUNNING, CANCELLED);
     }
 
     /** Loop: the connection closed under the exchange. The handler is told through its streams. */
-    void connectionClosed() {
-        ctx.timers.cancel(this);
+    public void connectionClosed() {
+        ctx.timers().cancel(this);
         ChunkedBodyWriter w = writer;
         if (w != null) {
             w.abort();
@@ -414,22 +420,22 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
         ctx.tick();
         boolean bodyPending = body != null && conn.bodyIn() == body;
         boolean last = conn.lastAllowed(res.statusCode()); // counted for every response, whatever ran the handler
-        boolean keepAlive = request.keepAlive() && !bodyPending && conn.isOpen() && !last;
+        boolean keepAlive = request.keepAlive() && !bodyPending && conn.connection().isOpen() && !last;
         boolean http10 = request.versionNumber() == 10;
         endBodyIn();
-        ctx.metrics.requests++;
+        ctx.metrics().requests++;
         if ((res.special() & (ResponseView.FILE | ResponseView.PRODUCER)) != 0) {
-            ctx.responding(request, res, head);
+            srv.responding(request, res, head);
             keepAlive = BodySource.keepAlive(res, keepAlive, http10);
-            conn.startBody(BodySource.start(res, request, head, keepAlive, http10, conn.connection()), keepAlive);
+            conn.startBody(BodySource.start(srv, res, request, head, keepAlive, http10, conn.connection()), keepAlive);
             conn.pumpBody();
             return;
         }
-        if (ctx.compressor != null) {
-            ctx.compressor.apply(request, res, head);
+        if (srv.compressor() != null) {
+            srv.compressor().apply(request, res, head);
         }
-        ctx.responding(request, res, head);
-        ctx.encoder.encode(res, head, keepAlive, http10, conn.connection());
+        srv.responding(request, res, head);
+        srv.encoder().encode(res, head, keepAlive, http10, conn.connection());
         conn.exchangeDone(keepAlive);
     }
 
@@ -439,21 +445,21 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
      */
     boolean commitStream(ChunkedBodyWriter w) {
         int s = state.get();
-        if (conn.exchange() != this || conn.isClosed() || s == CANCELLED || s == ENDED) {
+        if (conn.exchange() != this || conn.connection().isClosed() || s == CANCELLED || s == ENDED) {
             return false;
         }
         ctx.tick();
         boolean http10 = request.versionNumber() == 10;
         boolean bodyPending = body != null && conn.bodyIn() == body;
         boolean last = conn.lastAllowed(response.statusCode());
-        boolean keepAlive = request.keepAlive() && !http10 && !bodyPending && conn.isOpen() && !last;
-        ctx.metrics.requests++;
+        boolean keepAlive = request.keepAlive() && !http10 && !bodyPending && conn.connection().isOpen() && !last;
+        ctx.metrics().requests++;
         boolean bodyAllowed = ResponseEncoder.hasBody(response.statusCode(), head);
-        dev.peregrine.compress.Encoder encoder = ctx.compressor == null ? null
-                : ctx.compressor.startStream(request, response, !bodyAllowed); // compression hook: adds its headers
-        ctx.responding(request, response, head);
-        ctx.encoder.encodeStreamHead(response, -1, keepAlive, http10, conn.connection());
-        w.headWritten(!http10, bodyAllowed, encoder == null ? null : new CompressedStream(ctx.compressor, encoder, !http10));
+        dev.peregrine.compress.Encoder encoder = srv.compressor() == null ? null
+                : srv.compressor().startStream(request, response, !bodyAllowed); // compression hook: adds its headers
+        srv.responding(request, response, head);
+        srv.encoder().encodeStreamHead(response, -1, keepAlive, http10, conn.connection());
+        w.headWritten(!http10, bodyAllowed, encoder == null ? null : new CompressedStream(srv.compressor(), encoder, !http10));
         touch();
         conn.startBody(w, keepAlive);
         return true;
@@ -463,7 +469,7 @@ final class Exchange extends Timeout implements Completion, ResponseOwner, Runna
     private void release() {
         if (copy != null) {
             if (copyPooled) {
-                ctx.pool.release(copy);
+                ctx.pool().release(copy);
             }
             copy = null;
         }

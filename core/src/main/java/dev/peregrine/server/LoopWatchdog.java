@@ -1,4 +1,4 @@
-package dev.peregrine.loop;
+package dev.peregrine.server;
 
 import dev.peregrine.Handler;
 
@@ -11,8 +11,8 @@ import java.util.Map;
  * {@link #QUIET_MILLIS} per loop.
  *
  * <p><b>How it costs the loop nothing measurable.</b> Around each inline handler call the loop
- * stores the handler and bumps a call counter ({@link LoopContext#enterHandler},
- * {@link LoopContext#exitHandler}): opaque stores, plain moves on x86, no clock read, no fence. This
+ * stores the handler and bumps a call counter ({@link ServerLoop#enterHandler},
+ * {@link ServerLoop#exitHandler}): opaque stores, plain moves on x86, no clock read, no fence. This
  * thread wakes every {@code threshold / 2} and compares what it sees with its last look: the same
  * call still running for two looks {@code threshold} apart means the loop has been held at least that
  * long.
@@ -24,7 +24,7 @@ public final class LoopWatchdog implements AutoCloseable {
     static final long QUIET_MILLIS = 10_000;
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
 
-    private final List<LoopContext> loops;
+    private final List<ServerLoop> loops;
     private final Map<Handler, String> routeNames;
     private final long thresholdMillis;
     private final Thread thread;
@@ -35,7 +35,7 @@ public final class LoopWatchdog implements AutoCloseable {
      * @param routeNames how to name each registered handler in a warning (e.g. {@code GET /db})
      * @param thresholdMillis how long one handler call may hold a loop before it is reported
      */
-    public LoopWatchdog(List<LoopContext> loops, Map<Handler, String> routeNames, long thresholdMillis) {
+    public LoopWatchdog(List<ServerLoop> loops, Map<Handler, String> routeNames, long thresholdMillis) {
         this.loops = List.copyOf(loops);
         this.routeNames = routeNames;
         this.thresholdMillis = thresholdMillis;
@@ -54,7 +54,7 @@ public final class LoopWatchdog implements AutoCloseable {
             java.util.concurrent.locks.LockSupport.parkNanos(periodNanos);
             long now = System.nanoTime();
             for (int i = 0; i < n; i++) {
-                LoopContext ctx = loops.get(i);
+                ServerLoop ctx = loops.get(i);
                 Handler running = ctx.runningHandler();
                 long call = ctx.handlerCalls();
                 if (running == null || call != seenCall[i]) {
@@ -71,8 +71,8 @@ public final class LoopWatchdog implements AutoCloseable {
         }
     }
 
-    private void report(LoopContext ctx, Handler running, long heldMillis) {
-        Thread loop = ctx.loopThread();
+    private void report(ServerLoop ctx, Handler running, long heldMillis) {
+        Thread loop = ctx.loop.loopThread();
         Throwable where = new Throwable("stack of " + (loop == null ? "the loop" : loop.getName()));
         if (loop != null) {
             where.setStackTrace(loop.getStackTrace());

@@ -1,7 +1,9 @@
-package dev.peregrine.loop;
+package dev.peregrine.server;
 
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseEncoder;
+import dev.peregrine.loop.Connection;
+import dev.peregrine.loop.Protocol;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
 import dev.peregrine.Handler;
 import dev.peregrine.Request;

@@ -1,4 +1,4 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
 import dev.peregrine.compress.Encoder;
 import dev.peregrine.http1.OutputSink;

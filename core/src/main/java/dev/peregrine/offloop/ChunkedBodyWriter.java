@@ -1,6 +1,7 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
 
+import dev.peregrine.loop.Connection;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -189,7 +190,7 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
 
     @Override
     public boolean pump(Connection c) {
-        int limit = c.context().config.maxPendingOutput();
+        int limit = c.context().config().maxPendingOutput();
         while (c.pendingOutput() <= limit) {
             Chunk k = filled.poll();
             if (k == null) {

@@ -1,4 +1,4 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
 import dev.peregrine.Completion;
 import dev.peregrine.http1.ResponseOwner;
@@ -15,23 +15,28 @@ import java.io.OutputStream;
  *
  * <p>Thread: the owning loop.
  */
-final class OffLoop implements ResponseOwner {
-    private final LoopContext ctx;
+public final class OffLoop implements ResponseOwner {
+    private final HttpLoop srv;
     /** The connection whose handler is running; set before each inline handler call. */
-    Http1ServerProtocol current;
+    private OffLoopHost current;
     private Exchange pending;
     /** Finished blocking exchanges kept for reuse (see {@code Exchange.recyclable}). */
     private final java.util.ArrayDeque<Exchange> reusable = new java.util.ArrayDeque<>();
     private static final int MAX_REUSABLE = 64;
 
-    OffLoop(LoopContext ctx) {
-        this.ctx = ctx;
+    public OffLoop(HttpLoop srv) {
+        this.srv = srv;
+    }
+
+    /** Loop: the connection whose inline handler is about to run (what {@code async()} hands off). */
+    public void runningFor(OffLoopHost connection) {
+        current = connection;
     }
 
     @Override
     public Completion startAsync(ResponseView res) {
         if (pending == null) {
-            pending = Exchange.async(current, ctx.request);
+            pending = Exchange.async(current, srv.request());
         }
         res.handOver(); // from now on the handler answers through the completion's own response
         return pending;
@@ -47,21 +52,21 @@ final class OffLoop implements ResponseOwner {
     /** An inline handler's interim response: into the loop's write buffer now, before its final one. */
     @Override
     public void sendInterim(ResponseView res, int status, String[] headers) {
-        if (ctx.request.versionNumber() == 10) {
+        if (srv.request().versionNumber() == 10) {
             return; // RFC 9110 §15.2: no 1xx to an HTTP/1.0 client
         }
-        ctx.encoder.encodeInterim(status, headers, current.connection());
+        srv.encoder().encodeInterim(status, headers, current.connection());
     }
 
     /** The exchange started by the handler that just returned, or null; forgets it. */
-    Exchange takePending() {
+    public Exchange takePending() {
         Exchange x = pending;
         pending = null;
         return x;
     }
 
     /** The handler threw after {@code async()}: its 500 goes out now; the completion, if called later, returns false. */
-    void handlerThrew() {
+    public void handlerThrew() {
         Exchange x = takePending();
         if (x != null) {
             x.cancel();

@@ -1,4 +1,4 @@
-package dev.peregrine.loop;
+package dev.peregrine.server;
 
 import dev.peregrine.BodyListener;
 import dev.peregrine.Handler;
@@ -7,6 +7,14 @@ import dev.peregrine.http1.RequestFramer;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseView;
+import dev.peregrine.loop.Connection;
+import dev.peregrine.loop.LoopMetrics;
+import dev.peregrine.loop.Protocol;
+import dev.peregrine.offloop.BlockingHandler;
+import dev.peregrine.offloop.BodySource;
+import dev.peregrine.offloop.Exchange;
+import dev.peregrine.offloop.StreamingBody;
+import dev.peregrine.offloop.StreamingHandler;
 
 import java.nio.ByteBuffer;
 
@@ -64,7 +72,7 @@ public final class Http1ServerProtocol implements Protocol {
     private static final int T_HEAD = 2;
     private static final int T_BODY = 3;
 
-    private final LoopContext ctx;
+    private final ServerLoop srv;
     private final ProtocolSwitches switches;
     private Connection c;
     /** No request has begun yet: the preface and ALPN are looked at once, before the first. */
@@ -72,14 +80,8 @@ public final class Http1ServerProtocol implements Protocol {
     /** Where each request begins and ends, across reads. */
     private final RequestFramer framer;
     private boolean continueSent;
-    /** The request being handled off the loop; while set, no further request is handled. */
-    private Exchange exchange;
-    /** A response body being sent in pieces; while set, no further request is handled. */
-    private BodySource bodyOut;
-    /** Whether the connection closes once {@link #bodyOut} is sent. */
-    private boolean closeAfterBody;
-    /** A request body being streamed to an off-loop handler; while set, reads go to it. */
-    private StreamingBody bodyIn;
+    /** What is under way off the loop or in pieces (the BUSY states); while producing, no further request. */
+    private final OffLoopWork work;
     /** Requests this connection may still serve; -1 for no limit. The one that brings it to 0 closes. */
     private int requestsLeft;
     /** Ops: when the request being answered was dispatched, and its series ({@link RequestDurations}). */
@@ -89,30 +91,28 @@ public final class Http1ServerProtocol implements Protocol {
     /** When the connection is past {@code maxConnectionAge} (loop clock), or never ({@link ConnectionAge}). */
     private final long agedAt;
 
-    public Http1ServerProtocol(LoopContext ctx) {
-        this.ctx = ctx;
-        this.switches = ctx.setup.switches();
-        ServerConfig config = ctx.config;
-        this.framer = new RequestFramer(ctx.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold());
-        int maxRequests = ctx.config.maxRequestsPerConnection();
+    Http1ServerProtocol(ServerLoop srv) {
+        this.srv = srv;
+        this.switches = srv.setup.switches();
+        ServerConfig config = srv.config;
+        this.framer = new RequestFramer(srv.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold());
+        int maxRequests = srv.config.maxRequestsPerConnection();
         this.requestsLeft = maxRequests > 0 ? maxRequests : -1;
         this.agedAt = ConnectionAge.agedAt(config);
+        this.work = new OffLoopWork(this, srv);
     }
 
     @Override
     public void onOpen(Connection c) {
         this.c = c;
+        work.open(c);
     }
 
     // ---------------------------------------------------------------- Protocol
 
     @Override
     public boolean onReadable(Connection c) throws java.io.IOException {
-        if (bodyIn == null) {
-            return false;
-        }
-        bodyIn.onReadable(c, ctx.readBuffer); // off-loop hook: a streamed request body takes what arrives
-        return bodyIn != null || !c.isOpen();
+        return work.onReadable(c); // off-loop hook: a streamed request body takes what arrives
     }
 
     /** Parses and answers every complete request in {@code [start, end)}; returns where the rest begins. */
@@ -127,7 +127,7 @@ public final class Http1ServerProtocol implements Protocol {
         }
         int pos = start;
         int answered = 0;
-        while (pos < end && c.isOpen() && !c.readPaused() && exchange == null && (bodyOut == null || pumpBody(false))) {
+        while (pos < end && c.isOpen() && !c.readPaused() && work.readyForNext()) {
             int r = handleOne(buf, pos, end);
             if (r == NEED_MORE) {
                 break;
@@ -140,7 +140,7 @@ public final class Http1ServerProtocol implements Protocol {
             if (c.protocol() != this) {
                 return pos; // upgraded: the rest is the new protocol's
             }
-            if (++answered % ctx.config.maxPipelinedRequests() == 0) {
+            if (++answered % srv.config.maxPipelinedRequests() == 0) {
                 // A pipelined batch this long: go on only once the socket took the responses so far.
                 c.flushBatch();
                 if (c.pendingOutput() > 0 && !c.readPaused()) {
@@ -179,7 +179,7 @@ public final class Http1ServerProtocol implements Protocol {
      */
     @Override
     public void onEndOfInput(Connection c) {
-        if (exchange != null || bodyOut != null) { // off-loop hook: held requests are answered, then it closes
+        if (work.producing()) { // off-loop hook: held requests are answered, then it closes
             c.readInterest(false);
             return;
         }
@@ -191,7 +191,7 @@ public final class Http1ServerProtocol implements Protocol {
 
     /** At end of input, answers an incomplete head that is already invalid ({@link RequestFramer#atEndOfInput}). */
     private boolean rejectHeldHead() {
-        int r = framer.atEndOfInput(c.heldInput(), 0, c.heldInputLength(), ctx.request);
+        int r = framer.atEndOfInput(c.heldInput(), 0, c.heldInputLength(), srv.request);
         if (r == RequestFramer.NEED_MORE) {
             return false;
         }
@@ -205,19 +205,17 @@ public final class Http1ServerProtocol implements Protocol {
 
     @Override
     public void onOutputReady(Connection c) {
-        if (bodyOut != null) { // off-loop hook: a body in pieces continues as the socket drains
-            pumpBody(true);
-        }
+        work.onOutputReady(); // off-loop hook: a body in pieces continues as the socket drains
     }
 
     @Override
     public boolean producing() {
-        return exchange != null || bodyOut != null;
+        return work.producing();
     }
 
     @Override
     public int timerPhase() {
-        if (exchange != null || bodyOut != null || bodyIn != null) {
+        if (work.busy()) {
             return 0; // BUSY: the exchange's own timer (asyncTimeout) bounds this wait
         }
         if (c.heldInput() == null) {
@@ -228,7 +226,7 @@ public final class Http1ServerProtocol implements Protocol {
 
     @Override
     public long timeoutMillis(int phase) {
-        ServerConfig config = ctx.config;
+        ServerConfig config = srv.config;
         switch (phase) {
             case T_HEAD:
                 return config.headerTimeoutMillis();
@@ -246,9 +244,9 @@ public final class Http1ServerProtocol implements Protocol {
 
     @Override
     public void onTimeout(Connection c, int phase) {
-        LoopMetrics m = ctx.metrics;
+        LoopMetrics m = srv.metrics;
         if (phase == T_IDLE) {
-            if (ctx.nowMillis >= agedAt) {
+            if (srv.loop.nowMillis() >= agedAt) {
                 m.agedConnections++; // retired after maxConnectionAge and its grace
             } else {
                 m.timedOut(LoopMetrics.TIMEOUT_IDLE);
@@ -272,7 +270,7 @@ public final class Http1ServerProtocol implements Protocol {
      */
     @Override
     public void onShutdown(Connection c) {
-        boolean answering = c.pendingOutput() > 0 || exchange != null || bodyOut != null || bodyIn != null;
+        boolean answering = c.pendingOutput() > 0 || work.busy();
         if (!answering && c.heldInput() == null) {
             c.close();
             return;
@@ -288,17 +286,7 @@ public final class Http1ServerProtocol implements Protocol {
 
     @Override
     public void onClosed(Connection c) {
-        if (exchange != null) { // off-loop hook: the handler learns through its streams
-            exchange.connectionClosed();
-        }
-        if (bodyOut != null) {
-            bodyOut.abort();
-            bodyOut = null;
-        }
-        if (bodyIn != null) {
-            bodyIn.abort();
-            bodyIn = null;
-        }
+        work.onClosed(); // off-loop hook: the handler learns through its streams
         framer.reset();
     }
 
@@ -306,7 +294,7 @@ public final class Http1ServerProtocol implements Protocol {
 
     /** Handles the request starting at {@code pos}: returns where the next one starts, NEED_MORE or STOP. */
     private int handleOne(ByteBuffer b, int pos, int end) {
-        RequestView req = ctx.request;
+        RequestView req = srv.request;
         int r = framer.frame(b, pos, end, req);
         if (r == RequestFramer.LARGE_BODY) { // off-loop hook: may stream to a blocking or streaming handler
             r = streamBody(req, b, pos, framer.headEnd(), end, req.contentLength());
@@ -335,19 +323,19 @@ public final class Http1ServerProtocol implements Protocol {
     /** Runs the handler and encodes its response. */
     private void dispatch(RequestView req) {
         req.setRemoteAddress(c.endpoint().remoteAddress());
-        if (switches.hasUpgrades() && switches.upgrade(c, req, ctx.encoder)) {
-            ctx.metrics.requests++;
+        if (switches.hasUpgrades() && switches.upgrade(c, req, srv.encoder)) {
+            srv.metrics.requests++;
             return;
         }
-        ResponseView res = ctx.response;
+        ResponseView res = srv.response;
         res.reset();
-        if (ctx.tracer != null) {
-            ctx.tracer.begin(req, res); // request id, access-log clock
+        if (srv.tracer != null) {
+            srv.tracer.begin(req, res); // request id, access-log clock
         }
-        Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
+        Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
         beginTiming(req);
         if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered by Exchange
-            exchange = Exchange.blocking(this, req, (BlockingHandler) h, -1);
+            work.blocking(req, (BlockingHandler) h, -1);
             return;
         }
         runInline(h, req, res);
@@ -356,12 +344,12 @@ public final class Http1ServerProtocol implements Protocol {
             return;
         }
         boolean keepAlive = req.keepAlive() && !lastAllowed(res.statusCode());
-        ctx.metrics.requests++;
-        if (ctx.compressor != null) {
-            ctx.compressor.apply(req, res, req.methodId() == Methods.HEAD);
+        srv.metrics.requests++;
+        if (srv.compressor != null) {
+            srv.compressor.apply(req, res, req.methodId() == Methods.HEAD);
         }
-        ctx.responding(req, res, req.methodId() == Methods.HEAD);
-        ctx.encoder.encode(res, req.methodId() == Methods.HEAD, keepAlive, req.versionNumber() == 10, c);
+        srv.responding(req, res, req.methodId() == Methods.HEAD);
+        srv.encoder.encode(res, req.methodId() == Methods.HEAD, keepAlive, req.versionNumber() == 10, c);
         if (!keepAlive) {
             c.closeAfterOutput(); // nothing sent after this request is acted on
         }
@@ -369,17 +357,12 @@ public final class Http1ServerProtocol implements Protocol {
 
     /** Off-loop hook: an inline handler called {@code async()}, {@code sendFile()} or {@code stream()}. */
     private void specialResponse(RequestView req, ResponseView res) {
-        Exchange x = ctx.offLoop.takePending();
+        Exchange x = srv.offLoop.takePending();
         if (x != null) {
-            exchange = x;
+            work.async(x);
             return;
         }
-        boolean http10 = req.versionNumber() == 10;
-        boolean keepAlive = BodySource.keepAlive(res, req.keepAlive() && !lastAllowed(res.statusCode()), http10);
-        ctx.metrics.requests++;
-        ctx.responding(req, res, req.methodId() == Methods.HEAD);
-        bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, keepAlive, http10, c);
-        closeAfterBody = !keepAlive;
+        work.sendInPieces(req, res, req.keepAlive() && !lastAllowed(res.statusCode()));
     }
 
     /**
@@ -388,16 +371,16 @@ public final class Http1ServerProtocol implements Protocol {
      */
     private int streamBody(RequestView req, ByteBuffer b, int pos, int headEnd, int end, long length) {
         req.setRemoteAddress(c.endpoint().remoteAddress());
-        Handler h = ctx.router.resolve(req, ctx.paramStarts, ctx.paramEnds);
+        Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
         beginTiming(req);
         boolean blocking = h instanceof BlockingHandler;
         if (!blocking && !(h instanceof StreamingHandler)) {
             return NOT_STREAMED;
         }
-        if (ctx.tracer != null) {
-            ctx.tracer.begin(req, ctx.response);
+        if (srv.tracer != null) {
+            srv.tracer.begin(req, srv.response);
         }
-        if (length > ctx.config.maxStreamedBodySize()) {
+        if (length > srv.config.maxStreamedBodySize()) {
             return reject(413); // answered from the head, before the body is read
         }
         int have = (int) Math.min(end - headEnd, length);
@@ -407,57 +390,50 @@ public final class Http1ServerProtocol implements Protocol {
         continueSent = false;
         req.setBody(b, headEnd, 0);
         if (blocking) {
-            exchange = Exchange.blocking(this, req, (BlockingHandler) h, length);
-            bodyIn = exchange.body();
+            work.blocking(req, (BlockingHandler) h, length);
         } else {
             BodyListener listener = callStreamingHandler(req, h);
-            Exchange x = ctx.offLoop.takePending();
-            if (x == null) { // answered at once: the rest of the body is not read
-                ResponseView res = ctx.response;
-                boolean http10 = req.versionNumber() == 10;
-                ctx.metrics.requests++;
-                ctx.responding(req, res, req.methodId() == Methods.HEAD);
+            Exchange x = srv.offLoop.takePending();
+            if (x == null) { // answered at once: the rest of the body is not read, and the connection closes
+                ResponseView res = srv.response;
+                lastAllowed(res.statusCode()); // counted and timed like every response
                 if (res.special() != 0) {
-                    lastAllowed(res.statusCode());
-                    bodyOut = BodySource.start(res, req, req.methodId() == Methods.HEAD, false, http10, c);
-                    closeAfterBody = true;
-                    StreamingBody discard = new StreamingBody(this, null, length, null, true);
-                    bodyIn = discard;
-                    discard.feed(b, headEnd, have);
+                    work.sendInPieces(req, res, false);
+                    work.discardBody(length);
+                    work.feed(b, headEnd, have);
                     return headEnd + have;
                 }
-                lastAllowed(res.statusCode()); // closes anyway: counted and timed like every response
-                ctx.encoder.encode(res, req.methodId() == Methods.HEAD, false, http10, c);
+                srv.metrics.requests++;
+                srv.responding(req, res, req.methodId() == Methods.HEAD);
+                srv.encoder.encode(res, req.methodId() == Methods.HEAD, false, req.versionNumber() == 10, c);
                 c.closeAfterOutput();
                 return STOP;
             }
-            exchange = x;
-            bodyIn = new StreamingBody(this, x, length, listener, true);
-            x.attachBody(bodyIn);
+            work.streamToListener(x, length, listener);
         }
-        bodyIn.feed(b, headEnd, have);
+        work.feed(b, headEnd, have);
         return headEnd + have;
     }
 
     /** Runs {@code h} on the loop; an exception becomes a 500 (logged once; 400/413 for a bad form) and the loop carries on. */
     private void runInline(Handler h, RequestView req, ResponseView res) {
-        ctx.offLoop.current = this;
-        ctx.enterHandler(h);
+        srv.offLoop.runningFor(work);
+        srv.enterHandler(h);
         try {
             h.handle(req, res);
         } catch (Throwable t) {
-            int status = ctx.handlerFailed(req, t);
-            ctx.offLoop.handlerThrew();
+            int status = srv.handlerFailed(req, t);
+            srv.offLoop.handlerThrew();
             res.reset();
             res.error(status);
         } finally {
-            ctx.exitHandler();
+            srv.exitHandler();
         }
     }
 
     /** Off-loop hook: runs a {@code Handlers.streaming} handler on the head of a streamed body. */
     private BodyListener callStreamingHandler(RequestView req, Handler h) {
-        ResponseView res = ctx.response;
+        ResponseView res = srv.response;
         res.reset();
         req.streamInline();
         runInline(h, req, res);
@@ -473,13 +449,13 @@ public final class Http1ServerProtocol implements Protocol {
     boolean lastAllowed(int status) {
         if (timing) { // ops: the response is encoded: histogram, and JFR when slow
             timing = false;
-            RequestDurations.requestDone(ctx, timedKey, status, System.nanoTime() - timedSince);
+            RequestDurations.requestDone(srv, timedKey, status, System.nanoTime() - timedSince);
         }
         if (requestsLeft > 0 && --requestsLeft == 0) {
             return true;
         }
-        if (ctx.nowMillis >= agedAt) {
-            ctx.metrics.agedConnections++;
+        if (srv.loop.nowMillis() >= agedAt) {
+            srv.metrics.agedConnections++;
             return true;
         }
         return false;
@@ -490,7 +466,7 @@ public final class Http1ServerProtocol implements Protocol {
      * (off: one null test and one flag load).
      */
     private void beginTiming(RequestView req) {
-        if (ctx.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers()) {
+        if (srv.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers()) {
             timing = true;
             timedSince = System.nanoTime();
             timedKey = RequestDurations.key(req.routeId(), req.methodId(), 0);
@@ -503,119 +479,18 @@ public final class Http1ServerProtocol implements Protocol {
     private void sendContinue(RequestView req) {
         if (!continueSent && req.expectsContinue() && req.versionNumber() == 11) {
             continueSent = true;
-            ctx.encoder.encodeContinue(c);
+            srv.encoder.encodeContinue(c);
         }
     }
 
     /** Answers {@code status} with {@code Connection: close}; nothing after the bad request is acted on. */
     private int reject(int status) {
-        ctx.metrics.rejected(status);
+        srv.metrics.rejected(status);
         if (dev.peregrine.jfr.PeregrineEvents.rejections()) {
             dev.peregrine.jfr.PeregrineEvents.rejected(status, dev.peregrine.http1.Status.reason(status), c.endpoint().remoteAddress());
         }
-        ctx.encoder.encodeError(status, c);
+        srv.encoder.encodeError(status, c);
         c.closeAfterOutput();
         return STOP;
-    }
-
-
-    // ---- off-loop hooks: called by Exchange, StreamingBody, ChunkedBodyWriter, FileBody (loop thread) ----
-
-    Connection connection() {
-        return c;
-    }
-
-    LoopContext context() {
-        return ctx;
-    }
-
-    Exchange exchange() {
-        return exchange;
-    }
-
-    BodySource bodyOut() {
-        return bodyOut;
-    }
-
-    StreamingBody bodyIn() {
-        return bodyIn;
-    }
-
-    boolean isOpen() {
-        return c.isOpen();
-    }
-
-    boolean isClosed() {
-        return c.isClosed();
-    }
-
-    void close() {
-        c.close();
-    }
-
-    /** The streamed request body {@code b} has arrived whole (or been discarded). */
-    void bodyInEnded(StreamingBody b) {
-        if (bodyIn == b) {
-            bodyIn = null;
-        }
-    }
-
-    /** The off-loop request's response is encoded; carry on with the requests that waited. */
-    void exchangeDone(boolean keepAlive) {
-        exchange = null;
-        if (bodyIn != null && bodyIn.complete()) {
-            bodyIn = null;
-        }
-        if (!keepAlive) {
-            c.closeAfterOutput();
-        }
-        c.resumeInput();
-    }
-
-    /** The head is encoded; {@code body} follows in pieces, then the connection carries on (or closes). */
-    void startBody(BodySource body, boolean keepAlive) {
-        exchange = null;
-        bodyOut = body;
-        closeAfterBody = !keepAlive;
-    }
-
-    /** Moves the body in progress on; when it is all handed over, carries on. */
-    void pumpBody() {
-        pumpBody(true);
-    }
-
-    private boolean pumpBody(boolean resumeAfter) {
-        BodySource b = bodyOut;
-        if (b == null) {
-            return true;
-        }
-        if (c.state() == Connection.State.CLOSED || c.state() == Connection.State.DRAINING) {
-            return false;
-        }
-        boolean done;
-        try {
-            c.flushBatch(); // the head and earlier responses go first
-            if (c.isClosed()) {
-                return false;
-            }
-            done = b.pump(c);
-            c.flushBatch();
-        } catch (java.io.IOException e) {
-            c.close(); // the head has left: the client sees a truncated message
-            return false;
-        }
-        if (!done || c.isClosed()) {
-            return false;
-        }
-        bodyOut = null;
-        c.writeInterest(false);
-        if (closeAfterBody) {
-            c.closeAfterOutput();
-        }
-        if (resumeAfter) {
-            c.resumeInput();
-        }
-        c.updateTimer();
-        return true;
     }
 }

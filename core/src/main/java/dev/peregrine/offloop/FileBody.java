@@ -1,5 +1,6 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
+import dev.peregrine.loop.Connection;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -41,7 +42,7 @@ final class FileBody implements BodySource {
                 c.writeInterest(true);
                 return false;
             } else {
-                c.context().metrics.bytesOut += n;
+                c.context().metrics().bytesOut += n;
             }
             position += n;
             remaining -= n;

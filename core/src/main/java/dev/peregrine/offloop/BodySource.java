@@ -1,8 +1,9 @@
-package dev.peregrine.loop;
+package dev.peregrine.offloop;
 
 import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseView;
+import dev.peregrine.loop.Connection;
 
 import java.io.IOException;
 
@@ -13,10 +14,10 @@ import java.io.IOException;
  *
  * <p>Thread: the owning loop, except where an implementation says otherwise.
  */
-interface BodySource {
+public interface BodySource {
     /**
      * Moves as much of the body toward the socket as backpressure allows: into the connection's
-     * output ({@link Http1ServerProtocol#out()}, emptied with {@link Http1ServerProtocol#drain()}) or straight to
+     * output ({@link Connection#out()}, emptied with {@link Connection#drain()}) or straight to
      * the socket. Returns {@code true} once the whole body has been handed over.
      *
      * @throws IOException when the body cannot be read; the connection is then closed (the client sees
@@ -32,24 +33,23 @@ interface BodySource {
      * {@link ResponseView#PRODUCER}), into {@code c} and returns the source of its body. {@code req} is
      * the view the handler was given: a producer must not read it once the handler has returned.
      *
-     * @return the body source; {@link Http1ServerProtocol#startBody} it with {@code keepAlive} as given back
+     * @return the body source; {@link OffLoopHost#startBody} it with {@code keepAlive} as given back
      *     by {@link #keepAlive(ResponseView, boolean, boolean)}
      */
-    static BodySource start(ResponseView res, RequestView req, boolean head, boolean keepAlive, boolean http10,
-                            Connection c) {
-        LoopContext ctx = c.context();
+    static BodySource start(HttpLoop srv, ResponseView res, RequestView req, boolean head, boolean keepAlive,
+                            boolean http10, Connection c) {
         boolean bodyAllowed = ResponseEncoder.hasBody(res.statusCode(), head);
         if ((res.special() & ResponseView.PRODUCER) != 0) {
-            dev.peregrine.compress.Encoder encoder = ctx.compressor == null ? null
-                    : ctx.compressor.startStream(req, res, !bodyAllowed); // compression hook: adds its headers
-            ProducerBody body = new ProducerBody(res.producer(), req, !http10, bodyAllowed, ctx.compressor, encoder);
-            ctx.encoder.encodeStreamHead(res, -1, keepAlive, http10, c);
+            dev.peregrine.compress.Encoder encoder = srv.compressor() == null ? null
+                    : srv.compressor().startStream(req, res, !bodyAllowed); // compression hook: adds its headers
+            ProducerBody body = new ProducerBody(res.producer(), req, !http10, bodyAllowed, srv.compressor(), encoder);
+            srv.encoder().encodeStreamHead(res, -1, keepAlive, http10, c);
             return body;
         }
         long length = res.fileLength();
         long offset = res.fileOffset();
         FileBody body = new FileBody(res.takeFile(), offset, bodyAllowed ? length : 0);
-        ctx.encoder.encodeStreamHead(res, length, keepAlive, http10, c);
+        srv.encoder().encodeStreamHead(res, length, keepAlive, http10, c);
         return body;
     }
 

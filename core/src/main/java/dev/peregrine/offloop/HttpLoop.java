@@ -1,0 +1,42 @@
+package dev.peregrine.offloop;
+
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseCompressor;
+import dev.peregrine.http1.ResponseEncoder;
+import dev.peregrine.http1.ResponseView;
+import dev.peregrine.loop.LoopContext;
+
+/**
+ * What off-loop work needs from the HTTP/1.1 server's state on one loop (implemented by
+ * {@code dev.peregrine.server.ServerLoop}): the generic loop resources, the loop's shared views, its
+ * encoder and compressor, and the two things every response path does (tracing, failure mapping).
+ *
+ * <p>Thread: the loop thread.
+ */
+public interface HttpLoop {
+    /** The loop's resources: pool, timers, clock, counters, task queue. */
+    LoopContext loop();
+
+    /** The view of the request being handled inline (copied by {@code async()}). */
+    RequestView request();
+
+    /** The loop's shared response view: free between handler calls (the async timeout's 503 uses it). */
+    ResponseView response();
+
+    ResponseEncoder encoder();
+
+    /** The loop's response compressor, or null when the server does not compress. */
+    ResponseCompressor compressor();
+
+    /** Called just before a response is encoded: request id, access-log line. */
+    void responding(RequestView req, ResponseView res, boolean head);
+
+    /** A handler threw {@code t}: logs it and returns the status to answer (500, or 400/413 for a bad form). */
+    int handlerFailed(Object request, Throwable t);
+
+    /** This loop's off-loop state: the exchange an inline handler started, finished exchanges for reuse. */
+    OffLoop offLoop();
+
+    /** Runs blocking handlers. */
+    OffLoopExecutor blockingExecutor();
+}

@@ -1,0 +1,209 @@
+package dev.peregrine.server;
+
+import dev.peregrine.Handler;
+import dev.peregrine.ServerConfig;
+import dev.peregrine.form.BadFormException;
+import dev.peregrine.form.FormLimitException;
+import dev.peregrine.http1.HeadParser;
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseCompressor;
+import dev.peregrine.http1.ResponseEncoder;
+import dev.peregrine.http1.ResponseView;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.LoopMetrics;
+import dev.peregrine.loop.Protocol;
+import dev.peregrine.loop.ProtocolFactory;
+import dev.peregrine.offloop.HttpLoop;
+import dev.peregrine.offloop.OffLoop;
+import dev.peregrine.offloop.OffLoopExecutor;
+import dev.peregrine.route.Router;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+
+/**
+ * The HTTP/1.1 server's state on one loop, shared by every connection of the loop: one parser, one
+ * request view, one response view, one encoder, the router and its parameter arrays, the compressor,
+ * the tracer, the histograms, and what the watchdog reads. It makes each accepted connection's
+ * {@link Http1ServerProtocol}. Nothing here is shared between loops.
+ *
+ * <p>Thread: the loop thread (built on the starting thread before the loop runs), but for the two
+ * opaque fields the {@link LoopWatchdog} reads.
+ */
+public final class ServerLoop implements ProtocolFactory, HttpLoop {
+    private static final System.Logger LOG = System.getLogger("dev.peregrine");
+    private static final VarHandle RUNNING;
+    private static final VarHandle CALLS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            RUNNING = l.findVarHandle(ServerLoop.class, "runningHandler", Handler.class);
+            CALLS = l.findVarHandle(ServerLoop.class, "handlerCalls", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final LoopContext loop;
+    final ServerSetup setup;
+    final ServerConfig config;
+    final LoopMetrics metrics;
+    /** The loop's shared read buffer (a streamed request body reads into it). */
+    final ByteBuffer readBuffer;
+    final Router router;
+    final HeadParser parser;
+    final RequestView request;
+    /** Owner of {@link #response}: reached by an inline handler's {@code async()}. */
+    final OffLoop offLoop = new OffLoop(this);
+    final ResponseView response = new ResponseView(offLoop);
+    final ResponseEncoder encoder = new ResponseEncoder();
+    /** Compresses response bodies (one per loop, reused), or null when the server does not compress. */
+    final ResponseCompressor compressor;
+    /** Request ids and the access log, or null when both are off ({@code dev.peregrine.web}). */
+    final RequestTracer tracer;
+    final int[] paramStarts = new int[16];
+    final int[] paramEnds = new int[16];
+    /** Request-duration histograms of this loop, or null when {@code requestDurations} is off. */
+    final RequestDurations durations;
+    /** The inline handler running now, or null (see {@link LoopWatchdog}); opaque access only. */
+    @SuppressWarnings("unused")
+    private Handler runningHandler;
+    /** Inline handler calls begun on this loop (see {@link LoopWatchdog}); opaque access only. */
+    @SuppressWarnings("unused")
+    private long handlerCalls;
+
+    public ServerLoop(LoopContext loop, ServerSetup setup) {
+        this.loop = loop;
+        this.setup = setup;
+        this.config = loop.config();
+        this.metrics = loop.metrics();
+        this.readBuffer = loop.readBuffer();
+        this.router = setup.router();
+        this.parser = new HeadParser(config.maxRequestLineLength(), config.maxHeadSize(), config.maxHeaderCount());
+        this.request = new RequestView(config.maxHeaderCount());
+        this.compressor = setup.compression() == null ? null : new ResponseCompressor(setup.compression());
+        this.tracer = RequestTracer.create(setup.requestIds(), setup.accessLog());
+        this.durations = config.requestDurations() ? new RequestDurations() : null;
+        encoder.tick(loop.nowMillis());
+    }
+
+    /** The server state of the loop {@code ctx} (made by a {@link ServerSetup}), or null for a loop with other protocols. */
+    public static ServerLoop of(LoopContext ctx) {
+        return ctx.protocols() instanceof ServerLoop ? (ServerLoop) ctx.protocols() : null;
+    }
+
+    // ---------------------------------------------------------------- ProtocolFactory
+
+    @Override
+    public Protocol newProtocol() {
+        return new Http1ServerProtocol(this);
+    }
+
+    @Override
+    public void onClock(long nowMillis) {
+        encoder.tick(nowMillis);
+    }
+
+    @Override
+    public void free() {
+        if (compressor != null) {
+            compressor.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- HttpLoop
+
+    @Override
+    public LoopContext loop() {
+        return loop;
+    }
+
+    @Override
+    public RequestView request() {
+        return request;
+    }
+
+    @Override
+    public ResponseView response() {
+        return response;
+    }
+
+    @Override
+    public ResponseEncoder encoder() {
+        return encoder;
+    }
+
+    @Override
+    public ResponseCompressor compressor() {
+        return compressor;
+    }
+
+    @Override
+    public OffLoop offLoop() {
+        return offLoop;
+    }
+
+    @Override
+    public OffLoopExecutor blockingExecutor() {
+        return setup.blockingExecutor();
+    }
+
+    /** Every place that encodes a response calls this just before: request id, access-log line. */
+    @Override
+    public void responding(RequestView req, ResponseView res, boolean head) {
+        if (tracer != null) {
+            tracer.end(req, res, head);
+        }
+    }
+
+    /**
+     * A handler threw {@code t} for {@code request}: a refused form ({@code BadFormException} 400,
+     * {@code FormLimitException} 413) is the client's fault (DEBUG); anything else is counted, logged
+     * at WARNING with its stack, and answered 500.
+     */
+    @Override
+    public int handlerFailed(Object request, Throwable t) {
+        int status = t instanceof BadFormException ? ((BadFormException) t).status()
+                : t instanceof FormLimitException ? ((FormLimitException) t).status()
+                : 500;
+        if (status != 500) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "form refused for " + request + ": " + t.getMessage() + "; answered " + status);
+            return status;
+        }
+        metrics.handlerErrors++;
+        LOG.log(System.Logger.Level.WARNING, "handler failed for " + request + "; answered 500", t);
+        return 500;
+    }
+
+    // ---------------------------------------------------------------- read by others
+
+    /** Request-duration histograms of this loop, or null when {@code requestDurations} is off. */
+    public RequestDurations durations() {
+        return durations;
+    }
+
+    public Router router() {
+        return router;
+    }
+
+    // ---------------------------------------------------------------- watchdog (two opaque stores per inline call)
+
+    void enterHandler(Handler h) {
+        CALLS.setOpaque(this, (long) CALLS.getOpaque(this) + 1);
+        RUNNING.setOpaque(this, h);
+    }
+
+    void exitHandler() {
+        RUNNING.setOpaque(this, (Handler) null);
+    }
+
+    Handler runningHandler() {
+        return (Handler) RUNNING.getOpaque(this);
+    }
+
+    long handlerCalls() {
+        return (long) CALLS.getOpaque(this);
+    }
+}
