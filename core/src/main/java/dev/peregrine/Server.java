@@ -257,6 +257,7 @@ public final class Server implements AutoCloseable {
         String readyPath;
         /** Ops (issue 13): PROXY protocol on every listener, or null. */
         dev.peregrine.proxy.ProxyProtocol proxyProtocol;
+        dev.peregrine.proxy.ProxyProtocol httpsProxyProtocol;
         /** Bad outside values ({@link Settings}), reported by {@link #start()}. */
         private final List<String> settingProblems;
         private final List<String> unknownSettings;
@@ -405,14 +406,24 @@ public final class Server implements AutoCloseable {
         // ---- ops (issue 13): load-balancer settings, kept together ----
 
         /**
-         * Expects the PROXY protocol header (HAProxy's, v1 or v2) at the start of every connection, on
-         * the main port and the {@link #https} port, from the peers {@code proxy} trusts; the header's
-         * client becomes {@code req.remoteAddress()}. Other peers and malformed headers are closed
-         * (one DEBUG line, counted in the metrics); under TLS the header precedes the handshake.
-         * {@code null} turns it off (the default).
+         * Expects the PROXY protocol header (HAProxy's, v1 or v2) at the start of every connection to
+         * the main {@link #port} (plain, or TLS with {@link #tls}), from the peers {@code proxy} trusts;
+         * the header's client becomes {@code req.remoteAddress()}. Other peers and malformed headers
+         * are closed (one DEBUG line, counted in the metrics); under TLS the header precedes the
+         * handshake. {@code null} turns it off (the default). The second HTTPS port of {@link #https}
+         * is a listener of its own: see {@link #httpsProxyProtocol}.
          */
         public Builder proxyProtocol(dev.peregrine.proxy.ProxyProtocol proxy) {
             this.proxyProtocol = proxy;
+            return this;
+        }
+
+        /**
+         * The same as {@link #proxyProtocol} for the second HTTPS port of {@link #https}, which may
+         * sit behind a different balancer than the main port (or none). {@code null}: off (the default).
+         */
+        public Builder httpsProxyProtocol(dev.peregrine.proxy.ProxyProtocol proxy) {
+            this.httpsProxyProtocol = proxy;
             return this;
         }
 
@@ -444,6 +455,10 @@ public final class Server implements AutoCloseable {
                         String.join(", ", unknownSettings));
             }
             ServerConfig config = settings();
+            if (httpsProxyProtocol != null && (tlsConfig == null || tlsOnMainPort)) {
+                throw new IllegalStateException("httpsProxyProtocol is set but the server has no second HTTPS port"
+                        + " (https(port, tls)); the main port's setting is proxyProtocol");
+            }
             OpsEndpoints.register(this, self);
             dev.peregrine.jfr.PeregrineEvents.init(); // JFR event types registered now, not at the first request
             TransportEngine transport = TransportChoice.select(config.transport());
@@ -461,10 +476,10 @@ public final class Server implements AutoCloseable {
                 accessLog.start();
             }
             try {
-                running = transport.start(setup.listener(config.port(), layer(tlsOnMainPort ? tls : null)));
+                running = transport.start(setup.listener(config.port(), layer(tlsOnMainPort ? tls : null, proxyProtocol)));
                 TransportServer runningTls = null;
                 if (tls != null && !tlsOnMainPort) {
-                    runningTls = transport.start(setup.listener(httpsPort, layer(tls)));
+                    runningTls = transport.start(setup.listener(httpsPort, layer(tls, httpsProxyProtocol)));
                 }
                 LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1}{2} ({3} transport, {4} loop{5})",
                         config.host(), String.valueOf(running.port()),
@@ -516,9 +531,9 @@ public final class Server implements AutoCloseable {
             return new ServerConfig(this);
         }
 
-        /** A listener's layers: the PROXY stage (when set) under {@code tls} (when given). */
-        private dev.peregrine.loop.EndpointLayer layer(TlsContext tls) {
-            return proxyProtocol == null ? tls : new dev.peregrine.proxy.engine.ProxyLayer(proxyProtocol, tls);
+        /** A listener's layers: PROXY (if {@code proxy}) below TLS (if {@code tls}), or none. */
+        private static dev.peregrine.loop.EndpointLayer layer(TlsContext tls, dev.peregrine.proxy.ProxyProtocol proxy) {
+            return proxy == null ? tls : new dev.peregrine.proxy.engine.ProxyLayer(proxy, tls);
         }
 
         /** The router of the registered routes, with each route's execution applied. */

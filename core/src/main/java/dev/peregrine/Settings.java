@@ -101,9 +101,12 @@ final class Settings {
                         }
                         b.healthEndpoints(paths[0].trim(), paths[1].trim());
                     }, b -> "none"),
-            new Setting("proxyProtocol", "address blocks", "Expect PROXY protocol headers (v1/v2) from these peers only, "
-                    + "e.g. `10.0.0.0/8,127.0.0.1,::1` (unset: off).",
-                    (b, v) -> b.proxyProtocol(dev.peregrine.proxy.ProxyProtocol.parse(v)), b -> "off"));
+            new Setting("proxyProtocol", "address blocks", "Expect PROXY protocol headers (v1/v2) on the main port from "
+                    + "these peers only, e.g. `10.0.0.0/8,127.0.0.1,::1` (unset: off).",
+                    (b, v) -> b.proxyProtocol(dev.peregrine.proxy.ProxyProtocol.parse(v)), b -> "off"),
+            new Setting("httpsProxyProtocol", "address blocks", "The same for the second HTTPS port of `https(port, tls)`: "
+                    + "PROXY headers from these peers only (unset: off).",
+                    (b, v) -> b.httpsProxyProtocol(dev.peregrine.proxy.ProxyProtocol.parse(v)), b -> "off"));
 
     private Settings() {
     }

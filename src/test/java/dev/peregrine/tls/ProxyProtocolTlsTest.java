@@ -31,7 +31,7 @@ class ProxyProtocolTlsTest {
 
     private static Server start(String transport, TlsConfig tls, boolean mainPort) {
         Server.Builder b = PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1).transport(transport)
-                .proxyProtocol(ProxyProtocol.trusting("127.0.0.1"))
+                .proxyProtocol(ProxyProtocol.trusting("127.0.0.1")).httpsProxyProtocol(mainPort ? null : ProxyProtocol.trusting("127.0.0.1"))
                 .get("/client", (req, res) -> res.text(req.remoteAddress().getAddress().getHostAddress() + " "
                         + req.remoteAddress().getPort()));
         return (mainPort ? b.tls(tls) : b.https(0, tls)).start();
@@ -82,6 +82,48 @@ class ProxyProtocolTlsTest {
                 assertTrue(TlsTesting.readResponse(s.getInputStream()).endsWith("198.51.100.6 6666"));
             }
         }
+    }
+
+    /** Per listener: PROXY on the HTTPS port only; the main port serves peers directly, and the reverse. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
+    void eachListenerHasItsOwnSetting(String transport, TlsConfig.Provider provider) throws Exception {
+        TlsConfig tls = TlsTesting.tls(provider).build();
+        Server.Builder onlyHttps = PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1)
+                .transport(transport).https(0, tls).httpsProxyProtocol(ProxyProtocol.trusting("127.0.0.1"))
+                .get("/client", (req, res) -> res.text(req.remoteAddress().getAddress().getHostAddress()));
+        try (Server server = onlyHttps.start()) {
+            assertEquals("198.51.100.7", ask(server.httpsPort(), v2Ipv4("198.51.100.7", 7777)));
+            try (Socket s = TlsTesting.plain(server.port())) {
+                s.setSoTimeout(20_000);
+                s.getOutputStream().write(REQUEST.getBytes(StandardCharsets.US_ASCII));
+                assertTrue(TlsTesting.readResponse(s.getInputStream()).endsWith("127.0.0.1"));
+            }
+        }
+        Server.Builder onlyMain = PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1)
+                .transport(transport).https(0, tls).proxyProtocol(ProxyProtocol.trusting("127.0.0.1"))
+                .get("/client", (req, res) -> res.text(req.remoteAddress().getAddress().getHostAddress()));
+        try (Server server = onlyMain.start()) {
+            HttpClient client = HttpClient.newBuilder().sslContext(TlsTesting.clientContext(TlsTesting.CERT.certificate()))
+                    .version(HttpClient.Version.HTTP_1_1).build();
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("https://localhost:" + server.httpsPort()
+                    + "/client")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals("127.0.0.1", r.body());
+            try (Socket s = TlsTesting.plain(server.port())) {
+                s.setSoTimeout(20_000);
+                s.getOutputStream().write(("PROXY TCP4 198.51.100.8 127.0.0.1 8888 80\r\n" + REQUEST)
+                        .getBytes(StandardCharsets.US_ASCII));
+                assertTrue(TlsTesting.readResponse(s.getInputStream()).endsWith("198.51.100.8"));
+            }
+        }
+    }
+
+    /** A setting for a listener the server does not have is a mistake: refused at start, naming it. */
+    @org.junit.jupiter.api.Test
+    void httpsProxyProtocolWithoutAnHttpsPortFailsAtStart() {
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> Server.builder().host("127.0.0.1").port(0).httpsProxyProtocol(ProxyProtocol.trusting("127.0.0.1")).start());
+        assertTrue(e.getMessage().contains("httpsProxyProtocol"), e.getMessage());
     }
 
     @ParameterizedTest(name = "{0} {1}")
