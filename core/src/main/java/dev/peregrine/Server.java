@@ -238,6 +238,22 @@ public final class Server implements AutoCloseable {
 
     /** Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. */
     public static final class Builder extends RouteSettings<Builder> {
+        static {
+            // The protocol-switch registrations (server.ProtocolSwitches.upgrade/priorKnowledge/alpn) name
+            // the connection layer's Protocol, which is not API: they reach the builder through this slot.
+            dev.peregrine.server.ProtocolSwitches.install(new dev.peregrine.server.ProtocolSwitches.BuilderSlot() {
+                @Override
+                public dev.peregrine.server.ProtocolSwitches get(Builder b) {
+                    return b.protocolSwitches;
+                }
+
+                @Override
+                public void set(Builder b, dev.peregrine.server.ProtocolSwitches switches) {
+                    b.protocolSwitches = switches;
+                }
+            });
+        }
+
         dev.peregrine.server.ProtocolSwitches protocolSwitches = dev.peregrine.server.ProtocolSwitches.NONE;
         int httpsPort = -1;
         TlsConfig tlsConfig;
@@ -317,43 +333,6 @@ public final class Server implements AutoCloseable {
          */
         public Builder execution(Execution execution) {
             this.execution = java.util.Objects.requireNonNull(execution, "execution");
-            return this;
-        }
-
-        /**
-         * Lets a connection switch to {@code protocol} on an HTTP/1.1 request carrying
-         * {@code Upgrade: token} and {@code Connection: upgrade} without a body (RFC 9110 §7.8): the
-         * server answers {@code 101 Switching Protocols} and the bytes after that request, including
-         * any that arrived with it, are the new protocol's. For protocol implementers (WebSocket, h2c);
-         * {@code protocol} is asked for a new instance per connection.
-         */
-        public Builder upgrade(String token, java.util.function.Supplier<? extends dev.peregrine.loop.Protocol> protocol) {
-            if (!dev.peregrine.http1.HttpTokens.isToken(token)) {
-                throw new IllegalArgumentException("upgrade token must be an RFC 9110 token: " + token);
-            }
-            protocolSwitches = protocolSwitches.withUpgrade(token, java.util.Objects.requireNonNull(protocol, "protocol"));
-            return this;
-        }
-
-        /**
-         * Hands a connection whose first bytes are the HTTP/2 connection preface (RFC 9113 §3.4,
-         * "prior knowledge") to {@code protocol}, preface unread. Without it such a connection is
-         * answered as HTTP/1.1 would answer it (505).
-         */
-        public Builder priorKnowledge(java.util.function.Supplier<? extends dev.peregrine.loop.Protocol> protocol) {
-            protocolSwitches = protocolSwitches.withPriorKnowledge(java.util.Objects.requireNonNull(protocol, "protocol"));
-            return this;
-        }
-
-        /**
-         * Offers {@code name} in TLS ALPN (RFC 7301) before {@code http/1.1}, and hands connections
-         * whose client chose it to {@code protocol} before their first byte is read.
-         */
-        public Builder alpn(String name, java.util.function.Supplier<? extends dev.peregrine.loop.Protocol> protocol) {
-            if (name.isEmpty() || name.equals("http/1.1")) {
-                throw new IllegalArgumentException("ALPN name must be non-empty and not http/1.1: " + name);
-            }
-            protocolSwitches = protocolSwitches.withAlpn(name, java.util.Objects.requireNonNull(protocol, "protocol"));
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.peregrine.e2e;
 
 import dev.peregrine.Server;
+import dev.peregrine.server.ProtocolSwitches;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,8 +36,8 @@ class ProtocolSwitchTest extends ServerTestBase {
     @Override
     @org.junit.jupiter.api.BeforeEach
     void startServer() {
-        server = factory.start(b -> b.upgrade("x-echo", EchoProtocol::new).priorKnowledge(EchoProtocol::new)
-                .upgrade("x-throw", ThrowingProtocol::new));
+        server = factory.start(b -> ProtocolSwitches.upgrade(ProtocolSwitches.priorKnowledge(
+                ProtocolSwitches.upgrade(b, "x-echo", EchoProtocol::new), EchoProtocol::new), "x-throw", ThrowingProtocol::new));
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.peregrine.tls;
 import dev.peregrine.Server;
 import dev.peregrine.e2e.EchoProtocol;
 import dev.peregrine.examples.PlaintextApp;
+import dev.peregrine.server.ProtocolSwitches;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -28,8 +29,8 @@ class AlpnSwitchTest {
     }
 
     private static Server start(String transport, TlsConfig.Provider provider) {
-        return PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1).transport(transport)
-                .https(0, TlsTesting.tls(provider).build()).alpn("x-echo", EchoProtocol::new).start();
+        return ProtocolSwitches.alpn(PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1)
+                .transport(transport).https(0, TlsTesting.tls(provider).build()), "x-echo", EchoProtocol::new).start();
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -35,6 +35,69 @@ public final class ProtocolSwitches {
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     public static final ProtocolSwitches NONE = new ProtocolSwitches(Map.of(), null, Map.of());
 
+    /**
+     * How this package reaches a {@code Server.Builder}'s switches: installed once by the builder's
+     * class initializer. The builder's public API does not name {@link Protocol} (the connection
+     * layer is not exported), so the registrations below are internal: for the protocols Peregrine
+     * builds in (WebSocket, HTTP/2 to come) and for tests on the class path.
+     */
+    public interface BuilderSlot {
+        ProtocolSwitches get(dev.peregrine.Server.Builder b);
+
+        void set(dev.peregrine.Server.Builder b, ProtocolSwitches switches);
+    }
+
+    private static volatile BuilderSlot slot;
+
+    /** Called by {@code Server.Builder}'s class initializer only. */
+    public static void install(BuilderSlot builderSlot) {
+        if (slot != null) {
+            throw new IllegalStateException("already installed");
+        }
+        slot = builderSlot;
+    }
+
+    /**
+     * Lets {@code b}'s connections switch to {@code protocol} on an HTTP/1.1 request carrying
+     * {@code Upgrade: token} and {@code Connection: upgrade} without a body (RFC 9110 §7.8): the
+     * server answers {@code 101 Switching Protocols} and the bytes after that request, including any
+     * that arrived with it, are the new protocol's (WebSocket, h2c). {@code protocol} is asked for a
+     * new instance per connection.
+     */
+    public static dev.peregrine.Server.Builder upgrade(dev.peregrine.Server.Builder b, String token,
+                                                       Supplier<? extends Protocol> protocol) {
+        if (!dev.peregrine.http1.HttpTokens.isToken(token)) {
+            throw new IllegalArgumentException("upgrade token must be an RFC 9110 token: " + token);
+        }
+        slot.set(b, slot.get(b).withUpgrade(token, java.util.Objects.requireNonNull(protocol, "protocol")));
+        return b;
+    }
+
+    /**
+     * Hands {@code b}'s connections whose first bytes are the HTTP/2 connection preface (RFC 9113
+     * §3.4, "prior knowledge") to {@code protocol}, preface unread. Without it such a connection is
+     * answered as HTTP/1.1 would answer it (505).
+     */
+    public static dev.peregrine.Server.Builder priorKnowledge(dev.peregrine.Server.Builder b,
+                                                              Supplier<? extends Protocol> protocol) {
+        slot.set(b, slot.get(b).withPriorKnowledge(java.util.Objects.requireNonNull(protocol, "protocol")));
+        return b;
+    }
+
+    /**
+     * Offers {@code name} in TLS ALPN (RFC 7301) before {@code http/1.1} on {@code b}'s TLS
+     * listeners, and hands connections whose client chose it to {@code protocol} before their first
+     * byte is read.
+     */
+    public static dev.peregrine.Server.Builder alpn(dev.peregrine.Server.Builder b, String name,
+                                                    Supplier<? extends Protocol> protocol) {
+        if (name.isEmpty() || name.equals("http/1.1")) {
+            throw new IllegalArgumentException("ALPN name must be non-empty and not http/1.1: " + name);
+        }
+        slot.set(b, slot.get(b).withAlpn(name, java.util.Objects.requireNonNull(protocol, "protocol")));
+        return b;
+    }
+
     private final Map<String, Supplier<? extends Protocol>> upgrades;
     private final Supplier<? extends Protocol> priorKnowledge;
     private final Map<String, Supplier<? extends Protocol>> alpn;
