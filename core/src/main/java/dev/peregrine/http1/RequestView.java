@@ -86,11 +86,11 @@ public final class RequestView implements Request {
     /** {@link System#nanoTime()} when the request was dispatched; set only while the access log is on. */
     private long startNanos;
     /** The body as it arrives, when it is streamed to an off-loop handler; null otherwise. */
-    private InputStream streamedBody;
+    private InputStream incomingBody;
     /** Set while code that runs after the handler returned (a body producer) could reach this view. */
     private boolean expired;
     /** Set while an inline streaming handler runs for a streamed body; see {@link #takeBodyListener}. */
-    private boolean streamInline;
+    private boolean listenerExpected;
     private BodyListener bodyListener;
 
     /** @param maxHeaders the most header fields a request may carry */
@@ -343,10 +343,10 @@ public final class RequestView implements Request {
      * answer would be a quietly wrong one.
      */
     private void requireBodyInMemory() {
-        if (streamedBody != null || streamInline) {
+        if (incomingBody != null || listenerExpected) {
             throw new IllegalStateException("the request body is streamed to this handler (larger than"
                     + " streamBodyThreshold): read it with req.bodyStream()"
-                    + (streamInline ? " or req.onBody(listener)" : "")
+                    + (listenerExpected ? " or req.onBody(listener)" : "")
                     + ", not body(), bodyBytes(), bodyString() or bodyLength()");
         }
     }
@@ -407,35 +407,35 @@ public final class RequestView implements Request {
     }
 
     /** Makes the body a stream that delivers it as it arrives (see {@link Request#bodyStream()}). */
-    public void setStreamedBody(InputStream body) {
-        streamedBody = body;
+    public void setIncomingBody(InputStream body) {
+        incomingBody = body;
     }
 
     @Override
     public boolean bodyStreamed() {
         checkLive();
-        return streamedBody != null || streamInline;
+        return incomingBody != null || listenerExpected;
     }
 
     @Override
     public InputStream bodyStream() {
         checkLive();
-        if (streamInline) {
+        if (listenerExpected) {
             throw new IllegalStateException("the body is streamed to the loop: use onBody(listener)");
         }
-        return streamedBody != null ? streamedBody : new BodyInputStream(body());
+        return incomingBody != null ? incomingBody : new BodyInputStream(body());
     }
 
     /** Marks the body as streamed to the inline handler about to run (a {@code Handlers.streaming} one). */
-    public void streamInline() {
-        streamInline = true;
+    public void expectListener() {
+        listenerExpected = true;
         bodyListener = null;
     }
 
     /** The listener the streaming handler registered (or null), ending the inline streaming mark. */
     public BodyListener takeBodyListener() {
         BodyListener l = bodyListener;
-        streamInline = false;
+        listenerExpected = false;
         bodyListener = null;
         return l;
     }
@@ -443,14 +443,14 @@ public final class RequestView implements Request {
     @Override
     public void onBody(BodyListener listener) throws Exception {
         checkLive();
-        if (streamInline) {
+        if (listenerExpected) {
             if (bodyListener != null) {
                 throw new IllegalStateException("onBody may be called once");
             }
             bodyListener = listener;
             return;
         }
-        if (streamedBody != null) {
+        if (incomingBody != null) {
             throw new IllegalStateException("the body is streamed to a blocking handler: use bodyStream()");
         }
         if (bodyLength > 0) {
@@ -506,8 +506,8 @@ public final class RequestView implements Request {
         int length = bodyStart + bodyLength - from;
         dst.put(at, buf, from, length);
         int shift = at - from;
-        c.streamedBody = null;
-        c.streamInline = false;
+        c.incomingBody = null;
+        c.listenerExpected = false;
         c.bodyListener = null;
         c.buf = dst;
         c.method = method;

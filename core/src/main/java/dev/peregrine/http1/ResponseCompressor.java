@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * Compresses responses for one loop (see {@link Compression} for which): bodies in memory through one
  * reused encoder per coding ({@link #apply}), streamed bodies through an encoder borrowed for the
- * stream ({@link #startStream}, given back with {@link #endStream}). A whole body's compressed bytes
+ * stream ({@link #startIncremental}, given back with {@link #endStream}). A whole body's compressed bytes
  * replace it until the encoder has copied them, which happens before the next response; they are
  * viewed through one reused {@link ByteBuffer}, so a compressed gzip, deflate or zstd response
  * allocates nothing once the output array has grown to its size (br: see
@@ -97,7 +97,7 @@ public final class ResponseCompressor {
      * written: adds Vary and, if the client accepts a coding, Content-Encoding, and returns the
      * encoder the stream's chunks go through (give it back with {@link #endStream}); else null.
      */
-    public Encoder startStream(RequestView req, ResponseView res, boolean head) {
+    public Encoder startIncremental(RequestView req, ResponseView res, boolean head) {
         Coding coding = negotiate(req, res, head);
         if (coding == null) {
             return null;

@@ -41,7 +41,7 @@ public final class ResponseView implements Response {
     /**
      * 0 for a response the encoder writes whole once the handler returns (the inline fast path);
      * otherwise why the connection must treat it specially ({@link #ASYNC}, {@link #FILE},
-     * {@link #STREAM}). One field, so the inline path tests one int.
+     * {@link #OUTPUT_STREAM}). One field, so the inline path tests one int.
      */
     int special;
     /** {@link #special} bit: {@link #async()} was called. */
@@ -49,7 +49,7 @@ public final class ResponseView implements Response {
     /** {@link #special} bit: the body is {@link #file()}. */
     public static final int FILE = 2;
     /** {@link #special} bit: the body is being written through {@link #outputStream()}. */
-    public static final int STREAM = 4;
+    public static final int OUTPUT_STREAM = 4;
     /** {@link #special} bit: the body comes from {@link #producer()}. */
     public static final int PRODUCER = 8;
     private BodyProducer producer;
@@ -129,13 +129,13 @@ public final class ResponseView implements Response {
         if ((special & FILE) != 0) {
             return fileLength;
         }
-        if ((special & (PRODUCER | STREAM)) != 0) {
+        if ((special & (PRODUCER | OUTPUT_STREAM)) != 0) {
             return -1;
         }
         return ResponseEncoder.bodyLength(this);
     }
 
-    /** Non-zero when the response is not a plain one: a bit set of {@link #ASYNC}, {@link #FILE}, {@link #STREAM}. */
+    /** Non-zero when the response is not a plain one: a bit set of {@link #ASYNC}, {@link #FILE}, {@link #OUTPUT_STREAM}. */
     public int special() {
         return special;
     }
@@ -169,8 +169,8 @@ public final class ResponseView implements Response {
     }
 
     /** Marks the body as streamed (set by the stream's owner when it is opened). */
-    public void markStreaming() {
-        special |= STREAM;
+    public void markOutputStream() {
+        special |= OUTPUT_STREAM;
     }
 
     private void closeFile() {

@@ -62,8 +62,12 @@ public final class Connection extends ConnectionTimer implements OutputSink {
     private final BufferPool pool;
     private Protocol protocol;
     private State state = State.OPEN;
-    /** Input the protocol has not consumed yet (a lent buffer only while there is some). */
-    private final InputHold input;
+    /**
+     * Input the protocol has not consumed yet (a lent buffer only while there is some); made the
+     * first time input is left over or the connection drains, so a connection whose requests arrive
+     * whole never has one.
+     */
+    private InputHold input;
     /** Bytes the socket has not taken; created the first time it refuses some, then kept. */
     private OutputBacklog output;
     private boolean readPaused;
@@ -80,7 +84,6 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         super(ctx);
         this.io = io;
         this.pool = ctx.pool;
-        this.input = new InputHold(pool);
         this.protocol = protocol;
         ctx.metrics.accepted++;
         ctx.tick();
@@ -121,7 +124,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
             }
             ByteBuffer buf;
             int n;
-            if (input.buffer() != null) {
+            if (heldInput() != null) {
                 if (input.full()) {
                     if (input.atMaximum()) {
                         ctx.tick();
@@ -153,7 +156,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
             }
             ctx.metrics.bytesIn += n;
             resumedByDrain = false;
-            process(buf, 0, buf == input.buffer() ? input.length() : n);
+            process(buf, 0, buf == heldInput() ? input.length() : n);
             processHeld();
         } catch (IOException e) {
             close();
@@ -184,7 +187,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         }
         if (protocol.producing()) {
             protocol.onOutputReady(this);
-        } else if (wasPaused && !readPaused && state == State.OPEN && input.buffer() != null) {
+        } else if (wasPaused && !readPaused && state == State.OPEN && heldInput() != null) {
             resumedByDrain = false;
             process(input.buffer(), 0, input.length()); // input that arrived while reading was paused
             processHeld();
@@ -252,8 +255,10 @@ public final class Connection extends ConnectionTimer implements OutputSink {
             return;
         }
         if (state == State.OPEN) {
-            input.keep(protocol, buf, pos, end, ctx.config.readBufferSize());
-            if (input.length() > HOLD_LIMIT && !readPaused && protocol.producing()) {
+            if (pos < end || input != null) {
+                hold().keep(protocol, buf, pos, end, ctx.config.readBufferSize());
+            }
+            if (heldInputLength() > HOLD_LIMIT && !readPaused && protocol.producing()) {
                 pauseReading(); // enough input held behind work under way; wait for it
             }
         } else {
@@ -272,7 +277,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
      * then, and the peer may have nothing more to send.
      */
     private void processHeld() {
-        while (resumedByDrain && !readPaused && state == State.OPEN && input.buffer() != null) {
+        while (resumedByDrain && !readPaused && state == State.OPEN && heldInput() != null) {
             resumedByDrain = false;
             process(input.buffer(), 0, input.length());
         }
@@ -301,16 +306,25 @@ public final class Connection extends ConnectionTimer implements OutputSink {
 
     /** The input held for the protocol ({@code [0, heldInputLength())}), or null when none is held. */
     public ByteBuffer heldInput() {
-        return input.buffer();
+        return input == null ? null : input.buffer();
     }
 
     public int heldInputLength() {
-        return input.length();
+        return input == null ? 0 : input.length();
     }
 
     /** Drops the held input (the protocol has answered it or given up on it). */
     public void releaseInput() {
-        input.release();
+        if (input != null) {
+            input.release();
+        }
+    }
+
+    private InputHold hold() {
+        if (input == null) {
+            input = new InputHold(pool);
+        }
+        return input;
     }
 
     /**
@@ -325,7 +339,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
                 readPaused = false;
                 readInterest(!peerEnded);
             }
-            if (input.buffer() != null && !readPaused) {
+            if (heldInput() != null && !readPaused) {
                 process(input.buffer(), 0, input.length());
             }
             if (peerEnded && state == State.OPEN && !protocol.producing()) {
@@ -499,7 +513,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
 
     private void discardInput() {
         try {
-            if (input.discard(this, ctx.readBuffer)) {
+            if (hold().discard(this, ctx.readBuffer)) {
                 return;
             }
         } catch (IOException e) {

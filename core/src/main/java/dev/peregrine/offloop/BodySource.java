@@ -41,7 +41,7 @@ public interface BodySource {
         boolean bodyAllowed = ResponseEncoder.hasBody(res.statusCode(), head);
         if ((res.special() & ResponseView.PRODUCER) != 0) {
             dev.peregrine.compress.Encoder encoder = srv.compressor() == null ? null
-                    : srv.compressor().startStream(req, res, !bodyAllowed); // compression hook: adds its headers
+                    : srv.compressor().startIncremental(req, res, !bodyAllowed); // compression hook: adds its headers
             ProducerBody body = new ProducerBody(res.producer(), req, !http10, bodyAllowed, srv.compressor(), encoder);
             srv.encoder().encodeStreamHead(res, -1, keepAlive, http10, c);
             return body;

@@ -2,7 +2,7 @@ package dev.peregrine.offloop;
 
 /**
  * A heap buffer that carries body bytes between a loop and a handler's thread, through the bounded
- * queues of {@link StreamingBody} and {@link ChunkedBodyWriter}. Owned by one side at a time: whoever
+ * queues of {@link IncomingBody} and {@link ChunkedBodyWriter}. Owned by one side at a time: whoever
  * took it from a queue. The queue hand-off orders its contents.
  */
 final class Chunk {

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </pre>
  * At most {@link #CHUNKS} chunks of {@link #CHUNK_SIZE} bytes exist, so the writer blocks — that is the
  * backpressure — once they all wait for a connection whose unsent output is over its limit. The first
- * chunk handed over commits the head ({@link Exchange#commitStream}); before that a failure can still
+ * chunk handed over commits the head ({@link Exchange#commitOutputStream}); before that a failure can still
  * become a 500. To an HTTP/1.0 client the body goes unframed and the connection closes after it.
  *
  * <p>Thread: {@code write}, {@code flush}, {@code close} from the handler's thread (one at a time);
@@ -52,7 +52,7 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
     private boolean bodyAllowed;
     private final byte[] sizeLine = new byte[10];
     /** The coding the chunks go through (each compressed and flushed on its own), or null. */
-    private CompressedStream compressed;
+    private CompressedChunks compressed;
 
     ChunkedBodyWriter(Exchange exchange) {
         this.exchange = exchange;
@@ -167,7 +167,7 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
             return;
         }
         if (!headSent) {
-            if (!exchange.commitStream(this)) {
+            if (!exchange.commitOutputStream(this)) {
                 abort();
                 return;
             }
@@ -176,8 +176,8 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
         exchange.connection().pumpBody();
     }
 
-    /** Loop: called by {@link Exchange#commitStream} once the head is written ({@code compressed} may be null). */
-    void headWritten(boolean framed, boolean bodyAllowed, CompressedStream compressed) {
+    /** Loop: called by {@link Exchange#commitOutputStream} once the head is written ({@code compressed} may be null). */
+    void headWritten(boolean framed, boolean bodyAllowed, CompressedChunks compressed) {
         this.framed = framed;
         this.bodyAllowed = bodyAllowed;
         this.compressed = compressed;

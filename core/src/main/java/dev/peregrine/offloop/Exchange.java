@@ -64,7 +64,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
     private BlockingHandler handler;
     private volatile Throwable error;
     private volatile ChunkedBodyWriter writer;
-    private StreamingBody body;
+    private IncomingBody body;
     /** This exchange's deadline: the blocking handler's timeout, else {@code asyncTimeout}. */
     private long timeoutMillis;
     /**
@@ -110,7 +110,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
 
     /**
      * Loop: hands {@code req} to blocking handler {@code h} on the server's executor; with
-     * {@code streamedLength >= 0} its body streams to the handler ({@link StreamingBody}).
+     * {@code streamedLength >= 0} its body streams to the handler ({@link IncomingBody}).
      * Exchanges of plain blocking requests are reused (see {@link #recyclable}), so a hand-off
      * allocates little beyond the thread that runs it.
      */
@@ -124,8 +124,8 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         x.begin(conn, req, true, h.timeoutMillis() > 0 ? h.timeoutMillis() : ctx.config().asyncTimeoutMillis());
         x.handler = h;
         if (streamedLength >= 0) {
-            x.body = new StreamingBody(conn, x, streamedLength);
-            x.request.setStreamedBody(x.body);
+            x.body = new IncomingBody(conn, x, streamedLength);
+            x.request.setIncomingBody(x.body);
         }
         try {
             srv.blockingExecutor().execute(x.blockingTask);
@@ -182,12 +182,12 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         }
     }
 
-    public StreamingBody body() {
+    public IncomingBody body() {
         return body;
     }
 
     /** Loop: the request body streams to an inline handler's listener through {@code b}. */
-    public void attachBody(StreamingBody b) {
+    public void attachBody(IncomingBody b) {
         body = b;
     }
 
@@ -259,7 +259,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
             boolean streamed = body != null;
             request.detachInto(heap, 0, request);
             if (streamed) {
-                request.setStreamedBody(body);
+                request.setIncomingBody(body);
             }
             copy = heap;
             copyPooled = false;
@@ -293,7 +293,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         if (w == null) {
             w = new ChunkedBodyWriter(this);
             writer = w;
-            res.markStreaming();
+            res.markOutputStream();
         }
         return w;
     }
@@ -443,7 +443,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
      * Loop: the handler's stream handed over its first chunk. Writes the head and gives the
      * connection to the stream; returns false if the connection no longer waits for this exchange.
      */
-    boolean commitStream(ChunkedBodyWriter w) {
+    boolean commitOutputStream(ChunkedBodyWriter w) {
         int s = state.get();
         if (conn.exchange() != this || conn.connection().isClosed() || s == CANCELLED || s == ENDED) {
             return false;
@@ -456,10 +456,10 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         ctx.metrics().requests++;
         boolean bodyAllowed = ResponseEncoder.hasBody(response.statusCode(), head);
         dev.peregrine.compress.Encoder encoder = srv.compressor() == null ? null
-                : srv.compressor().startStream(request, response, !bodyAllowed); // compression hook: adds its headers
+                : srv.compressor().startIncremental(request, response, !bodyAllowed); // compression hook: adds its headers
         srv.responding(request, response, head);
         srv.encoder().encodeStreamHead(response, -1, keepAlive, http10, conn.connection());
-        w.headWritten(!http10, bodyAllowed, encoder == null ? null : new CompressedStream(srv.compressor(), encoder, !http10));
+        w.headWritten(!http10, bodyAllowed, encoder == null ? null : new CompressedChunks(srv.compressor(), encoder, !http10));
         touch();
         conn.startBody(w, keepAlive);
         return true;

@@ -18,7 +18,7 @@ import java.io.OutputStream;
 public final class OffLoop implements ResponseOwner {
     private final HttpLoop srv;
     /** The connection whose handler is running; set before each inline handler call. */
-    private OffLoopHost current;
+    private InlineSite current;
     private Exchange pending;
     /** Finished blocking exchanges kept for reuse (see {@code Exchange.recyclable}). */
     private final java.util.ArrayDeque<Exchange> reusable = new java.util.ArrayDeque<>();
@@ -29,14 +29,14 @@ public final class OffLoop implements ResponseOwner {
     }
 
     /** Loop: the connection whose inline handler is about to run (what {@code async()} hands off). */
-    public void runningFor(OffLoopHost connection) {
+    public void runningFor(InlineSite connection) {
         current = connection;
     }
 
     @Override
     public Completion startAsync(ResponseView res) {
         if (pending == null) {
-            pending = Exchange.async(current, srv.request());
+            pending = Exchange.async(current.offLoopHost(), srv.request());
         }
         res.handOver(); // from now on the handler answers through the completion's own response
         return pending;

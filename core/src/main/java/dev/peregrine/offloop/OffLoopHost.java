@@ -6,7 +6,7 @@ import dev.peregrine.loop.Connection;
  * The one interface between a connection's HTTP/1.1 protocol and the work it does off the loop
  * (implemented by {@code dev.peregrine.server.Http1ServerProtocol}). While one piece of off-loop work
  * is under way — an {@link Exchange}, a response body in pieces ({@link BodySource}), a request body
- * streamed to a handler ({@link StreamingBody}) — the protocol handles no further request; these
+ * streamed to a handler ({@link IncomingBody}) — the protocol handles no further request; these
  * calls are how the work reports back so that it carries on.
  *
  * <p>Thread: the loop thread.
@@ -25,7 +25,7 @@ public interface OffLoopHost {
     BodySource bodyOut();
 
     /** The request body being streamed to a handler, or null. */
-    StreamingBody bodyIn();
+    IncomingBody bodyIn();
 
     /**
      * Counts a response against the connection's request limit and age and records its duration;
@@ -43,5 +43,5 @@ public interface OffLoopHost {
     void pumpBody();
 
     /** The streamed request body {@code body} has arrived whole (or been discarded). */
-    void bodyInEnded(StreamingBody body);
+    void bodyInEnded(IncomingBody body);
 }

@@ -18,7 +18,7 @@ import java.nio.ByteBuffer;
  *   write buffer: [... earlier bytes][0000abcd\r\n][producer's bytes][\r\n]
  *                                    ^sizeAt       ^dataStart
  * </pre>
- * Unframed (HTTP/1.0) bodies are written as they come. A compressed body ({@link CompressedStream})
+ * Unframed (HTTP/1.0) bodies are written as they come. A compressed body ({@link CompressedChunks})
  * is produced into the loop's staging buffer instead ({@link ResponseCompressor#staging()}), and
  * each piece leaves compressed and flushed as a chunk of its own. Thread: the owning loop.
  */
@@ -34,7 +34,7 @@ final class ProducerBody implements BodySource {
     private final RequestView request;
     private final boolean framed;
     /** The coding the body goes through, or null when it is sent as produced. */
-    private final CompressedStream compressed;
+    private final CompressedChunks compressed;
     private final ResponseCompressor compressor;
     private boolean ended;
 
@@ -45,7 +45,7 @@ final class ProducerBody implements BodySource {
         this.framed = framed;
         this.ended = !bodyAllowed;
         this.compressor = compressor;
-        this.compressed = encoder == null ? null : new CompressedStream(compressor, encoder, framed);
+        this.compressed = encoder == null ? null : new CompressedChunks(compressor, encoder, framed);
         if (ended && compressed != null) {
             compressed.release();
         }

@@ -13,7 +13,9 @@ import dev.peregrine.loop.Protocol;
 import dev.peregrine.offloop.BlockingHandler;
 import dev.peregrine.offloop.BodySource;
 import dev.peregrine.offloop.Exchange;
-import dev.peregrine.offloop.StreamingBody;
+import dev.peregrine.offloop.InlineSite;
+import dev.peregrine.offloop.OffLoopHost;
+import dev.peregrine.offloop.IncomingBody;
 import dev.peregrine.offloop.StreamingHandler;
 
 import java.nio.ByteBuffer;
@@ -34,7 +36,7 @@ import java.nio.ByteBuffer;
  *     +-----------------------------------------------------------------------------------+
  *     |   BUSY exchange: blocking handler or async() (Exchange); held input waits
  *     |   BUSY body out: response body in pieces (BodySource: file, producer, output stream)
- *     |   BUSY body in:  request body streamed to a handler (StreamingBody), reads go to it
+ *     |   BUSY body in:  request body streamed to a handler (IncomingBody), reads go to it
  *     +--- exchangeDone / body finished: resumeInput() offers the held input again
  *   any state --bad request (4xx/5xx, Connection: close), Connection: close, HTTP/1.0, last allowed
  *               request--&gt; connection CLOSING
@@ -55,13 +57,13 @@ import java.nio.ByteBuffer;
  * <p><b>Off the loop.</b> A request for a blocking handler, or whose handler called
  * {@code res.async()}, becomes an {@link Exchange}; a response body sent in pieces (a file, a
  * handler's stream) is a {@link BodySource}; a large request body streamed to a handler is a
- * {@link StreamingBody}. While one is in progress the protocol handles no further request: what
+ * {@link IncomingBody}. While one is in progress the protocol handles no further request: what
  * arrives meanwhile is held by the connection (reading pauses beyond {@link Connection#HOLD_LIMIT}),
  * so responses leave in request order. The hooks for this are marked "off-loop hook".
  *
  * <p>Thread: the owning loop thread only.
  */
-public final class Http1ServerProtocol implements Protocol {
+public final class Http1ServerProtocol implements Protocol, InlineSite {
     private static final int NEED_MORE = -1;
     private static final int STOP = -2;
     /** {@link #streamBody} leaves the request to the ordinary path. */
@@ -80,8 +82,11 @@ public final class Http1ServerProtocol implements Protocol {
     /** Where each request begins and ends, across reads. */
     private final RequestFramer framer;
     private boolean continueSent;
-    /** What is under way off the loop or in pieces (the BUSY states); while producing, no further request. */
-    private final OffLoopWork work;
+    /**
+     * What is under way off the loop or in pieces (the BUSY states); while producing, no further
+     * request. Made on the first hand-off ({@link #offLoopHost}): inline-only connections have none.
+     */
+    private OffLoopWork work;
     /** Requests this connection may still serve; -1 for no limit. The one that brings it to 0 closes. */
     private int requestsLeft;
     /** Ops: when the request being answered was dispatched, and its series ({@link RequestDurations}). */
@@ -99,20 +104,18 @@ public final class Http1ServerProtocol implements Protocol {
         int maxRequests = srv.config.maxRequestsPerConnection();
         this.requestsLeft = maxRequests > 0 ? maxRequests : -1;
         this.agedAt = ConnectionAge.agedAt(config);
-        this.work = new OffLoopWork(this, srv);
     }
 
     @Override
     public void onOpen(Connection c) {
         this.c = c;
-        work.open(c);
     }
 
     // ---------------------------------------------------------------- Protocol
 
     @Override
     public boolean onReadable(Connection c) throws java.io.IOException {
-        return work.onReadable(c); // off-loop hook: a streamed request body takes what arrives
+        return work != null && work.onReadable(c); // off-loop hook: a streamed request body takes what arrives
     }
 
     /** Parses and answers every complete request in {@code [start, end)}; returns where the rest begins. */
@@ -127,7 +130,7 @@ public final class Http1ServerProtocol implements Protocol {
         }
         int pos = start;
         int answered = 0;
-        while (pos < end && c.isOpen() && !c.readPaused() && work.readyForNext()) {
+        while (pos < end && c.isOpen() && !c.readPaused() && (work == null || work.readyForNext())) {
             int r = handleOne(buf, pos, end);
             if (r == NEED_MORE) {
                 break;
@@ -179,7 +182,7 @@ public final class Http1ServerProtocol implements Protocol {
      */
     @Override
     public void onEndOfInput(Connection c) {
-        if (work.producing()) { // off-loop hook: held requests are answered, then it closes
+        if (work != null && work.producing()) { // off-loop hook: held requests are answered, then it closes
             c.readInterest(false);
             return;
         }
@@ -205,17 +208,19 @@ public final class Http1ServerProtocol implements Protocol {
 
     @Override
     public void onOutputReady(Connection c) {
-        work.onOutputReady(); // off-loop hook: a body in pieces continues as the socket drains
+        if (work != null) {
+            work.onOutputReady(); // off-loop hook: a body in pieces continues as the socket drains
+        }
     }
 
     @Override
     public boolean producing() {
-        return work.producing();
+        return work != null && work.producing();
     }
 
     @Override
     public int timerPhase() {
-        if (work.busy()) {
+        if (work != null && work.busy()) {
             return 0; // BUSY: the exchange's own timer (asyncTimeout) bounds this wait
         }
         if (c.heldInput() == null) {
@@ -270,7 +275,7 @@ public final class Http1ServerProtocol implements Protocol {
      */
     @Override
     public void onShutdown(Connection c) {
-        boolean answering = c.pendingOutput() > 0 || work.busy();
+        boolean answering = c.pendingOutput() > 0 || (work != null && work.busy());
         if (!answering && c.heldInput() == null) {
             c.close();
             return;
@@ -286,7 +291,9 @@ public final class Http1ServerProtocol implements Protocol {
 
     @Override
     public void onClosed(Connection c) {
-        work.onClosed(); // off-loop hook: the handler learns through its streams
+        if (work != null) {
+            work.onClosed(); // off-loop hook: the handler learns through its streams
+        }
         framer.reset();
     }
 
@@ -335,7 +342,7 @@ public final class Http1ServerProtocol implements Protocol {
         Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
         beginTiming(req);
         if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered by Exchange
-            work.blocking(req, (BlockingHandler) h, -1);
+            offLoopWork().blocking(req, (BlockingHandler) h, -1);
             return;
         }
         runInline(h, req, res);
@@ -359,15 +366,15 @@ public final class Http1ServerProtocol implements Protocol {
     private void specialResponse(RequestView req, ResponseView res) {
         Exchange x = srv.offLoop.takePending();
         if (x != null) {
-            work.async(x);
+            offLoopWork().async(x);
             return;
         }
-        work.sendInPieces(req, res, req.keepAlive() && !lastAllowed(res.statusCode()));
+        offLoopWork().sendInPieces(req, res, req.keepAlive() && !lastAllowed(res.statusCode()));
     }
 
     /**
      * Off-loop hook: a Content-Length body above the stream threshold goes to a blocking handler as it
-     * arrives ({@link StreamingBody}); returns {@link #NOT_STREAMED} for other handlers.
+     * arrives ({@link IncomingBody}); returns {@link #NOT_STREAMED} for other handlers.
      */
     private int streamBody(RequestView req, ByteBuffer b, int pos, int headEnd, int end, long length) {
         req.setRemoteAddress(c.endpoint().remoteAddress());
@@ -390,7 +397,7 @@ public final class Http1ServerProtocol implements Protocol {
         continueSent = false;
         req.setBody(b, headEnd, 0);
         if (blocking) {
-            work.blocking(req, (BlockingHandler) h, length);
+            offLoopWork().blocking(req, (BlockingHandler) h, length);
         } else {
             BodyListener listener = callStreamingHandler(req, h);
             Exchange x = srv.offLoop.takePending();
@@ -398,9 +405,9 @@ public final class Http1ServerProtocol implements Protocol {
                 ResponseView res = srv.response;
                 lastAllowed(res.statusCode()); // counted and timed like every response
                 if (res.special() != 0) {
-                    work.sendInPieces(req, res, false);
-                    work.discardBody(length);
-                    work.feed(b, headEnd, have);
+                    offLoopWork().sendInPieces(req, res, false);
+                    offLoopWork().discardBody(length);
+                    offLoopWork().feed(b, headEnd, have);
                     return headEnd + have;
                 }
                 srv.metrics.requests++;
@@ -409,15 +416,15 @@ public final class Http1ServerProtocol implements Protocol {
                 c.closeAfterOutput();
                 return STOP;
             }
-            work.streamToListener(x, length, listener);
+            offLoopWork().streamToListener(x, length, listener);
         }
-        work.feed(b, headEnd, have);
+        offLoopWork().feed(b, headEnd, have);
         return headEnd + have;
     }
 
     /** Runs {@code h} on the loop; an exception becomes a 500 (logged once; 400/413 for a bad form) and the loop carries on. */
     private void runInline(Handler h, RequestView req, ResponseView res) {
-        srv.offLoop.runningFor(work);
+        srv.offLoop.runningFor(this);
         srv.enterHandler(h);
         try {
             h.handle(req, res);
@@ -435,9 +442,28 @@ public final class Http1ServerProtocol implements Protocol {
     private BodyListener callStreamingHandler(RequestView req, Handler h) {
         ResponseView res = srv.response;
         res.reset();
-        req.streamInline();
+        req.expectListener();
         runInline(h, req, res);
         return req.takeBodyListener();
+    }
+
+    // ---------------------------------------------------------------- InlineSite (OffLoop, during an inline handler)
+
+    @Override
+    public Connection connection() {
+        return c;
+    }
+
+    @Override
+    public OffLoopHost offLoopHost() {
+        return offLoopWork();
+    }
+
+    private OffLoopWork offLoopWork() {
+        if (work == null) {
+            work = new OffLoopWork(this, srv, c);
+        }
+        return work;
     }
 
     /**

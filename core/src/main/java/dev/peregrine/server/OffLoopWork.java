@@ -10,7 +10,7 @@ import dev.peregrine.offloop.BodySource;
 import dev.peregrine.offloop.Exchange;
 import dev.peregrine.offloop.HttpLoop;
 import dev.peregrine.offloop.OffLoopHost;
-import dev.peregrine.offloop.StreamingBody;
+import dev.peregrine.offloop.IncomingBody;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -34,7 +34,7 @@ import java.nio.ByteBuffer;
 final class OffLoopWork implements OffLoopHost {
     private final Http1ServerProtocol protocol;
     private final ServerLoop srv;
-    private Connection c;
+    private final Connection c;
     /** The request being handled off the loop; while set, no further request is handled. */
     private Exchange exchange;
     /** A response body being sent in pieces; while set, no further request is handled. */
@@ -42,14 +42,11 @@ final class OffLoopWork implements OffLoopHost {
     /** Whether the connection closes once {@link #bodyOut} is sent. */
     private boolean closeAfterBody;
     /** A request body being streamed to a handler; while set, reads go to it. */
-    private StreamingBody bodyIn;
+    private IncomingBody bodyIn;
 
-    OffLoopWork(Http1ServerProtocol protocol, ServerLoop srv) {
+    OffLoopWork(Http1ServerProtocol protocol, ServerLoop srv, Connection c) {
         this.protocol = protocol;
         this.srv = srv;
-    }
-
-    void open(Connection c) {
         this.c = c;
     }
 
@@ -120,13 +117,13 @@ final class OffLoopWork implements OffLoopHost {
      */
     void streamToListener(Exchange x, long length, BodyListener listener) {
         exchange = x;
-        bodyIn = new StreamingBody(this, x, length, listener, true);
+        bodyIn = new IncomingBody(this, x, length, listener, true);
         x.attachBody(bodyIn);
     }
 
     /** The rest of a request body nobody reads is discarded as it arrives (the connection then closes). */
     void discardBody(long length) {
-        bodyIn = new StreamingBody(this, null, length, null, true);
+        bodyIn = new IncomingBody(this, null, length, null, true);
     }
 
     /** The first {@code have} body bytes at {@code from} of {@code b} go to the streamed body. */
@@ -171,7 +168,7 @@ final class OffLoopWork implements OffLoopHost {
     }
 
     @Override
-    public StreamingBody bodyIn() {
+    public IncomingBody bodyIn() {
         return bodyIn;
     }
 
@@ -181,7 +178,7 @@ final class OffLoopWork implements OffLoopHost {
     }
 
     @Override
-    public void bodyInEnded(StreamingBody b) {
+    public void bodyInEnded(IncomingBody b) {
         if (bodyIn == b) {
             bodyIn = null;
         }

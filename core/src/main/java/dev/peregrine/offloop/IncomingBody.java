@@ -11,8 +11,9 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A request body with a Content-Length above the stream threshold, delivered to a blocking handler as
- * it arrives ({@link dev.peregrine.Request#bodyStream()}).
+ * An incoming request body handed to its handler as it arrives (the request-side twin of
+ * {@link BodySource}): one with a Content-Length above {@code streamBodyThreshold}, read by a blocking
+ * handler through {@link dev.peregrine.Request#bodyStream()}.
  *
  * <pre>
  *   loop                                         handler thread
@@ -36,7 +37,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Thread: {@link #feed}, {@link #onReadable}, {@link #abort} on the loop; the {@link InputStream}
  * methods on the handler's thread.
  */
-public final class StreamingBody extends InputStream {
+public final class IncomingBody extends InputStream {
     static final int CHUNK_SIZE = 64 * 1024;
     static final int CHUNKS = 4;
 
@@ -61,12 +62,12 @@ public final class StreamingBody extends InputStream {
     private Chunk current;
     private boolean eof;
 
-    StreamingBody(OffLoopHost conn, Exchange exchange, long length) {
+    IncomingBody(OffLoopHost conn, Exchange exchange, long length) {
         this(conn, exchange, length, null, false);
     }
 
     /** A body for an inline handler: {@code listener} gets the bytes; null discards them. */
-    public StreamingBody(OffLoopHost conn, Exchange exchange, long length, BodyListener listener, boolean inline) {
+    public IncomingBody(OffLoopHost conn, Exchange exchange, long length, BodyListener listener, boolean inline) {
         this.conn = conn;
         this.exchange = exchange;
         this.remaining = length;

@@ -15,12 +15,12 @@ import dev.peregrine.http1.ResponseCompressor;
  *   piece ──encoder.write+flush──&gt; [hex-size CRLF][compressed bytes][CRLF]
  *   end   ──encoder.finish─────&gt;    [hex-size CRLF][trailer bytes][CRLF]   then the caller's last chunk
  * </pre>
- * The encoder is the loop's ({@link ResponseCompressor#startStream}), given back at the end or at
+ * The encoder is the loop's ({@link ResponseCompressor#startIncremental}), given back at the end or at
  * {@link #release()}.
  *
  * <p>Thread: the owning loop.
  */
-final class CompressedStream {
+final class CompressedChunks {
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
@@ -29,7 +29,7 @@ final class CompressedStream {
     private final byte[] sizeLine = new byte[10];
     private Encoder encoder;
 
-    CompressedStream(ResponseCompressor owner, Encoder encoder, boolean framed) {
+    CompressedChunks(ResponseCompressor owner, Encoder encoder, boolean framed) {
         this.owner = owner;
         this.encoder = encoder;
         this.framed = framed;
