@@ -40,4 +40,19 @@ public final class ChunkFraming {
         out.put(sizeAt + 8, (byte) '\r').put(sizeAt + 9, (byte) '\n');
         out.put((byte) '\r').put((byte) '\n');
     }
+
+    /**
+     * Writes the shortest size line of a chunk of {@code len} bytes (hex, CRLF) at the end of
+     * {@code line} (at least {@link #SIZE_LINE} long); returns how many bytes it used, which end there.
+     */
+    public static int sizeLine(byte[] line, int len) {
+        int i = line.length;
+        line[--i] = '\n';
+        line[--i] = '\r';
+        do {
+            line[--i] = HEX[len & 15];
+            len >>>= 4;
+        } while (len != 0);
+        return line.length - i;
+    }
 }

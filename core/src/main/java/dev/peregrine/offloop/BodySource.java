@@ -1,7 +1,7 @@
 package dev.peregrine.offloop;
 
-import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 

@@ -1,7 +1,8 @@
 package dev.peregrine.offloop;
 
-
+import dev.peregrine.http1.ChunkFraming;
 import dev.peregrine.loop.Connection;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -31,7 +32,6 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
     static final int CHUNKS = 4;
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] LAST_CHUNK = {'0', '\r', '\n', '\r', '\n'};
-    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final Exchange exchange;
     private final ArrayBlockingQueue<Chunk> free = new ArrayBlockingQueue<>(CHUNKS + 1);
@@ -209,7 +209,7 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
                 compressed.piece(c, k.data, 0, k.length);
             } else if (bodyAllowed && k.length > 0) {
                 if (framed) {
-                    int n = sizeLine(k.length);
+                    int n = ChunkFraming.sizeLine(sizeLine, k.length);
                     c.append(sizeLine, sizeLine.length - n, n);
                 }
                 c.append(k.data, 0, k.length);
@@ -222,18 +222,6 @@ final class ChunkedBodyWriter extends OutputStream implements BodySource, Runnab
             exchange.touch();
         }
         return false;
-    }
-
-    /** Writes {@code len} as hex followed by CRLF at the end of {@link #sizeLine}; returns the bytes used. */
-    private int sizeLine(int len) {
-        int i = sizeLine.length;
-        sizeLine[--i] = '\n';
-        sizeLine[--i] = '\r';
-        do {
-            sizeLine[--i] = HEX[len & 15];
-            len >>>= 4;
-        } while (len != 0);
-        return sizeLine.length - i;
     }
 
     /**

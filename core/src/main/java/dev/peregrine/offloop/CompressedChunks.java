@@ -1,6 +1,7 @@
 package dev.peregrine.offloop;
 
 import dev.peregrine.compress.Encoder;
+import dev.peregrine.http1.ChunkFraming;
 import dev.peregrine.http1.OutputSink;
 import dev.peregrine.http1.ResponseCompressor;
 
@@ -22,7 +23,6 @@ import dev.peregrine.http1.ResponseCompressor;
  */
 final class CompressedChunks {
     private static final byte[] CRLF = {'\r', '\n'};
-    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final ResponseCompressor owner;
     private final boolean framed;
@@ -61,7 +61,7 @@ final class CompressedChunks {
         int n = encoder.outLength();
         if (n > 0) {
             if (framed) {
-                int s = sizeLine(n);
+                int s = ChunkFraming.sizeLine(sizeLine, n);
                 sink.append(sizeLine, sizeLine.length - s, s);
             }
             sink.append(encoder.out(), 0, n);
@@ -70,16 +70,5 @@ final class CompressedChunks {
             }
         }
         encoder.clearOut();
-    }
-
-    private int sizeLine(int len) {
-        int i = sizeLine.length;
-        sizeLine[--i] = '\n';
-        sizeLine[--i] = '\r';
-        do {
-            sizeLine[--i] = HEX[len & 15];
-            len >>>= 4;
-        } while (len != 0);
-        return sizeLine.length - i;
     }
 }

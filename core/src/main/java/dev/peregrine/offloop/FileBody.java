@@ -1,6 +1,7 @@
 package dev.peregrine.offloop;
 
 import dev.peregrine.loop.Connection;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package dev.peregrine.offloop;
 
-import dev.peregrine.loop.Connection;
 import dev.peregrine.BodyListener;
+import dev.peregrine.loop.Connection;
 
 import java.io.IOException;
 import java.io.InputStream;

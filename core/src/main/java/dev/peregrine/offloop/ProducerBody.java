@@ -1,10 +1,10 @@
 package dev.peregrine.offloop;
 
-import dev.peregrine.loop.Connection;
-import dev.peregrine.http1.ChunkFraming;
 import dev.peregrine.BodyProducer;
+import dev.peregrine.http1.ChunkFraming;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseCompressor;
+import dev.peregrine.loop.Connection;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

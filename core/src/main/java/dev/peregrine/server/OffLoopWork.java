@@ -9,8 +9,8 @@ import dev.peregrine.offloop.BlockingHandler;
 import dev.peregrine.offloop.BodySource;
 import dev.peregrine.offloop.Exchange;
 import dev.peregrine.offloop.HttpLoop;
-import dev.peregrine.offloop.OffLoopHost;
 import dev.peregrine.offloop.IncomingBody;
+import dev.peregrine.offloop.OffLoopHost;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
