@@ -30,7 +30,7 @@ public final class LoopMetrics {
     public long acceptPauses;
     /** Times a connection of this loop stopped reading because its output or held input was at a limit. */
     public long readPauses;
-    /** Warnings the {@link LoopWatchdog} logged about an inline handler holding this loop. */
+    /** Warnings the watchdog ({@code server.LoopWatchdog}) logged about an inline handler holding this loop. */
     public long blockedLoopWarnings;
     /** Connections retired for {@code maxConnectionAge}: answered with {@code Connection: close}, or closed idle. */
     public long agedConnections;
