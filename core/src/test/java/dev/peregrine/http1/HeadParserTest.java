@@ -1,5 +1,6 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.testing.Corpus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -37,9 +38,9 @@ class HeadParserTest {
         FramingHarness f = new FramingHarness(MAX_BODY);
         int n = e.bytes.length;
         assertEquals(n, f.frame(FramingHarness.bufferOf(e.bytes, n), n), "message end");
-        assertEquals(e.method, f.request.method());
-        assertEquals(e.path, f.request.path());
-        assertEquals(e.bodyLength, f.request.bodyLength());
+        assertEquals(e.method(), f.request.method());
+        assertEquals(e.path(), f.request.path());
+        assertEquals(e.bodyLength(), f.request.bodyLength());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -85,18 +86,18 @@ class HeadParserTest {
     @MethodSource("invalid")
     void invalidRequestGivesItsStatusAtEverySplitPoint(Corpus.Entry e) {
         int n = e.bytes.length;
-        assertEquals(-e.status, new FramingHarness(MAX_BODY).frame(FramingHarness.bufferOf(e.bytes, n), n), "whole");
+        assertEquals(-e.status(), new FramingHarness(MAX_BODY).frame(FramingHarness.bufferOf(e.bytes, n), n), "whole");
         for (int k = 0; k < n; k++) {
             FramingHarness f = new FramingHarness(MAX_BODY);
             ByteBuffer b = FramingHarness.buffer(n);
             b.put(0, e.bytes, 0, k);
             int first = f.frame(b, k);
             if (first != HeadParser.NEED_MORE) {
-                assertEquals(-e.status, first, "rejected early with another status, first " + k + " bytes");
+                assertEquals(-e.status(), first, "rejected early with another status, first " + k + " bytes");
                 continue;
             }
             b.put(k, e.bytes, k, n - k);
-            assertEquals(-e.status, f.frame(b, n), "split at " + k);
+            assertEquals(-e.status(), f.frame(b, n), "split at " + k);
         }
     }
 

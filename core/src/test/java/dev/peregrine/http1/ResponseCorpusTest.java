@@ -1,16 +1,10 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.testing.Corpus;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -29,11 +23,16 @@ class ResponseCorpusTest {
     private static final long MAX_BODY = 1024 * 1024;
 
     static Stream<Arguments> valid() {
-        return load("valid/");
+        return arguments(Corpus.validResponses());
     }
 
     static Stream<Arguments> invalid() {
-        return load("invalid/");
+        return arguments(Corpus.invalidResponses());
+    }
+
+    /** file, the index line's columns, the bytes. */
+    private static Stream<Arguments> arguments(List<Corpus.Entry> entries) {
+        return entries.stream().map(e -> Arguments.of(e.file, e.columns().toArray(new String[0]), e.bytes));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -67,33 +66,5 @@ class ResponseCorpusTest {
 
     private static String done(ResponseReader r) {
         return r.status() + " body=" + r.bodyLength() + " interim=" + r.interimResponses();
-    }
-
-    private static Stream<Arguments> load(String kind) {
-        List<Arguments> out = new ArrayList<>();
-        try (BufferedReader index = new BufferedReader(new InputStreamReader(open("index.txt"), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = index.readLine()) != null) {
-                if (line.isBlank() || line.startsWith("#") || !line.startsWith(kind)) {
-                    continue;
-                }
-                String[] parts = line.trim().split(" ");
-                String[] expect = java.util.Arrays.copyOfRange(parts, 1, parts.length);
-                try (InputStream in = open(parts[0])) {
-                    out.add(Arguments.of(parts[0], expect, in.readAllBytes()));
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.stream();
-    }
-
-    private static InputStream open(String name) {
-        InputStream in = ResponseCorpusTest.class.getClassLoader().getResourceAsStream("corpus/responses/" + name);
-        if (in == null) {
-            throw new IllegalStateException("missing corpus/responses/" + name);
-        }
-        return in;
     }
 }

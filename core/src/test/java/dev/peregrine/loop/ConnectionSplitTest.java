@@ -1,8 +1,8 @@
 package dev.peregrine.loop;
 
 import dev.peregrine.Server;
-import dev.peregrine.http1.Corpus;
 import dev.peregrine.route.Router;
+import dev.peregrine.testing.Corpus;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

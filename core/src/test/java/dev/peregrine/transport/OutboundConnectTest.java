@@ -7,6 +7,7 @@ import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.Protocol;
 import dev.peregrine.route.Router;
+import dev.peregrine.testing.Transports;
 import dev.peregrine.transport.epoll.EpollTransport;
 
 import dev.peregrine.transport.nio.NioTransport;
@@ -19,7 +20,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -35,12 +35,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * client connection talks to a real server; a refused connect is reported, not lost.
  */
 class OutboundConnectTest {
+    /** One engine per transport of {@link Transports#names()}. */
     static List<TransportEngine> transports() {
-        List<TransportEngine> list = new ArrayList<>(List.of((TransportEngine) new NioTransport()));
-        if (dev.peregrine.transport.epoll.EpollAvailability.isAvailable()) {
-            list.add(new EpollTransport());
-        }
-        return list;
+        return Transports.names().map(t -> t.equals("epoll") ? (TransportEngine) new EpollTransport() : new NioTransport())
+                .toList();
     }
 
     /** Sends one request when connected, completes with everything received once the peer closes. */

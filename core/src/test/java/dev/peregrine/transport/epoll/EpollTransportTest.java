@@ -2,10 +2,13 @@ package dev.peregrine.transport.epoll;
 
 import dev.peregrine.Handler;
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.net.URI;
@@ -87,7 +90,7 @@ class EpollTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void plaintextJsonAndEchoOverTheJdkClient(String transport) throws Exception {
         start(transport, 1, true);
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -112,24 +115,24 @@ class EpollTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void rawKeepAliveAnswersExactBytes(String transport) throws Exception {
         start(transport, 1, true);
         try (RawClient c = new RawClient(server.port())) {
             for (int i = 0; i < 3; i++) {
                 c.send(get("/plaintext"));
-                RawClient.Response r = c.read();
+                RawResponse r = c.read();
                 assertTrue(r.head.startsWith("HTTP/1.1 200 OK\r\n"), r.head);
                 assertTrue(r.head.contains("\r\nContent-Length: 13\r\n"), r.head);
-                assertEquals("Hello, World!", r.bodyText());
+                assertEquals("Hello, World!", r.text());
             }
             c.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello");
-            assertEquals("hello", c.read().bodyText());
+            assertEquals("hello", c.read().text());
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void pipelines256RequestsSentInOneWrite(String transport) throws Exception {
         start(transport, 1, true);
         try (RawClient c = new RawClient(server.port())) {
@@ -139,8 +142,8 @@ class EpollTransportTest {
             }
             c.send(batch.toString());
             for (int i = 0; i < 256; i++) {
-                RawClient.Response r = c.read();
-                assertEquals(200, r.status());
+                RawResponse r = c.read();
+                assertEquals(200, r.status);
                 assertArrayEquals(i % 2 == 0 ? HELLO : JSON, r.body, "response " + i);
             }
         }
@@ -148,7 +151,7 @@ class EpollTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void echoes4MiBInBothDirections(String transport) throws Exception {
         start(transport, 1, true);
         byte[] body = pattern(4 << 20, 3);
@@ -156,12 +159,12 @@ class EpollTransportTest {
             c.send(("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: " + body.length + "\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             c.send(body);
-            RawClient.Response r = c.read();
-            assertEquals(200, r.status());
+            RawResponse r = c.read();
+            assertEquals(200, r.status);
             assertArrayEquals(body, r.body);
             // The connection is still usable after a large exchange.
             c.send(get("/plaintext"));
-            assertEquals("Hello, World!", c.read().bodyText());
+            assertEquals("Hello, World!", c.read().text());
         }
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         HttpResponse<byte[]> viaJdk = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/echo"))
@@ -170,7 +173,7 @@ class EpollTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void responsesLargerThanTheSocketBuffersArriveWhole(String transport) throws Exception {
         start(transport, 1, true);
         try (RawClient c = new RawClient(server.port())) {
@@ -183,7 +186,7 @@ class EpollTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void backpressurePausesAndResumesAClientThatReadsLate(String transport) throws Exception {
         start(transport, 1, true);
         int requests = 3000; // 47 MiB of responses against 1 MiB of allowed pending output: reading must pause
@@ -203,14 +206,10 @@ class EpollTransportTest {
             });
             // The client reads nothing until the server has stopped reading: the pause itself is
             // what this test is about, then that every response still arrives once it lifts.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (server.metrics().readPauses == 0) {
-                assertTrue(System.nanoTime() - deadline < 0, "reading never paused: " + server.metrics());
-                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
-            }
+            Await.until(() -> server.metrics().readPauses > 0, () -> "reading never paused: " + server.metrics());
             for (int i = 0; i < requests; i++) {
-                RawClient.Response r = c.read();
-                assertEquals(200, r.status(), "response " + i);
+                RawResponse r = c.read();
+                assertEquals(200, r.status, "response " + i);
                 assertArrayEquals(CHUNK, r.body, "response " + i);
             }
             sent.get(30, TimeUnit.SECONDS);
@@ -221,12 +220,12 @@ class EpollTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void halfClosedClientGetsItsAnswerThenTheClose(String transport) throws Exception {
         start(transport, 1, true);
         try (RawClient c = new RawClient(server.port())) {
             c.send(get("/plaintext") + get("/json"));
-            c.socket.shutdownOutput();
+            c.halfClose();
             assertArrayEquals(HELLO, c.read().body);
             assertArrayEquals(JSON, c.read().body);
             assertTrue(c.closedByServer());
@@ -234,14 +233,14 @@ class EpollTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void badRequestIsAnsweredAndClosedWhileOthersGoOn(String transport) throws Exception {
         start(transport, 1, true);
         try (RawClient good = new RawClient(server.port()); RawClient bad = new RawClient(server.port())) {
             good.send(get("/plaintext"));
             assertArrayEquals(HELLO, good.read().body);
             bad.send("GET /plaintext HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n");
-            assertEquals(400, bad.read().status());
+            assertEquals(400, bad.read().status);
             assertTrue(bad.closedByServer());
             good.send(get("/json"));
             assertArrayEquals(JSON, good.read().body);
@@ -249,17 +248,17 @@ class EpollTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void handlersSeeThePeerAddress(String transport) throws Exception {
         start(transport, 1, true);
         try (RawClient c = new RawClient(server.port())) {
             c.send(get("/peer"));
-            assertEquals("127.0.0.1 " + c.socket.getLocalPort(), c.read().bodyText());
+            assertEquals("127.0.0.1 " + c.socket().getLocalPort(), c.read().text());
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void acceptsABurstLargerThanOneAcceptBatch(String transport) throws Exception {
         start(transport, 1, true);
         List<RawClient> clients = new ArrayList<>();
@@ -282,13 +281,13 @@ class EpollTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void twoLoopsServeManyConnectionsWithReusePort(String transport) throws Exception {
         manyConnections(start(transport, 2, true));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void twoLoopsServeManyConnectionsWhenLoopZeroAcceptsForBoth(String transport) throws Exception {
         manyConnections(start(transport, 2, false));
     }
@@ -326,7 +325,7 @@ class EpollTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void atMaxConnectionsAcceptingWaitsUntilOneCloses(String transport) throws Exception {
         start(Server.builder().threads(1).transport(transport).maxConnections(2));
         RawClient first = new RawClient(server.port());

@@ -1,16 +1,12 @@
 package dev.peregrine.transport.epoll;
 
 import dev.peregrine.Server;
-
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
+import dev.peregrine.testing.RawClient;
 
 /**
  * Run in a child JVM by {@link EpollFallbackTest}: starts a server with the transport named in
- * {@code args[0]}, makes one request over a raw socket, and prints {@code transport=<name> ok}, or
- * {@code failed: <message>} and exits with 3 when the server does not start.
+ * {@code args[0]}, makes one request over a raw socket ({@link RawClient}), and prints
+ * {@code transport=<name> ok}, or {@code failed: <message>} and exits with 3 when the server does not start.
  */
 public final class TransportProbe {
     private TransportProbe() {
@@ -26,12 +22,8 @@ public final class TransportProbe {
             System.exit(3);
             return;
         }
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
-            s.setSoTimeout(10_000);
-            OutputStream out = s.getOutputStream();
-            out.write("GET /plaintext HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            InputStream in = s.getInputStream();
-            String response = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+        try (RawClient c = new RawClient(server.port())) {
+            String response = c.send("GET /plaintext HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n").readToEnd();
             if (!response.startsWith("HTTP/1.1 200") || !response.endsWith("Hello, World!")) {
                 System.out.println("failed: unexpected response " + response);
                 System.exit(4);
