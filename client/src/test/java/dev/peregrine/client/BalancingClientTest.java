@@ -1,6 +1,7 @@
 package dev.peregrine.client;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.ScriptedServer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -2,15 +2,19 @@ package dev.peregrine.client;
 
 import dev.peregrine.Server;
 import dev.peregrine.Transport;
+import dev.peregrine.testing.ScriptedServer;
+import dev.peregrine.testing.Transports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -21,12 +25,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class HttpClientTest {
     private static final String OK = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
+    /** Every transport of the test kit's list, as the client builder takes it. */
+    static Stream<Transport> transports() {
+        return Transports.names().map(name -> Transport.valueOf(name.toUpperCase(Locale.ROOT)));
+    }
+
     private static HttpClient client(Transport t) {
         return HttpClient.builder().transport(t).readTimeout(Duration.ofSeconds(10)).build();
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @MethodSource("transports")
     void talksToPeregrineAndReusesItsConnection(Transport t) throws Exception {
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
                 .get("/hi", (req, res) -> res.text("hi " + req.queryParam("n")))
@@ -49,7 +58,7 @@ class HttpClientTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @MethodSource("transports")
     void idleConnectionsClosedByTheServerAreEvictedAndNeverHandedOut(Transport t) throws Exception {
         CountDownLatch answered = new CountDownLatch(2);
         try (ScriptedServer server = new ScriptedServer((c, n) -> {
@@ -71,7 +80,7 @@ class HttpClientTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @MethodSource("transports")
     void aKeepAliveClosedBetweenRequestsIsRetriedForGetButNotForPost(Transport t) throws Exception {
         try (ScriptedServer server = new ScriptedServer((c, n) -> {
             c.readRequest();
@@ -91,7 +100,7 @@ class HttpClientTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @MethodSource("transports")
     void badResponsesFailTheirCallWithTheReasonAndTheOthersCarryOn(Transport t) throws Exception {
         try (ScriptedServer server = new ScriptedServer((c, n) -> {
             String head = c.readRequest();
@@ -117,7 +126,7 @@ class HttpClientTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @MethodSource("transports")
     void aPeerThatIsNotAnHttpServerIsRefusedAtItsFirstLineNotAtTheReadTimeout(Transport t) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ScriptedServer server = new ScriptedServer((c, n) -> {
@@ -139,7 +148,7 @@ class HttpClientTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @MethodSource("transports")
     void eachTimeoutNamesItsPhase(Transport t) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (ScriptedServer server = new ScriptedServer((c, n) -> {
@@ -175,7 +184,7 @@ class HttpClientTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @MethodSource("transports")
     void aRefusedConnectIsAConnectError(Transport t) throws Exception {
         int port;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
@@ -189,7 +198,7 @@ class HttpClientTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @MethodSource("transports")
     void httpsWithTheNameVerifiedAndLookedUpOffTheLoop(Transport t) throws Exception {
         dev.peregrine.tls.TlsConfig tls = dev.peregrine.tls.TlsConfig.selfSigned();
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).tls(tls)
@@ -214,7 +223,7 @@ class HttpClientTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @MethodSource("transports")
     void aConnectionReusedBackToBackStartsTheReadClockAgainForEachRequest(Transport t) throws Exception {
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
                 .get("/x", (req, res) -> res.text("x")).start();

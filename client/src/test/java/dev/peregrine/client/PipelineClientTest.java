@@ -2,6 +2,8 @@ package dev.peregrine.client;
 
 import dev.peregrine.Server;
 import dev.peregrine.Transport;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.ScriptedServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -373,11 +375,8 @@ class PipelineClientTest {
             }
             assertEquals("x", get(pipe.send(ClientRequest.get(url))).text());
             assertEquals(2, server.metrics().accepted, "the aged connection was not reused");
-            long deadline = System.currentTimeMillis() + 20_000;
-            while (server.metrics().closed < 1 && System.currentTimeMillis() < deadline) {
-                Thread.sleep(5); // polling a condition against a deadline (the server counts the close on its loop)
-            }
-            assertTrue(server.metrics().closed >= 1, "the aged idle connection was closed");
+            // the server counts the close on its loop
+            Await.until("the aged idle connection was closed", () -> server.metrics().closed >= 1);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.peregrine.Handlers;
 import dev.peregrine.Server;
 import dev.peregrine.Transport;
 import dev.peregrine.buffer.BufferPool;
+import dev.peregrine.testing.ScriptedServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
