@@ -2,6 +2,9 @@ package dev.peregrine.e2e;
 
 import dev.peregrine.Execution;
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import dev.peregrine.web.AccessLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,10 +59,10 @@ class AccessLogTest extends ServerTestBase {
         server = factory.start(settings);
     }
 
-    private Wire.Response raw(String request) throws Exception {
+    private RawResponse raw(String request) throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes(request));
-            return Wire.read(s.getInputStream(), request.startsWith("HEAD"));
+            s.getOutputStream().write(RawClient.bytes(request));
+            return RawResponse.read(s.getInputStream(), request.startsWith("HEAD"));
         }
     }
 
@@ -75,12 +78,12 @@ class AccessLogTest extends ServerTestBase {
                 .header("Referer", "https://ref.example/p").header("User-Agent", "jdk \"quoted\" agent").build(),
                 HttpResponse.BodyHandlers.ofString());
         String helloId = hello.headers().firstValue("X-Request-Id").orElseThrow();
-        Wire.Response slow = raw("GET /slow HTTP/1.1\r\nHost: x\r\nX-Request-Id: client-7\r\nConnection: close\r\n\r\n");
+        RawResponse slow = raw("GET /slow HTTP/1.1\r\nHost: x\r\nX-Request-Id: client-7\r\nConnection: close\r\n\r\n");
         assertEquals("slow client-7", slow.text());
         assertEquals("client-7", slow.header("X-Request-Id"));
-        Wire.Response missing = raw("POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc");
+        RawResponse missing = raw("POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc");
         assertEquals(404, missing.status);
-        Wire.Response head = raw("HEAD /plaintext HTTP/1.0\r\n\r\n");
+        RawResponse head = raw("HEAD /plaintext HTTP/1.0\r\n\r\n");
         assertEquals(200, head.status);
         server.close(); // the writer drains its queue before close returns
 
@@ -169,9 +172,9 @@ class AccessLogTest extends ServerTestBase {
                 for (int i = 0; i < 40; i++) {
                     pipelined.append("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n");
                 }
-                s.getOutputStream().write(Wire.bytes(pipelined.toString()));
+                s.getOutputStream().write(RawClient.bytes(pipelined.toString()));
                 for (int i = 0; i < 40; i++) {
-                    assertEquals(200, Wire.read(s.getInputStream()).status, "the loop never waits for the log");
+                    assertEquals(200, RawResponse.read(s.getInputStream()).status, "the loop never waits for the log");
                 }
             }
             assertEquals(24, log.dropped(), "16 queued, 24 dropped and counted");

@@ -1,5 +1,8 @@
 package dev.peregrine.e2e;
 
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -29,7 +32,7 @@ class AllocationTest extends ServerTestBase {
     /** Bytes that {@code REQUESTS} more requests may add: well below one object per hundred requests. */
     private static final long MAX_DIFFERENCE = 1024;
     private static final int ATTEMPTS = 3;
-    private static final byte[] GET = Wire.bytes("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    private static final byte[] GET = RawClient.bytes("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n");
 
     private final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -72,7 +75,7 @@ class AllocationTest extends ServerTestBase {
 
     private static int responseLength(Socket s) throws IOException {
         s.getOutputStream().write(GET);
-        Wire.Response r = Wire.read(s.getInputStream());
+        RawResponse r = RawResponse.read(s.getInputStream());
         assertEquals(200, r.status);
         int length = r.statusLine.length() + 2 + 2 + r.body.length;
         for (var h : r.headers.entrySet()) {

@@ -3,6 +3,9 @@ package dev.peregrine.e2e;
 import dev.peregrine.Execution;
 import dev.peregrine.Handlers;
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -89,9 +92,9 @@ class BlockingTimeoutTest extends ServerTestBase {
                     .get("/sleep", Execution.BLOCKING, this::sleeper)
                     .get("/legacy", Handlers.blocking(this::sleeper)));
             try (Socket s = connect()) {
-                s.getOutputStream().write(Wire.bytes("GET /sleep?n=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n"
+                s.getOutputStream().write(RawClient.bytes("GET /sleep?n=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n"
                         + "GET /legacy HTTP/1.1\r\nHost: x\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
-                List<Wire.Response> rs = Wire.readAll(s.getInputStream().readAllBytes());
+                List<RawResponse> rs = RawResponse.readAll(s.getInputStream().readAllBytes());
                 assertEquals(4, rs.size(), rs::toString);
                 assertEquals(503, rs.get(0).status);
                 assertEquals("fast", rs.get(1).text(), "the next request on the connection is answered, once");
@@ -130,15 +133,15 @@ class BlockingTimeoutTest extends ServerTestBase {
                     .group("/g", g -> g.route("GET", "/sleep", Duration.ofMillis(100), this::sleeper))
                     .get("/slowish", Execution.BLOCKING, (req, res) -> res.text("no timeout here")));
             try (Socket s = connect()) {
-                s.getOutputStream().write(Wire.bytes("GET /stubborn HTTP/1.1\r\nHost: x\r\nX-Request-Id: st-1\r\n\r\n"));
-                Wire.Response first = Wire.read(s.getInputStream());
+                s.getOutputStream().write(RawClient.bytes("GET /stubborn HTTP/1.1\r\nHost: x\r\nX-Request-Id: st-1\r\n\r\n"));
+                RawResponse first = RawResponse.read(s.getInputStream());
                 assertEquals(503, first.status);
                 assertEquals("st-1", first.header("X-Request-Id"), "the 503 names the request");
                 Await.until(() -> interrupted.get() == 1, () -> "not interrupted");
                 releaseStubborn.countDown();
                 assertTrue(stubbornDone.await(20, TimeUnit.SECONDS));
-                s.getOutputStream().write(Wire.bytes("GET /g/sleep HTTP/1.1\r\nHost: x\r\n\r\nGET /slowish HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
-                List<Wire.Response> rs = Wire.readAll(s.getInputStream().readAllBytes());
+                s.getOutputStream().write(RawClient.bytes("GET /g/sleep HTTP/1.1\r\nHost: x\r\n\r\nGET /slowish HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+                List<RawResponse> rs = RawResponse.readAll(s.getInputStream().readAllBytes());
                 assertEquals(2, rs.size(), "nothing of the late answer leaked: " + rs);
                 assertEquals(503, rs.get(0).status, "a group route's own timeout");
                 assertEquals("no timeout here", rs.get(1).text());
@@ -189,15 +192,15 @@ class BlockingTimeoutTest extends ServerTestBase {
                     })
                     .get("/check", Execution.BLOCKING, (req, res) -> res.text("interrupted=" + Thread.currentThread().isInterrupted())));
             try (Socket held = connect(); Socket queued = connect()) {
-                held.getOutputStream().write(Wire.bytes("GET /hold HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
-                assertEquals(503, Wire.read(held.getInputStream()).status);
+                held.getOutputStream().write(RawClient.bytes("GET /hold HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+                assertEquals(503, RawResponse.read(held.getInputStream()).status);
                 Await.until(() -> interrupted.get() == 1, () -> "the held handler was not interrupted");
                 if (platformPool) {
-                    queued.getOutputStream().write(Wire.bytes("GET /queued HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
-                    assertEquals(503, Wire.read(queued.getInputStream()).status, "timed out while waiting for the one thread");
+                    queued.getOutputStream().write(RawClient.bytes("GET /queued HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+                    assertEquals(503, RawResponse.read(queued.getInputStream()).status, "timed out while waiting for the one thread");
                 }
                 hold.countDown();
-                Wire.Response check = once("GET /check HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                RawResponse check = once("GET /check HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
                 assertEquals("interrupted=false", check.text(), "the thread's next task starts clean");
                 assertEquals(0, queuedRan.get(), "a handler whose request was already answered never runs");
             }
@@ -207,10 +210,10 @@ class BlockingTimeoutTest extends ServerTestBase {
         }
     }
 
-    private Wire.Response once(String request) throws Exception {
+    private RawResponse once(String request) throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes(request));
-            return Wire.read(s.getInputStream());
+            s.getOutputStream().write(RawClient.bytes(request));
+            return RawResponse.read(s.getInputStream());
         }
     }
 

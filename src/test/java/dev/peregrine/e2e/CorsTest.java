@@ -2,6 +2,8 @@ package dev.peregrine.e2e;
 
 import dev.peregrine.Execution;
 import dev.peregrine.Server;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import dev.peregrine.web.Cors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -62,10 +64,10 @@ class CorsTest extends ServerTestBase {
                 .get("/slow", Execution.BLOCKING, (req, res) -> res.text("blocking")));
     }
 
-    private Wire.Response once(String request) throws Exception {
+    private RawResponse once(String request) throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes(request));
-            return Wire.read(s.getInputStream(), false);
+            s.getOutputStream().write(RawClient.bytes(request));
+            return RawResponse.read(s.getInputStream(), false);
         }
     }
 
@@ -75,7 +77,7 @@ class CorsTest extends ServerTestBase {
                 + "Connection: close\r\n\r\n";
     }
 
-    private static void assertNoCors(Wire.Response r) {
+    private static void assertNoCors(RawResponse r) {
         for (String name : r.headers.keySet()) {
             assertTrue(!name.startsWith("access-control-"), () -> "no CORS header expected: " + r);
         }
@@ -84,7 +86,7 @@ class CorsTest extends ServerTestBase {
     @Test
     void allowedPreflightIsAnsweredByTheFilterWithTheGrant() throws Exception {
         startStrict();
-        Wire.Response r = once(preflight("/counted", APP, "DELETE", "content-type, X-TOKEN"));
+        RawResponse r = once(preflight("/counted", APP, "DELETE", "content-type, X-TOKEN"));
         assertEquals(204, r.status);
         assertEquals(APP, r.header("Access-Control-Allow-Origin"));
         assertEquals("GET, POST, DELETE", r.header("Access-Control-Allow-Methods"));
@@ -93,7 +95,7 @@ class CorsTest extends ServerTestBase {
         assertEquals("600", r.header("Access-Control-Max-Age"));
         assertEquals("Origin", r.header("Vary"));
         assertEquals(0, optionsRouteCalls.get(), "a preflight never reaches the route");
-        Wire.Response plain = once("OPTIONS /counted HTTP/1.1\r\nHost: x\r\nOrigin: " + APP + "\r\nConnection: close\r\n\r\n");
+        RawResponse plain = once("OPTIONS /counted HTTP/1.1\r\nHost: x\r\nOrigin: " + APP + "\r\nConnection: close\r\n\r\n");
         assertEquals("route", plain.text(), "an OPTIONS without Access-Control-Request-Method is the route's");
         assertEquals(1, optionsRouteCalls.get());
     }
@@ -102,12 +104,12 @@ class CorsTest extends ServerTestBase {
     void aPredicateOriginIsEchoedAndTheRoutersOwnOptionsAnswerIsFilteredToo() throws Exception {
         startStrict();
         // /plaintext has no OPTIONS route: the router's automatic answer runs inside the filter.
-        Wire.Response r = once(preflight("/plaintext", "https://a.trusted.example", "GET", null));
+        RawResponse r = once(preflight("/plaintext", "https://a.trusted.example", "GET", null));
         assertEquals(204, r.status);
         assertEquals("https://a.trusted.example", r.header("Access-Control-Allow-Origin"));
         assertEquals("Content-Type, X-Token", r.header("Access-Control-Allow-Headers"), "the list, though none was asked for");
         // an unknown path: the 404 answer is filtered as well, so its preflight succeeds
-        Wire.Response missing = once(preflight("/no/such/path", APP, "POST", "content-type"));
+        RawResponse missing = once(preflight("/no/such/path", APP, "POST", "content-type"));
         assertEquals(204, missing.status);
         assertEquals(APP, missing.header("Access-Control-Allow-Origin"));
     }
@@ -121,7 +123,7 @@ class CorsTest extends ServerTestBase {
                 preflight("/counted", APP, "PUT", null),
                 preflight("/counted", APP, "post", null),
                 preflight("/counted", APP, "GET", "content-type, x-other"))) {
-            Wire.Response r = once(request);
+            RawResponse r = once(request);
             assertEquals(204, r.status, request);
             assertNoCors(r);
             assertEquals("Origin", r.header("Vary"));
@@ -167,12 +169,12 @@ class CorsTest extends ServerTestBase {
         restart(b -> b.group("/api", api -> api
                 .filter(Cors.builder().allowAnyOrigin().allowMethods("GET", "PUT").allowHeaders("*").build())
                 .get("/items", (req, res) -> res.text("items"))));
-        Wire.Response pre = once(preflight("/api/items", "https://any.example", "PUT", "x-anything"));
+        RawResponse pre = once(preflight("/api/items", "https://any.example", "PUT", "x-anything"));
         assertEquals(204, pre.status);
         assertEquals("*", pre.header("Access-Control-Allow-Origin"));
         assertEquals("*", pre.header("Access-Control-Allow-Headers"));
         assertNull(pre.header("Vary"), "any origin without credentials: the answer does not vary");
-        Wire.Response outside = once(preflight("/plaintext", "https://any.example", "GET", null));
+        RawResponse outside = once(preflight("/plaintext", "https://any.example", "GET", null));
         assertEquals(204, outside.status, "the router's own OPTIONS answer");
         assertEquals("GET, HEAD, OPTIONS", outside.header("Allow"));
         assertNoCors(outside);

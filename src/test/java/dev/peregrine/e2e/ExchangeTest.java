@@ -1,5 +1,9 @@
 package dev.peregrine.e2e;
 
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.Corpus;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -50,8 +54,8 @@ class ExchangeTest extends ServerTestBase {
     void keepAliveOnARawSocket() throws Exception {
         try (Socket s = connect()) {
             for (int i = 0; i < 10; i++) {
-                s.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
-                Wire.Response r = Wire.read(s.getInputStream());
+                s.getOutputStream().write(RawClient.bytes("GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
+                RawResponse r = RawResponse.read(s.getInputStream());
                 assertEquals(200, r.status);
                 assertEquals("Hello, World!", r.text());
                 assertNull(r.header("Connection"));
@@ -66,10 +70,10 @@ class ExchangeTest extends ServerTestBase {
             batch.append("GET /users/").append(i).append("/posts/p").append(i).append(" HTTP/1.1\r\n").append(HOST).append("\r\n");
         }
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes(batch.toString()));
+            s.getOutputStream().write(RawClient.bytes(batch.toString()));
             InputStream in = s.getInputStream();
             for (int i = 0; i < 256; i++) {
-                Wire.Response r = Wire.read(in);
+                RawResponse r = RawResponse.read(in);
                 assertEquals(200, r.status);
                 assertEquals("id=" + i + " slug=p" + i, r.text());
             }
@@ -88,31 +92,31 @@ class ExchangeTest extends ServerTestBase {
             + "GET /query?name=J%C3%BCrgen&x=a+b&empty HTTP/1.1\r\n" + HOST + "\r\n";
 
     private static void assertMixedAnswers(InputStream in) throws Exception {
-        Wire.Response plain = Wire.read(in);
+        RawResponse plain = RawResponse.read(in);
         assertEquals("Hello, World!", plain.text());
-        Wire.Response echo1 = Wire.read(in);
+        RawResponse echo1 = RawResponse.read(in);
         assertEquals("first", echo1.text());
         assertEquals("text/x-one", echo1.header("Content-Type"));
-        Wire.Response echo2 = Wire.read(in);
+        RawResponse echo2 = RawResponse.read(in);
         assertEquals("second!", echo2.text());
         assertNull(echo2.header("Content-Type"));
-        Wire.Response head = Wire.read(in, true);
+        RawResponse head = RawResponse.read(in, true);
         assertEquals(200, head.status);
         assertEquals("13", head.header("Content-Length"));
-        assertEquals("{\"message\":\"Hello, World!\"}", Wire.read(in).text());
-        assertEquals("3", Wire.read(in).text());
-        assertEquals("27", Wire.read(in, true).header("Content-Length"));
-        assertEquals("name=J\u00fcrgen x=a b empty= missing=null", Wire.read(in).text());
+        assertEquals("{\"message\":\"Hello, World!\"}", RawResponse.read(in).text());
+        assertEquals("3", RawResponse.read(in).text());
+        assertEquals("27", RawResponse.read(in, true).header("Content-Length"));
+        assertEquals("name=J\u00fcrgen x=a b empty= missing=null", RawResponse.read(in).text());
     }
 
     @Test
     void aPipelineMixingGetPostChunkedAndHead() throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes(MIXED));
+            s.getOutputStream().write(RawClient.bytes(MIXED));
             assertMixedAnswers(s.getInputStream());
             // HEAD responses carried no body: the connection is still in step.
-            s.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
-            assertEquals("Hello, World!", Wire.read(s.getInputStream()).text());
+            s.getOutputStream().write(RawClient.bytes("GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
+            assertEquals("Hello, World!", RawResponse.read(s.getInputStream()).text());
         }
     }
 
@@ -120,7 +124,7 @@ class ExchangeTest extends ServerTestBase {
     void theSamePipelineOneBytePerWrite() throws Exception {
         try (Socket s = connect()) {
             OutputStream out = s.getOutputStream();
-            for (byte b : Wire.bytes(MIXED)) {
+            for (byte b : RawClient.bytes(MIXED)) {
                 out.write(b);
                 out.flush();
             }
@@ -131,10 +135,10 @@ class ExchangeTest extends ServerTestBase {
     @Test
     void chunkedBodiesWithExtensionsAndTrailers() throws Exception {
         try (Socket s = connect()) {
-            for (Corpus.Entry e : Corpus.load("valid")) {
+            for (Corpus.Entry e : Corpus.valid()) {
                 if (e.file.contains("chunked")) {
                     s.getOutputStream().write(e.bytes);
-                    Wire.Response r = Wire.read(s.getInputStream());
+                    RawResponse r = RawResponse.read(s.getInputStream());
                     assertEquals(200, r.status, e.file);
                     assertTrue(r.text().startsWith(e.file.contains("uppercase") ? "0123456789" : e.file.contains("te-list") ? "abc" : "Hello, World!"), e.file);
                 }
@@ -155,16 +159,16 @@ class ExchangeTest extends ServerTestBase {
         try (Socket s = connect()) {
             OutputStream out = s.getOutputStream();
             InputStream in = s.getInputStream();
-            out.write(Wire.bytes("POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nContent-Length: 5\r\n\r\n"));
-            Wire.Response cont = Wire.read(in);
+            out.write(RawClient.bytes("POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nContent-Length: 5\r\n\r\n"));
+            RawResponse cont = RawResponse.read(in);
             assertEquals(100, cont.status);
-            out.write(Wire.bytes("hello"));
-            assertEquals("hello", Wire.read(in).text());
+            out.write(RawClient.bytes("hello"));
+            assertEquals("hello", RawResponse.read(in).text());
             // chunked, and a second time on the same connection: the 100 is sent per request
-            out.write(Wire.bytes("POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n"));
-            assertEquals(100, Wire.read(in).status);
-            out.write(Wire.bytes("3\r\nabc\r\n0\r\n\r\n"));
-            assertEquals("abc", Wire.read(in).text());
+            out.write(RawClient.bytes("POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n"));
+            assertEquals(100, RawResponse.read(in).status);
+            out.write(RawClient.bytes("3\r\nabc\r\n0\r\n\r\n"));
+            assertEquals("abc", RawResponse.read(in).text());
         }
         HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create(url("/echo"))).expectContinue(true)
                 .POST(HttpRequest.BodyPublishers.ofString("continued")).build(), HttpResponse.BodyHandlers.ofString());
@@ -174,9 +178,9 @@ class ExchangeTest extends ServerTestBase {
     @Test
     void expectContinueWithATooLargeLengthIs413WithoutTheBody() throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes("POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nContent-Length: 104857600\r\n\r\n"));
+            s.getOutputStream().write(RawClient.bytes("POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nContent-Length: 104857600\r\n\r\n"));
             byte[] all = s.getInputStream().readAllBytes();
-            List<Wire.Response> rs = Wire.readAll(all);
+            List<RawResponse> rs = RawResponse.readAll(all);
             assertEquals(1, rs.size(), rs::toString);
             assertEquals(413, rs.get(0).status);
             assertEquals("close", rs.get(0).header("Connection"));
@@ -200,23 +204,23 @@ class ExchangeTest extends ServerTestBase {
         // and on a raw socket, followed by a pipelined request that must still be answered
         try (Socket s = connect()) {
             ByteArrayOutputStream req = new ByteArrayOutputStream();
-            req.write(Wire.bytes("PUT /digest HTTP/1.1\r\n" + HOST + "Content-Length: " + body.length + "\r\n\r\n"));
+            req.write(RawClient.bytes("PUT /digest HTTP/1.1\r\n" + HOST + "Content-Length: " + body.length + "\r\n\r\n"));
             req.write(body);
-            req.write(Wire.bytes("GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
+            req.write(RawClient.bytes("GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
             s.getOutputStream().write(req.toByteArray());
-            assertEquals(Integer.toString(Arrays.hashCode(body)), Wire.read(s.getInputStream()).text());
-            assertEquals("Hello, World!", Wire.read(s.getInputStream()).text());
+            assertEquals(Integer.toString(Arrays.hashCode(body)), RawResponse.read(s.getInputStream()).text());
+            assertEquals("Hello, World!", RawResponse.read(s.getInputStream()).text());
         }
     }
 
     @Test
     void aLargeResponseToAPipelineArrivesWhole() throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes(("GET /big HTTP/1.1\r\n" + HOST + "\r\n").repeat(3) + "GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
+            s.getOutputStream().write(RawClient.bytes(("GET /big HTTP/1.1\r\n" + HOST + "\r\n").repeat(3) + "GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
             for (int i = 0; i < 3; i++) {
-                assertArrayEquals(TestRoutes.BIG, Wire.read(s.getInputStream()).body);
+                assertArrayEquals(TestRoutes.BIG, RawResponse.read(s.getInputStream()).body);
             }
-            assertEquals("Hello, World!", Wire.read(s.getInputStream()).text());
+            assertEquals("Hello, World!", RawResponse.read(s.getInputStream()).text());
         }
     }
 
@@ -226,8 +230,8 @@ class ExchangeTest extends ServerTestBase {
         assertEquals("gr\u00fc\u00df \u20ac", r.body());
         assertEquals("text/plain; charset=utf-8", r.headers().firstValue("Content-Type").orElseThrow());
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes("GET /headers HTTP/1.1\r\nhOsT: example\r\nX-TEST: yes\r\n\r\n"));
-            assertEquals("host=example x=yes count=2 keepAlive=true version=HTTP/1.1", Wire.read(s.getInputStream()).text());
+            s.getOutputStream().write(RawClient.bytes("GET /headers HTTP/1.1\r\nhOsT: example\r\nX-TEST: yes\r\n\r\n"));
+            assertEquals("host=example x=yes count=2 keepAlive=true version=HTTP/1.1", RawResponse.read(s.getInputStream()).text());
         }
     }
 
@@ -236,24 +240,20 @@ class ExchangeTest extends ServerTestBase {
         // Pending output stays below the read-pause limit, so the server does read the client's FIN
         // while 16 MiB of responses are still queued for it.
         try (dev.peregrine.Server roomy = factory.start(b -> b.maxPendingOutput(64 << 20));
-             Socket s = new Socket()) {
-            s.setReceiveBufferSize(4096);
-            s.setSoTimeout(Wire.READ_TIMEOUT_MS);
-            s.connect(new java.net.InetSocketAddress("127.0.0.1", roomy.port()));
-            s.getOutputStream().write(Wire.bytes(("GET /big HTTP/1.1\r\n" + HOST + "\r\n").repeat(8)));
-            s.shutdownOutput();
+             RawClient c = new RawClient(roomy.port(), 4096)) {
+            c.send(("GET /big HTTP/1.1\r\n" + HOST + "\r\n").repeat(8));
+            c.halfClose();
             Await.until(() -> roomy.metrics().requests == 8, () -> "requests not all handled: " + roomy.metrics());
-            InputStream in = s.getInputStream();
             for (int i = 0; i < 8; i++) {
-                assertArrayEquals(TestRoutes.BIG, Wire.read(in).body, "response " + i);
+                assertArrayEquals(TestRoutes.BIG, c.read().body, "response " + i);
             }
-            assertEquals(-1, in.read());
+            assertTrue(c.closedByServer());
         }
     }
 
     @Test
     void aPipelineCutAtRandomPlacesAcrossWrites() throws Exception {
-        byte[] wire = Wire.bytes(MIXED);
+        byte[] wire = RawClient.bytes(MIXED);
         SplittableRandom rnd = new SplittableRandom(11);
         for (int round = 0; round < 30; round++) {
             try (Socket s = connect()) {
@@ -274,14 +274,14 @@ class ExchangeTest extends ServerTestBase {
     void readingResumesWhereverThePendingOutputDrains() throws Exception {
         // A tiny pending-output limit pauses reading during every large response; the output often
         // drains while the same batch is still being encoded, and reading must resume then too.
-        try (dev.peregrine.Server tight = factory.start(b -> b.maxPendingOutput(16 * 1024)); Socket s = Wire.connect(tight.port())) {
+        try (dev.peregrine.Server tight = factory.start(b -> b.maxPendingOutput(16 * 1024)); Socket s = RawClient.connect(tight.port())) {
             InputStream in = s.getInputStream();
             for (int round = 0; round < 6; round++) {
-                s.getOutputStream().write(Wire.bytes(("GET /big HTTP/1.1\r\n" + HOST + "\r\n").repeat(2)));
-                assertArrayEquals(TestRoutes.BIG, Wire.read(in).body);
-                assertArrayEquals(TestRoutes.BIG, Wire.read(in).body);
-                s.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
-                assertEquals("Hello, World!", Wire.read(in).text(), "round " + round);
+                s.getOutputStream().write(RawClient.bytes(("GET /big HTTP/1.1\r\n" + HOST + "\r\n").repeat(2)));
+                assertArrayEquals(TestRoutes.BIG, RawResponse.read(in).body);
+                assertArrayEquals(TestRoutes.BIG, RawResponse.read(in).body);
+                s.getOutputStream().write(RawClient.bytes("GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n"));
+                assertEquals("Hello, World!", RawResponse.read(in).text(), "round " + round);
             }
         }
     }
@@ -298,7 +298,7 @@ class ExchangeTest extends ServerTestBase {
         try (Socket s = connect()) {
             Thread writer = new Thread(() -> {
                 try {
-                    s.getOutputStream().write(Wire.bytes(batch.toString()));
+                    s.getOutputStream().write(RawClient.bytes(batch.toString()));
                 } catch (java.io.IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
@@ -306,7 +306,7 @@ class ExchangeTest extends ServerTestBase {
             writer.start();
             InputStream in = new java.io.BufferedInputStream(s.getInputStream());
             for (int i = 0; i < 3000; i++) {
-                assertEquals(i % 3 == 0 ? "id=" + i + " slug=big" : Integer.toString(i), Wire.read(in).text(), "response " + i);
+                assertEquals(i % 3 == 0 ? "id=" + i + " slug=big" : Integer.toString(i), RawResponse.read(in).text(), "response " + i);
             }
             writer.join();
         }

@@ -1,5 +1,8 @@
 package dev.peregrine.e2e;
 
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -32,10 +35,10 @@ class LoadAndResetTest extends ServerTestBase {
             for (int i = 0; i < CONNECTIONS; i++) {
                 Socket s = connect();
                 sockets.add(s);
-                s.getOutputStream().write(Wire.bytes("GET /users/" + i + "/posts/c HTTP/1.1\r\nHost: x\r\n\r\n"));
+                s.getOutputStream().write(RawClient.bytes("GET /users/" + i + "/posts/c HTTP/1.1\r\nHost: x\r\n\r\n"));
             }
             for (int i = 0; i < CONNECTIONS; i++) {
-                assertEquals("id=" + i + " slug=c", Wire.read(sockets.get(i).getInputStream()).text());
+                assertEquals("id=" + i + " slug=c", RawResponse.read(sockets.get(i).getInputStream()).text());
             }
             Await.until(() -> server.metrics().open == CONNECTIONS, () -> "all open at once: " + server.metrics());
             // 2000 idle keep-alive connections own no buffer at all
@@ -51,7 +54,7 @@ class LoadAndResetTest extends ServerTestBase {
     /** One way of leaving: what the client sends before it resets the connection. */
     private void resetAfter(String partial) throws IOException {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes(partial));
+            s.getOutputStream().write(RawClient.bytes(partial));
             // The server holds the partial request (or unsent responses) in a lent buffer: now reset.
             Await.until(() -> server.metrics().lentBuffers > 0, () -> "server never buffered: " + partial.substring(0, 20));
             s.setSoLinger(true, 0);
@@ -81,8 +84,8 @@ class LoadAndResetTest extends ServerTestBase {
 
     private void assertServerHealthyAndIdle() throws IOException {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n"));
-            assertEquals("Hello, World!", Wire.read(s.getInputStream()).text());
+            s.getOutputStream().write(RawClient.bytes("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n"));
+            assertEquals("Hello, World!", RawResponse.read(s.getInputStream()).text());
         }
         Await.until(() -> server.metrics().open == 0, () -> "connections left open: " + server.metrics());
         awaitNoLentBuffers(server);
@@ -97,7 +100,7 @@ class LoadAndResetTest extends ServerTestBase {
             for (int i = 0; i < clients; i++) {
                 Socket s = connect();
                 sockets.add(s);
-                s.getOutputStream().write(Wire.bytes("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 8000000\r\n\r\nfirst bytes"));
+                s.getOutputStream().write(RawClient.bytes("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 8000000\r\n\r\nfirst bytes"));
             }
             Await.until(() -> server.metrics().lentBuffers == clients, () -> "not all buffered: " + server.metrics());
             long lent = server.metrics().lentBytes;
@@ -107,7 +110,7 @@ class LoadAndResetTest extends ServerTestBase {
             byte[] rest = new byte[8_000_000 - 11];
             java.util.Arrays.fill(rest, (byte) 'r');
             first.getOutputStream().write(rest);
-            Wire.Response r = Wire.read(first.getInputStream());
+            RawResponse r = RawResponse.read(first.getInputStream());
             assertEquals(8_000_000, r.body.length);
         } finally {
             for (Socket s : sockets) {

@@ -1,6 +1,9 @@
 package dev.peregrine.e2e;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -44,11 +47,11 @@ class MaxConnectionAgeTest extends ServerTestBase {
         restart(b -> b.maxConnectionAge(Duration.ofMillis(1)).maxConnectionAgeGrace(Duration.ofSeconds(60)));
         try (Socket s = connect()) {
             InputStream in = s.getInputStream();
-            Wire.Response r;
+            RawResponse r;
             int requests = 0;
             do { // the first response already may be the closing one; the age passes within a few at most
-                s.getOutputStream().write(Wire.bytes(REQUEST));
-                r = Wire.read(in);
+                s.getOutputStream().write(RawClient.bytes(REQUEST));
+                r = RawResponse.read(in);
                 assertEquals(200, r.status);
                 requests++;
                 assertTrue(requests < 10_000, "never closed");
@@ -62,9 +65,9 @@ class MaxConnectionAgeTest extends ServerTestBase {
     void anIdleConnectionIsClosedOnceAgeAndGraceAreOver() throws IOException {
         restart(b -> b.maxConnectionAge(Duration.ofMillis(300)).maxConnectionAgeGrace(Duration.ZERO).maxConnectionAgeJitter(0));
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes(REQUEST));
+            s.getOutputStream().write(RawClient.bytes(REQUEST));
             InputStream in = s.getInputStream();
-            Wire.Response r = Wire.read(in);
+            RawResponse r = RawResponse.read(in);
             assertEquals(200, r.status);
             // then idle: the server ends the connection (idleTimeout is 60 s, so this is the age)
             if (!"close".equalsIgnoreCase(r.header("Connection"))) {
@@ -106,8 +109,8 @@ class MaxConnectionAgeTest extends ServerTestBase {
     void offByDefault() throws IOException {
         try (Socket s = connect()) {
             for (int i = 0; i < 200; i++) {
-                s.getOutputStream().write(Wire.bytes(REQUEST));
-                Wire.Response r = Wire.read(s.getInputStream());
+                s.getOutputStream().write(RawClient.bytes(REQUEST));
+                RawResponse r = RawResponse.read(s.getInputStream());
                 assertFalse("close".equalsIgnoreCase(r.header("Connection")));
             }
         }

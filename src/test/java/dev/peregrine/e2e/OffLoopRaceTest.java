@@ -2,6 +2,9 @@ package dev.peregrine.e2e;
 
 import dev.peregrine.Completion;
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -121,9 +124,9 @@ class OffLoopRaceTest {
         // Which side wins each race depends on the machine; what is read must match what was sent.
         assertTrue(ok <= completedTrue.get(), "ok=" + ok + " completedTrue=" + completedTrue);
         assertTrue(ok + unavailable > 0, "no answer was read at all");
-        try (Socket s = Wire.connect(server.port())) {
-            s.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n"));
-            assertEquals(200, Wire.read(s.getInputStream()).status);
+        try (Socket s = RawClient.connect(server.port())) {
+            s.getOutputStream().write(RawClient.bytes("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n"));
+            assertEquals(200, RawResponse.read(s.getInputStream()).status);
         }
     }
 
@@ -134,9 +137,9 @@ class OffLoopRaceTest {
         int unavailable = 0;
         for (int round = 0; round < ROUNDS; round++) {
             int spin = random.nextInt(4) == 0 ? 0 : random.nextInt(200_000);
-            byte[] request = Wire.bytes("GET /race?spin=" + spin + " HTTP/1.1\r\nHost: a\r\n\r\n"
+            byte[] request = RawClient.bytes("GET /race?spin=" + spin + " HTTP/1.1\r\nHost: a\r\n\r\n"
                     + (random.nextBoolean() ? "GET /race HTTP/1.1\r\nHost: a\r\n\r\n" : ""));
-            try (Socket s = Wire.connect(server.port())) {
+            try (Socket s = RawClient.connect(server.port())) {
                 s.getOutputStream().write(request);
                 switch (random.nextInt(4)) {
                     case 0 -> s.setSoLinger(true, 0); // RST on close, at once
@@ -146,7 +149,7 @@ class OffLoopRaceTest {
                 }
                 if (random.nextInt(3) > 0) {
                     InputStream in = s.getInputStream();
-                    Wire.Response r = Wire.read(in);
+                    RawResponse r = RawResponse.read(in);
                     assertTrue(r.status == 200 || r.status == 503, "status " + r.status);
                     if (r.status == 200) {
                         assertEquals("ok", r.text());
@@ -174,11 +177,11 @@ class OffLoopRaceTest {
                     Completion done = res.async();
                     completers.execute(() -> finish(done, 0));
                 }));
-        try (Socket s = Wire.connect(quiet.port())) {
+        try (Socket s = RawClient.connect(quiet.port())) {
             InputStream in = s.getInputStream();
             for (int i = 0; i < 2000; i++) {
-                s.getOutputStream().write(Wire.bytes("GET /later HTTP/1.1\r\nHost: a\r\n\r\n"));
-                Wire.Response r = Wire.read(in);
+                s.getOutputStream().write(RawClient.bytes("GET /later HTTP/1.1\r\nHost: a\r\n\r\n"));
+                RawResponse r = RawResponse.read(in);
                 assertEquals(200, r.status);
                 assertEquals("ok", r.text());
             }

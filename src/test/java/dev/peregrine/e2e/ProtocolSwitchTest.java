@@ -2,6 +2,8 @@ package dev.peregrine.e2e;
 
 import dev.peregrine.Server;
 import dev.peregrine.server.ProtocolSwitches;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -58,7 +60,7 @@ class ProtocolSwitchTest extends ServerTestBase {
             try (Socket s = connect()) {
                 send(s, all.substring(0, split));
                 send(s, all.substring(split));
-                Wire.Response first = Wire.read(s.getInputStream());
+                RawResponse first = RawResponse.read(s.getInputStream());
                 assertEquals(200, first.status);
                 assertEquals("Hello, World!", first.text());
                 assertEquals(SWITCHED + "echo me", readExactly(s, SWITCHED.length() + 7), "split at " + split);
@@ -71,8 +73,8 @@ class ProtocolSwitchTest extends ServerTestBase {
         try (Socket s = connect()) {
             send(s, "GET /plaintext HTTP/1.1\r\nHost: localhost\r\nUpgrade: x-echo\r\n\r\n"
                     + "GET /plaintext HTTP/1.1\r\nHost: localhost\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
-            assertEquals(200, Wire.read(s.getInputStream()).status);
-            assertEquals(200, Wire.read(s.getInputStream()).status);
+            assertEquals(200, RawResponse.read(s.getInputStream()).status);
+            assertEquals(200, RawResponse.read(s.getInputStream()).status);
         }
     }
 
@@ -100,9 +102,9 @@ class ProtocolSwitchTest extends ServerTestBase {
     @Test
     void withoutPriorKnowledgeThePrefaceIsAnHttpVersionError() throws IOException {
         try (Server plain = factory.start()) {
-            try (Socket s = Wire.connect(plain.port())) {
+            try (Socket s = RawClient.connect(plain.port())) {
                 send(s, PREFACE);
-                Wire.Response r = Wire.read(s.getInputStream());
+                RawResponse r = RawResponse.read(s.getInputStream());
                 assertEquals(505, r.status);
             }
             awaitNoLentBuffers(plain);
@@ -153,14 +155,14 @@ class ProtocolSwitchTest extends ServerTestBase {
     void aProtocolThatThrowsClosesOnlyItsOwnConnection() throws IOException {
         try (Socket other = connect(); Socket s = connect()) {
             send(other, "GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n");
-            assertEquals(200, Wire.read(other.getInputStream()).status);
+            assertEquals(200, RawResponse.read(other.getInputStream()).status);
             send(s, UPGRADE.replace("x-other, x-echo", "x-throw") + "boom");
             // The batch the failing call was part of (the 101) is discarded with the connection: what
             // a protocol left half-written must never reach this peer, nor another connection's.
             byte[] rest = s.getInputStream().readAllBytes(); // returns at the server's close
             assertEquals("", new String(rest, StandardCharsets.ISO_8859_1));
             send(other, "GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n");
-            assertEquals(200, Wire.read(other.getInputStream()).status, "the other connection goes on");
+            assertEquals(200, RawResponse.read(other.getInputStream()).status, "the other connection goes on");
         }
     }
 

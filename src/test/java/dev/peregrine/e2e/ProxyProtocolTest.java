@@ -2,6 +2,9 @@ package dev.peregrine.e2e;
 
 import dev.peregrine.Server;
 import dev.peregrine.proxy.ProxyProtocol;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -83,7 +86,7 @@ class ProxyProtocolTest extends ServerTestBase {
                 from = at;
             }
             s.getOutputStream().write(bytes, from, bytes.length - from);
-            Wire.Response r = Wire.read(s.getInputStream());
+            RawResponse r = RawResponse.read(s.getInputStream());
             assertEquals(200, r.status, r.statusLine);
             return r.text();
         }
@@ -150,10 +153,10 @@ class ProxyProtocolTest extends ServerTestBase {
     void theClientStaysForEveryRequestOnTheConnection() throws IOException {
         try (Socket s = connect()) {
             s.getOutputStream().write(ascii("PROXY TCP4 203.0.113.8 10.0.0.1 1000 80\r\n" + REQUEST + REQUEST));
-            assertEquals("203.0.113.8 1000", Wire.read(s.getInputStream()).text());
-            assertEquals("203.0.113.8 1000", Wire.read(s.getInputStream()).text());
+            assertEquals("203.0.113.8 1000", RawResponse.read(s.getInputStream()).text());
+            assertEquals("203.0.113.8 1000", RawResponse.read(s.getInputStream()).text());
             s.getOutputStream().write(ascii(REQUEST));
-            assertEquals("203.0.113.8 1000", Wire.read(s.getInputStream()).text());
+            assertEquals("203.0.113.8 1000", RawResponse.read(s.getInputStream()).text());
         }
     }
 
@@ -169,7 +172,7 @@ class ProxyProtocolTest extends ServerTestBase {
     @Test
     void untrustedPeerIsClosedWithoutAnAnswer() throws IOException {
         Server only10 = start("10.0.0.0/8", "fd00::/8");
-        try (Socket s = Wire.connect(only10.port())) {
+        try (Socket s = RawClient.connect(only10.port())) {
             s.getOutputStream().write(ascii("PROXY TCP4 203.0.113.7 10.0.0.1 4242 443\r\n" + REQUEST));
             assertEquals("", readUntilClosed(s));
             Await.until(() -> only10.metrics().proxyUntrusted == 1, only10.metrics()::toString);
@@ -183,7 +186,7 @@ class ProxyProtocolTest extends ServerTestBase {
     @Test
     void untrustedPeerThatSendsNothingIsClosedAtOnce() throws IOException {
         Server only10 = start("10.0.0.0/8");
-        try (Socket s = Wire.connect(only10.port())) {
+        try (Socket s = RawClient.connect(only10.port())) {
             assertEquals("", readUntilClosed(s));
         } finally {
             only10.close();

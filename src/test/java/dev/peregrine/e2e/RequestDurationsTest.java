@@ -1,6 +1,8 @@
 package dev.peregrine.e2e;
 
 import dev.peregrine.Handlers;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -64,9 +66,9 @@ class RequestDurationsTest extends ServerTestBase {
         assertEquals(200, get("/later"));
         assertEquals(404, get("/nowhere"));
         try (Socket s = connect()) { // HEAD on a GET route, and a method outside the usual nine
-            s.getOutputStream().write(Wire.bytes("HEAD /users/7 HTTP/1.1\r\nHost: x\r\n\r\nBREW /users/7 HTTP/1.1\r\nHost: x\r\n\r\n"));
-            assertEquals(200, Wire.read(s.getInputStream(), true).status);
-            assertEquals(501, Wire.read(s.getInputStream()).status);
+            s.getOutputStream().write(RawClient.bytes("HEAD /users/7 HTTP/1.1\r\nHost: x\r\n\r\nBREW /users/7 HTTP/1.1\r\nHost: x\r\n\r\n"));
+            assertEquals(200, RawResponse.read(s.getInputStream(), true).status);
+            assertEquals(501, RawResponse.read(s.getInputStream()).status);
         }
         var m = server.metrics();
         assertEquals(5, m.requestDurationCount("/users/{id}", "GET", 200));
@@ -114,9 +116,9 @@ class RequestDurationsTest extends ServerTestBase {
         server.close();
         server = factory.start(b -> b.metricsEndpoint("/metrics"));
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
-            Wire.read(s.getInputStream());
-            String text = Wire.read(s.getInputStream()).text();
+            s.getOutputStream().write(RawClient.bytes("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
+            RawResponse.read(s.getInputStream());
+            String text = RawResponse.read(s.getInputStream()).text();
             assertFalse(text.contains(FAMILY), text);
         }
         assertEquals(0, server.metrics().requestDurationCount("/plaintext", "GET", 200));

@@ -2,6 +2,8 @@ package dev.peregrine.e2e;
 
 import dev.peregrine.Execution;
 import dev.peregrine.Server;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -49,16 +51,16 @@ class RouterAnswersFilteredTest extends ServerTestBase {
                 .get("/files/{name}", (req, res) -> res.text(req.pathParam("name"))));
     }
 
-    private Wire.Response once(String request) throws Exception {
+    private RawResponse once(String request) throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes(request));
-            return Wire.read(s.getInputStream(), request.startsWith("HEAD"));
+            s.getOutputStream().write(RawClient.bytes(request));
+            return RawResponse.read(s.getInputStream(), request.startsWith("HEAD"));
         }
     }
 
     private void assertFiltered(String request, int status) throws Exception {
         int before = filtered.get();
-        Wire.Response r = once(request);
+        RawResponse r = once(request);
         assertEquals(status, r.status, request);
         assertEquals("yes", r.header("X-Filtered"), request);
         assertEquals(String.valueOf(status), r.header("X-After"), "the after hook saw the router's answer: " + request);
@@ -110,7 +112,7 @@ class RouterAnswersFilteredTest extends ServerTestBase {
     @Test
     void parserRejectionsReachNoFilter() throws Exception {
         restart(b -> b);
-        Wire.Response r = once("GET /plaintext HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n");
+        RawResponse r = once("GET /plaintext HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n");
         assertEquals(400, r.status);
         assertNull(r.header("X-Filtered"));
         assertEquals(0, filtered.get());

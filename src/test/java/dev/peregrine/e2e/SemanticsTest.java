@@ -1,5 +1,7 @@
 package dev.peregrine.e2e;
 
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -25,10 +27,10 @@ class SemanticsTest extends ServerTestBase {
         super(factory);
     }
 
-    private Wire.Response once(String request, boolean head) throws Exception {
+    private RawResponse once(String request, boolean head) throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes(request));
-            return Wire.read(s.getInputStream(), head);
+            s.getOutputStream().write(RawClient.bytes(request));
+            return RawResponse.read(s.getInputStream(), head);
         }
     }
 
@@ -40,7 +42,7 @@ class SemanticsTest extends ServerTestBase {
                 .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(405, wrong.statusCode());
         assertEquals("GET, HEAD, OPTIONS", wrong.headers().firstValue("Allow").orElseThrow());
-        Wire.Response echoGet = once("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", false);
+        RawResponse echoGet = once("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", false);
         assertEquals(405, echoGet.status);
         assertEquals("POST, OPTIONS", echoGet.header("Allow"));
         assertEquals(501, once("BREW /plaintext HTTP/1.1\r\nHost: x\r\n\r\n", false).status);
@@ -49,8 +51,8 @@ class SemanticsTest extends ServerTestBase {
     @Test
     void headHasTheLengthButNoBody() throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes("HEAD /plaintext HTTP/1.1\r\nHost: x\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
-            List<Wire.Response> rs = Wire.readAll(s.getInputStream().readAllBytes(), true, false);
+            s.getOutputStream().write(RawClient.bytes("HEAD /plaintext HTTP/1.1\r\nHost: x\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+            List<RawResponse> rs = RawResponse.readAll(s.getInputStream().readAllBytes(), true, false);
             assertEquals(2, rs.size());
             assertEquals("13", rs.get(0).header("Content-Length"));
             assertEquals(0, rs.get(0).body.length);
@@ -64,11 +66,11 @@ class SemanticsTest extends ServerTestBase {
 
     @Test
     void optionsStarAndOptionsPath() throws Exception {
-        Wire.Response star = once("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", false);
+        RawResponse star = once("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", false);
         assertEquals(204, star.status);
         assertEquals("GET, HEAD, POST, PUT, OPTIONS", star.header("Allow"));
         assertNull(star.header("Content-Length"));
-        Wire.Response path = once("OPTIONS /echo HTTP/1.1\r\nHost: x\r\n\r\n", false);
+        RawResponse path = once("OPTIONS /echo HTTP/1.1\r\nHost: x\r\n\r\n", false);
         assertEquals(204, path.status);
         assertEquals("POST, OPTIONS", path.header("Allow"));
     }
@@ -76,8 +78,8 @@ class SemanticsTest extends ServerTestBase {
     @Test
     void http10ClosesUnlessAskedToKeepAlive() throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.0\r\n\r\n"));
-            List<Wire.Response> rs = Wire.readAll(s.getInputStream().readAllBytes());
+            s.getOutputStream().write(RawClient.bytes("GET /plaintext HTTP/1.0\r\n\r\n"));
+            List<RawResponse> rs = RawResponse.readAll(s.getInputStream().readAllBytes());
             assertEquals(1, rs.size());
             assertEquals("close", rs.get(0).header("Connection"));
             assertEquals("Hello, World!", rs.get(0).text());
@@ -85,13 +87,13 @@ class SemanticsTest extends ServerTestBase {
         try (Socket s = connect()) {
             InputStream in = s.getInputStream();
             for (int i = 0; i < 3; i++) {
-                s.getOutputStream().write(Wire.bytes("GET /headers HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
-                Wire.Response r = Wire.read(in);
+                s.getOutputStream().write(RawClient.bytes("GET /headers HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+                RawResponse r = RawResponse.read(in);
                 assertEquals("keep-alive", r.header("Connection"));
                 assertEquals("host=null x=null count=1 keepAlive=true version=HTTP/1.0", r.text());
             }
-            s.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.0\r\n\r\n"));
-            assertEquals("close", Wire.read(in).header("Connection"));
+            s.getOutputStream().write(RawClient.bytes("GET /plaintext HTTP/1.0\r\n\r\n"));
+            assertEquals("close", RawResponse.read(in).header("Connection"));
             assertEquals(-1, in.read(), "closed after the 1.0 request without keep-alive");
         }
     }
@@ -99,8 +101,8 @@ class SemanticsTest extends ServerTestBase {
     @Test
     void connectionCloseIsHonouredAndLaterRequestsAreIgnored() throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\n\r\n"));
-            List<Wire.Response> rs = Wire.readAll(s.getInputStream().readAllBytes());
+            s.getOutputStream().write(RawClient.bytes("GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\n\r\n"));
+            List<RawResponse> rs = RawResponse.readAll(s.getInputStream().readAllBytes());
             assertEquals(1, rs.size(), rs::toString);
             assertEquals("close", rs.get(0).header("Connection"));
         }
@@ -109,11 +111,11 @@ class SemanticsTest extends ServerTestBase {
     @Test
     void aFailingHandlerGets500AndTheServerLivesOn() throws Exception {
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes("GET /boom HTTP/1.1\r\nHost: x\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n"));
-            Wire.Response failed = Wire.read(s.getInputStream());
+            s.getOutputStream().write(RawClient.bytes("GET /boom HTTP/1.1\r\nHost: x\r\n\r\nGET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n"));
+            RawResponse failed = RawResponse.read(s.getInputStream());
             assertEquals(500, failed.status);
             assertEquals("500 Internal Server Error\n", failed.text(), "the one body of the server's own errors");
-            assertEquals("Hello, World!", Wire.read(s.getInputStream()).text(), "same connection goes on");
+            assertEquals("Hello, World!", RawResponse.read(s.getInputStream()).text(), "same connection goes on");
         }
         HttpResponse<String> next = CLIENT.send(HttpRequest.newBuilder(URI.create(url("/plaintext"))).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals("Hello, World!", next.body(), "another connection works");

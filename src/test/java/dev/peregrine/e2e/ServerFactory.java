@@ -2,14 +2,16 @@ package dev.peregrine.e2e;
 
 import dev.peregrine.Server;
 import dev.peregrine.examples.PlaintextApp;
+import dev.peregrine.testing.Transports;
 
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /**
- * How the end-to-end suite starts a server: a transport and a loop count. Every e2e class runs once
- * per value of {@link #all()}; a new transport joins the suite by adding one value there.
+ * How the end-to-end suite starts a server: one of the test kit's {@link Transports#withLoops()} (a
+ * transport and a loop count) with PlaintextApp's routes and {@link TestRoutes}. Every e2e class runs
+ * once per value of {@link #all()}, so a transport added to the kit's list joins the suite.
  */
 public final class ServerFactory {
     final String transport;
@@ -17,30 +19,15 @@ public final class ServerFactory {
     /** Name prefix of the transport's loop threads (the allocation test measures them). */
     final String loopThreadPrefix;
 
-    ServerFactory(String transport, int threads, String loopThreadPrefix) {
-        this.transport = transport;
-        this.threads = threads;
-        this.loopThreadPrefix = loopThreadPrefix;
+    private ServerFactory(Transports.Loops loops) {
+        this.transport = loops.transport();
+        this.threads = loops.loops();
+        this.loopThreadPrefix = loops.loopThreadPrefix();
     }
 
-    /**
-     * Every server the suite runs against: NIO, and epoll wherever Netty ships its native library
-     * (Linux on x86-64 and aarch64) — there it must run, so a broken epoll fails the suite instead of
-     * leaving it out.
-     */
+    /** One factory per transport and loop count of the test kit's list. */
     public static Stream<ServerFactory> all() {
-        Stream<ServerFactory> nio = Stream.of(new ServerFactory("nio", 1, "peregrine-nio-"), new ServerFactory("nio", 2, "peregrine-nio-"));
-        if (!epollShipped()) {
-            return nio;
-        }
-        return Stream.concat(nio, Stream.of(new ServerFactory("epoll", 1, "peregrine-epoll-"), new ServerFactory("epoll", 2, "peregrine-epoll-")));
-    }
-
-    /** Whether netty-transport-native-epoll has a native library for this platform. */
-    static boolean epollShipped() {
-        String os = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT);
-        String arch = System.getProperty("os.arch", "");
-        return os.startsWith("linux") && (arch.equals("amd64") || arch.equals("aarch64"));
+        return Transports.withLoops().map(ServerFactory::new);
     }
 
     /** The app under test with the default limits. */

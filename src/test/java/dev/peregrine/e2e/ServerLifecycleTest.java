@@ -1,12 +1,13 @@
 package dev.peregrine.e2e;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.InputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,22 +30,17 @@ class ServerLifecycleTest {
     void closeFinishesResponsesBeingWrittenAndClosesIdleConnections() throws Exception {
         // A long grace: a loaded machine may take a while to push 8 MiB through a 4 KiB receive window.
         Server server = factory.start(b -> b.maxPendingOutput(64 << 20).shutdownGrace(java.time.Duration.ofSeconds(60)));
-        try (Socket busy = new Socket(); Socket idle = Wire.connect(server.port())) {
-            busy.setReceiveBufferSize(4096);
-            busy.setSoTimeout(Wire.READ_TIMEOUT_MS);
-            busy.connect(new InetSocketAddress("127.0.0.1", server.port()));
-            idle.getOutputStream().write(Wire.bytes("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n"));
-            assertEquals(200, Wire.read(idle.getInputStream()).status);
-            busy.getOutputStream().write(Wire.bytes("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".repeat(4)));
+        try (RawClient busy = new RawClient(server.port(), 4096); RawClient idle = new RawClient(server.port())) {
+            assertEquals(200, idle.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read().status);
+            busy.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".repeat(4));
             Await.until(() -> server.metrics().lentBuffers > 0, () -> "responses not pending: " + server.metrics());
 
             CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
-            assertEquals(-1, idle.getInputStream().read(), "an idle connection is closed by the server");
-            InputStream in = busy.getInputStream();
+            assertTrue(idle.closedByServer(), "an idle connection is closed by the server");
             for (int i = 0; i < 4; i++) {
-                assertArrayEquals(TestRoutes.BIG, Wire.read(in).body, "response " + i + " finished during close");
+                assertArrayEquals(TestRoutes.BIG, busy.read().body, "response " + i + " finished during close");
             }
-            assertEquals(-1, in.read());
+            assertTrue(busy.closedByServer());
             busy.close();
             closing.get(20, TimeUnit.SECONDS);
         } finally {
@@ -52,13 +48,13 @@ class ServerLifecycleTest {
         }
         assertEquals(0, server.metrics().lentBuffers);
         assertEquals(0, server.metrics().open);
-        org.junit.jupiter.api.Assertions.assertThrows(java.net.ConnectException.class, () -> Wire.connect(server.port()).close(),
+        org.junit.jupiter.api.Assertions.assertThrows(java.net.ConnectException.class, () -> RawClient.connect(server.port()).close(),
                 "a closed server accepts nothing");
         try (Server again = factory.start(b -> b.port(server.port()))) {
             assertEquals(server.port(), again.port(), "the port is free again at once");
-            try (Socket s = Wire.connect(again.port())) {
-                s.getOutputStream().write(Wire.bytes("GET /json HTTP/1.1\r\nHost: x\r\n\r\n"));
-                assertTrue(Wire.read(s.getInputStream()).text().contains("Hello"));
+            try (Socket s = RawClient.connect(again.port())) {
+                s.getOutputStream().write(RawClient.bytes("GET /json HTTP/1.1\r\nHost: x\r\n\r\n"));
+                assertTrue(RawResponse.read(s.getInputStream()).text().contains("Hello"));
             }
         }
     }
@@ -69,12 +65,12 @@ class ServerLifecycleTest {
             java.util.List<Socket> sockets = new java.util.ArrayList<>();
             try {
                 for (int i = 0; i < 64; i++) {
-                    Socket s = Wire.connect(server.port());
+                    Socket s = RawClient.connect(server.port());
                     sockets.add(s);
-                    s.getOutputStream().write(Wire.bytes("GET /users/" + i + "/posts/r HTTP/1.1\r\nHost: x\r\n\r\n"));
+                    s.getOutputStream().write(RawClient.bytes("GET /users/" + i + "/posts/r HTTP/1.1\r\nHost: x\r\n\r\n"));
                 }
                 for (int i = 0; i < 64; i++) {
-                    assertEquals("id=" + i + " slug=r", Wire.read(sockets.get(i).getInputStream()).text());
+                    assertEquals("id=" + i + " slug=r", RawResponse.read(sockets.get(i).getInputStream()).text());
                 }
             } finally {
                 for (Socket s : sockets) {

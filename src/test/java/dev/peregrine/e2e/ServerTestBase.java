@@ -1,6 +1,8 @@
 package dev.peregrine.e2e;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -45,12 +47,12 @@ abstract class ServerTestBase {
     }
 
     Socket connect() throws IOException {
-        return Wire.connect(server.port());
+        return RawClient.connect(server.port());
     }
 
     /** Writes {@code request} in one write on a new connection and returns all the server sends until it closes. */
     byte[] sendAndReadToEof(Server s, byte[] request) throws IOException {
-        try (Socket socket = Wire.connect(s.port())) {
+        try (Socket socket = RawClient.connect(s.port())) {
             socket.getOutputStream().write(request);
             InputStream in = socket.getInputStream();
             return in.readAllBytes();

@@ -3,6 +3,9 @@ package dev.peregrine.e2e;
 import dev.peregrine.Server;
 import dev.peregrine.examples.WebRoutes;
 import dev.peregrine.form.MultipartLimits;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -136,12 +139,12 @@ class WebFormsTest extends ServerTestBase {
     }
 
     /** A raw request to {@code path} with a multipart body and Content-Length. */
-    private Wire.Response post(Server s, String path, String boundary, byte[] body) throws IOException {
-        try (Socket socket = Wire.connect(s.port())) {
-            socket.getOutputStream().write(Wire.bytes("POST " + path + " HTTP/1.1\r\nHost: localhost\r\n"
+    private RawResponse post(Server s, String path, String boundary, byte[] body) throws IOException {
+        try (Socket socket = RawClient.connect(s.port())) {
+            socket.getOutputStream().write(RawClient.bytes("POST " + path + " HTTP/1.1\r\nHost: localhost\r\n"
                     + "Content-Type: multipart/form-data; boundary=" + boundary + "\r\nContent-Length: " + body.length + "\r\n\r\n"));
             socket.getOutputStream().write(body);
-            return Wire.read(socket.getInputStream());
+            return RawResponse.read(socket.getInputStream());
         }
     }
 
@@ -157,7 +160,7 @@ class WebFormsTest extends ServerTestBase {
             good.write(file);
             good.write("\r\n--B--\r\n".getBytes(StandardCharsets.US_ASCII));
             byte[] body = good.toByteArray();
-            Wire.Response ok = post(s, "/upload-spool", "B", body);
+            RawResponse ok = post(s, "/upload-spool", "B", body);
             assertEquals(200, ok.status, ok.text());
             assertTrue(ok.text().contains(sha256(file)), ok.text());
             assertEquals(0, count(spool));
@@ -170,13 +173,13 @@ class WebFormsTest extends ServerTestBase {
             byte[] big = new byte[body.length + 60_000];
             System.arraycopy(body, 0, big, 0, body.length - 9);
             System.arraycopy("\r\n--B--\r\n".getBytes(StandardCharsets.US_ASCII), 0, big, big.length - 9, 9);
-            Wire.Response tooBig = post(s, "/upload-spool", "B", big);
+            RawResponse tooBig = post(s, "/upload-spool", "B", big);
             assertEquals(413, tooBig.status, tooBig.text());
             assertEquals(0, count(spool));
 
             // the connection lost half way through a spooled file
-            try (Socket socket = Wire.connect(s.port())) {
-                socket.getOutputStream().write(Wire.bytes("POST /upload-spool HTTP/1.1\r\nHost: localhost\r\n"
+            try (Socket socket = RawClient.connect(s.port())) {
+                socket.getOutputStream().write(RawClient.bytes("POST /upload-spool HTTP/1.1\r\nHost: localhost\r\n"
                         + "Content-Type: multipart/form-data; boundary=B\r\nContent-Length: " + body.length + "\r\n\r\n"));
                 socket.getOutputStream().write(body, 0, 40_000);
                 socket.getOutputStream().flush();

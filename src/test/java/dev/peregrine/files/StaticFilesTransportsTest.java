@@ -1,18 +1,16 @@
 package dev.peregrine.files;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.RawClient;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -101,7 +99,7 @@ class StaticFilesTransportsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void filesCarryValidatorsAndPreconditionsFollowRfc9110(String transport) throws Exception {
         start(transport, StaticOptions.builder().cacheControl("public, max-age=60").build());
         HttpResponse<byte[]> r = get("/static/data.bin");
@@ -140,7 +138,7 @@ class StaticFilesTransportsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void oneRangeIs206NothingIs416AndTheRestIsTheWholeFile(String transport) throws Exception {
         start(transport, StaticOptions.defaults());
         HttpResponse<byte[]> first = get("/static/data.bin", "Range", "bytes=0-99");
@@ -186,7 +184,7 @@ class StaticFilesTransportsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void directoriesServeTheirIndexAndTypesComeFromTheTable(String transport) throws Exception {
         start(transport, StaticOptions.builder().mediaType("webmanifest", "application/manifest+json").build());
         HttpResponse<byte[]> index = get("/static/");
@@ -206,7 +204,7 @@ class StaticFilesTransportsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void nothingOutsideTheRootNorHiddenIsServed(String transport) throws Exception {
         start(transport, StaticOptions.defaults());
         for (String path : List.of("/static/escape.txt", "/static/.secret", "/static/nope.txt", "/static/a.txt/",
@@ -231,7 +229,7 @@ class StaticFilesTransportsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void curlAndPythonAgree(String transport) throws Exception {
         start(transport, StaticOptions.defaults());
         String url = "http://127.0.0.1:" + server.port() + "/static/data.bin";
@@ -287,14 +285,9 @@ class StaticFilesTransportsTest {
 
     /** One request on its own connection ({@code Connection: close}); the whole answer as text. */
     private Raw raw(String request) throws IOException {
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
-            s.setSoTimeout(20_000);
-            s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-            InputStream in = s.getInputStream();
-            ByteArrayOutputStream all = new ByteArrayOutputStream();
-            in.transferTo(all);
+        try (RawClient c = new RawClient(server.port())) {
             Raw r = new Raw();
-            r.text = all.toString(StandardCharsets.ISO_8859_1);
+            r.text = c.send(request).readToEnd();
             r.status = Integer.parseInt(r.text.substring(9, 12));
             return r;
         }

@@ -2,13 +2,18 @@ package dev.peregrine.hardening;
 
 import dev.peregrine.Metrics;
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
 import java.util.Arrays;
 
-import static dev.peregrine.hardening.Wire.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,9 +22,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Traffic of every kind — valid, pipelined, rejected, reset, timed out, huge bodies — and then the
  * counters match what was sent and every pooled buffer is back once the connections are closed.
  */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.peregrine.testing.Transports#names")
 class AccountingTest {
     private static final String GET = "GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n";
     private static final byte[] BIG = new byte[3 << 20];
+
+    /** The transport every server of this class runs on: each of the test kit's list in turn. */
+    @Parameter
+    String transport;
+
     private Server server;
 
     @AfterEach
@@ -31,7 +43,7 @@ class AccountingTest {
 
     @Test
     void countersMatchTheTrafficAndEveryBufferComesBack() throws Exception {
-        server = Server.builder().port(0).host("127.0.0.1").threads(2)
+        server = Server.builder().transport(transport).port(0).host("127.0.0.1").threads(2)
                 .headerTimeout(Duration.ofMillis(300)).maxHeadSize(4096)
                 .get("/plaintext", (req, res) -> res.text("Hello, World!"))
                 .get("/big", (req, res) -> res.body(BIG))
@@ -42,7 +54,7 @@ class AccountingTest {
         int connections = 0;
 
         // Valid, one at a time on one connection.
-        try (Wire w = new Wire(port)) {
+        try (RawClient w = new RawClient(port)) {
             connections++;
             for (int i = 0; i < 20; i++) {
                 w.send(GET);
@@ -51,7 +63,7 @@ class AccountingTest {
             }
         }
         // Pipelined, split at awkward places.
-        try (Wire w = new Wire(port)) {
+        try (RawClient w = new RawClient(port)) {
             connections++;
             String batch = GET.repeat(50);
             w.send(batch.substring(0, 7)).send(batch.substring(7, 1001)).send(batch.substring(1001));
@@ -61,12 +73,12 @@ class AccountingTest {
             }
         }
         // Huge bodies both ways: a 3 MiB Content-Length echo, a chunked echo, a 3 MiB response.
-        try (Wire w = new Wire(port)) {
+        try (RawClient w = new RawClient(port)) {
             connections++;
             byte[] body = new byte[3 << 20];
             Arrays.fill(body, (byte) 'a');
             w.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n").send(body);
-            Wire.Response r = w.read();
+            RawResponse r = w.read();
             assertEquals(200, r.status);
             assertArrayEquals(body, r.body);
             requests++;
@@ -91,14 +103,14 @@ class AccountingTest {
         };
         int[] statuses = {400, 431, 413, 505};
         for (int i = 0; i < bad.length; i++) {
-            try (Wire w = new Wire(port)) {
+            try (RawClient w = new RawClient(port)) {
                 connections++;
                 w.send(bad[i]);
                 assertEquals(statuses[i], w.read().status, bad[i]);
                 assertTrue(w.closedByServer());
             }
         }
-        try (Wire w = new Wire(port)) {
+        try (RawClient w = new RawClient(port)) {
             connections++;
             w.send(GET + "BROKEN\r\n\r\n");
             assertEquals(200, w.read().status);
@@ -108,21 +120,21 @@ class AccountingTest {
         }
         // Reset by the client: mid-head, mid-body, and while a large response is being written.
         for (String partial : new String[] {"GET /plain", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc"}) {
-            Wire w = new Wire(port);
+            RawClient w = new RawClient(port);
             connections++;
             w.send(partial);
-            await("the partial request is held", () -> server.metrics().lentBuffers >= 1);
+            Await.until("the partial request is held", () -> server.metrics().lentBuffers >= 1);
             w.reset();
-            await("the reset connection is gone", () -> server.metrics().open == 0);
+            Await.until("the reset connection is gone", () -> server.metrics().open == 0);
         }
-        Wire big = new Wire(port, 4096);
+        RawClient big = new RawClient(port, 4096);
         connections++;
         big.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
-        await("output pending", () -> server.metrics().lentBuffers >= 1);
+        Await.until("output pending", () -> server.metrics().lentBuffers >= 1);
         requests++;
         big.reset();
         // Timed out: a head that never ends.
-        try (Wire w = new Wire(port)) {
+        try (RawClient w = new RawClient(port)) {
             connections++;
             w.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n");
             assertEquals(408, w.read().status);
@@ -130,7 +142,7 @@ class AccountingTest {
         }
 
         final int expectedConnections = connections;
-        await("every connection closed", () -> server.metrics().open == 0
+        Await.until("every connection closed", () -> server.metrics().open == 0
                 && server.metrics().accepted == expectedConnections);
         Metrics m = server.metrics();
         assertEquals(expectedConnections, m.closed, m.toString());

@@ -1,7 +1,12 @@
 package dev.peregrine.hardening;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -21,7 +26,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * What a Kubernetes pod sees on SIGTERM, in a child JVM: readiness answers 503 at once, the server
  * keeps serving new connections for {@code drainDelay}, then stops, and the stop line is printed.
  */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.peregrine.testing.Transports#names")
 class DrainOnSigtermTest {
+    /** The transport every server of this class runs on: each of the test kit's list in turn. */
+    @Parameter
+    String transport;
+
     /** The child: hook, drain delay, health endpoints; its port on stdout. */
     public static final class DrainingServer {
         public static void main(String[] args) throws Exception {
@@ -37,7 +48,7 @@ class DrainOnSigtermTest {
     }
 
     private static int status(int port, String path) {
-        try (Wire w = new Wire(port)) {
+        try (RawClient w = new RawClient(port)) {
             w.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
             return w.read().status;
         } catch (IOException e) {
@@ -50,7 +61,8 @@ class DrainOnSigtermTest {
         Path err = Files.createTempFile("peregrine-drain", ".err");
         try {
             Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                    "--enable-native-access=ALL-UNNAMED", "-Dperegrine.transport=" + transport,
+                    "-cp", System.getProperty("java.class.path"),
                     DrainingServer.class.getName())
                     .redirectError(err.toFile()).start();
             try {
@@ -60,11 +72,11 @@ class DrainOnSigtermTest {
                 int port = Integer.parseInt(line.substring(5));
                 assertEquals(200, status(port, "/health/ready"));
                 p.destroy(); // SIGTERM
-                Wire.await("readiness 503 after SIGTERM", () -> status(port, "/health/ready") == 503);
+                Await.until("readiness 503 after SIGTERM", () -> status(port, "/health/ready") == 503);
                 // Still serving during the drain: a new connection is accepted and answered.
                 assertEquals(200, status(port, "/hello"));
                 assertTrue(p.isAlive(), "still draining");
-                Wire.await("the listener closed after the drain", () -> Wire.refuses(port));
+                Await.until("the listener closed after the drain", () -> RawClient.refuses(port));
                 assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the child exits");
             } finally {
                 p.destroyForcibly();

@@ -2,9 +2,11 @@ package dev.peregrine.hardening;
 
 import dev.peregrine.Execution;
 import dev.peregrine.Server;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +31,7 @@ class InterimResponseTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void earlyHintsPrecedeTheFinalResponse(String transport) throws Exception {
         server = Server.builder().host("127.0.0.1").port(0).transport(transport).threads(1)
                 .get("/inline", (req, res) -> res.interim(103, "Link", "</site.css>; rel=preload").text("inline"))
@@ -42,19 +44,19 @@ class InterimResponseTest {
                     res.text("refused");
                 })
                 .start();
-        try (Wire w = new Wire(server.port())) {
+        try (RawClient w = new RawClient(server.port())) {
             w.send("GET /inline HTTP/1.1\r\nHost: x\r\n\r\nGET /blocking HTTP/1.1\r\nHost: x\r\n\r\nGET /misuse HTTP/1.1\r\nHost: x\r\n\r\n");
             assertEquals(HINTS, new String(w.readExactly(HINTS.length()), StandardCharsets.ISO_8859_1));
-            assertEquals("inline", w.read().bodyText());
+            assertEquals("inline", w.read().text());
             assertEquals(HINTS, new String(w.readExactly(HINTS.length()), StandardCharsets.ISO_8859_1));
-            assertEquals("blocking", w.read().bodyText());
-            assertEquals("refused", w.read().bodyText());
+            assertEquals("blocking", w.read().text());
+            assertEquals("refused", w.read().text());
         }
-        try (Wire w = new Wire(server.port())) {
+        try (RawClient w = new RawClient(server.port())) {
             w.send("GET /inline HTTP/1.0\r\n\r\n");
-            Wire.Response r = w.read();
+            RawResponse r = w.read();
             assertEquals(200, r.status, "no 1xx for HTTP/1.0: the first thing read is the final response");
-            assertEquals("inline", r.bodyText());
+            assertEquals("inline", r.text());
         }
         // curl reads past the 103 to the final response.
         Process curl = new ProcessBuilder("curl", "-sS", "http://127.0.0.1:" + server.port() + "/blocking")

@@ -3,15 +3,19 @@ package dev.peregrine.hardening;
 import dev.peregrine.Handlers;
 import dev.peregrine.Server;
 import dev.peregrine.proxy.ProxyProtocol;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.InputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +33,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * at or above {@code slowHandlerThreshold} (route, method, status, elapsed); one that disables them
  * gets none, and without a recording the checks are false. Read back from a dumped recording file.
  */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.peregrine.testing.Transports#names")
 class JfrEventsTest {
+    /** The transport every server of this class runs on: each of the test kit's list in turn. */
+    @Parameter
+    String transport;
+
     @TempDir
     Path dir;
     private Server server;
@@ -42,7 +52,7 @@ class JfrEventsTest {
     }
 
     private Server start() {
-        server = Server.builder().port(0).host("127.0.0.1").threads(1)
+        server = Server.builder().transport(transport).port(0).host("127.0.0.1").threads(1)
                 .headerTimeout(Duration.ofMillis(200)).slowHandlerThreshold(Duration.ofMillis(20))
                 .get("/fast", (req, res) -> res.text("fast"))
                 .get("/slow/{n}", Handlers.blocking((req, res) -> {
@@ -54,10 +64,9 @@ class JfrEventsTest {
     }
 
     private String exchange(String request) throws Exception {
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
-            s.setSoTimeout(30_000);
-            s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
-            InputStream in = s.getInputStream();
+        try (RawClient c = new RawClient(server.port())) {
+            c.send(request);
+            InputStream in = c.input();
             java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
             byte[] buf = new byte[4096];
             try {
@@ -100,7 +109,7 @@ class JfrEventsTest {
         assertTrue(exchange("GET /fast HTTP/1.1\r\nHost: x\r\n").startsWith("HTTP/1.1 408")); // head never ends
         assertTrue(exchange("GET /slow/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").endsWith("slow"));
         assertTrue(exchange("GET /fast HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").endsWith("fast"));
-        Wire.await("requests counted", () -> server.metrics().requests >= 2);
+        Await.until("requests counted", () -> server.metrics().requests >= 2);
     }
 
     @Test
@@ -129,11 +138,11 @@ class JfrEventsTest {
 
     @Test
     void proxyRejectionsAreEventsToo() throws Exception {
-        server = Server.builder().port(0).host("127.0.0.1").threads(1).proxyProtocol(ProxyProtocol.trusting("127.0.0.1"))
+        server = Server.builder().transport(transport).port(0).host("127.0.0.1").threads(1).proxyProtocol(ProxyProtocol.trusting("127.0.0.1"))
                 .get("/fast", (req, res) -> res.text("fast")).start();
         List<RecordedEvent> events = record(true, () -> {
             assertEquals("", exchange("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n"));
-            Wire.await("counted", () -> server.metrics().proxyMalformed == 1);
+            Await.until("counted", () -> server.metrics().proxyMalformed == 1);
         });
         assertEquals(1, events.size(), events.toString());
         assertEquals(0, events.get(0).getInt("status"));

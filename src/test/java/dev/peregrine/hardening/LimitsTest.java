@@ -2,21 +2,33 @@ package dev.peregrine.hardening;
 
 import dev.peregrine.Metrics;
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.List;
 
-import static dev.peregrine.hardening.Wire.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** maxConnections, maxRequestsPerConnection and maxPipelinedRequests over real sockets. */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.peregrine.testing.Transports#names")
 class LimitsTest {
     private static final String GET = "GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n";
+
+    /** The transport every server of this class runs on: each of the test kit's list in turn. */
+    @Parameter
+    String transport;
+
     private Server server;
 
     private Server start(Server.Builder b) {
@@ -35,19 +47,19 @@ class LimitsTest {
 
     @Test
     void connectionLimitHoldsAndRecovers() throws Exception {
-        start(Server.builder().threads(2).maxConnections(3));
-        List<Wire> served = new ArrayList<>();
+        start(Server.builder().transport(transport).threads(2).maxConnections(3));
+        List<RawClient> served = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                Wire w = new Wire(server.port());
+                RawClient w = new RawClient(server.port());
                 served.add(w);
                 w.send(GET);
                 assertEquals(200, w.read().status);
             }
             // The fourth connects (the kernel's backlog takes it) but is not accepted while three are open.
-            try (Wire fourth = new Wire(server.port())) {
+            try (RawClient fourth = new RawClient(server.port())) {
                 fourth.send(GET);
-                await("a loop stops accepting", () -> server.metrics().acceptPauses >= 1);
+                Await.until("a loop stops accepting", () -> server.metrics().acceptPauses >= 1);
                 assertEquals(3, server.metrics().accepted);
                 assertEquals(0, fourth.available());
                 served.remove(0).close();
@@ -57,14 +69,14 @@ class LimitsTest {
                 assertTrue(server.metrics().open <= 3);
             }
         } finally {
-            for (Wire w : served) {
+            for (RawClient w : served) {
                 w.close();
             }
         }
-        await("all closed", () -> server.metrics().open == 0);
+        Await.until("all closed", () -> server.metrics().open == 0);
         // Capacity is whole again: three new connections are served.
         for (int i = 0; i < 3; i++) {
-            try (Wire w = new Wire(server.port())) {
+            try (RawClient w = new RawClient(server.port())) {
                 w.send(GET);
                 assertEquals(200, w.read().status);
             }
@@ -73,11 +85,11 @@ class LimitsTest {
 
     @Test
     void lastRequestAllowedOnAConnectionSaysClose() throws Exception {
-        start(Server.builder().threads(1).maxRequestsPerConnection(3));
-        try (Wire w = new Wire(server.port())) {
+        start(Server.builder().transport(transport).threads(1).maxRequestsPerConnection(3));
+        try (RawClient w = new RawClient(server.port())) {
             for (int i = 1; i <= 3; i++) {
                 w.send(GET);
-                Wire.Response r = w.read();
+                RawResponse r = w.read();
                 assertEquals(200, r.status);
                 if (i < 3) {
                     assertNull(r.header("Connection"));
@@ -92,26 +104,26 @@ class LimitsTest {
 
     @Test
     void longPipelinedBatchIsAnsweredInFullAcrossPauses() throws Exception {
-        start(Server.builder().threads(1).maxPipelinedRequests(4));
-        try (Wire w = new Wire(server.port())) {
+        start(Server.builder().transport(transport).threads(1).maxPipelinedRequests(4));
+        try (RawClient w = new RawClient(server.port())) {
             w.send(GET.repeat(103));
             for (int i = 0; i < 103; i++) {
-                Wire.Response r = w.read();
+                RawResponse r = w.read();
                 assertEquals(200, r.status);
-                assertEquals("Hello, World!", r.bodyText());
+                assertEquals("Hello, World!", r.text());
             }
         }
-        await("closed", () -> server.metrics().open == 0);
+        Await.until("closed", () -> server.metrics().open == 0);
         assertEquals(103, server.metrics().requests);
         assertEquals(0, server.metrics().lentBuffers);
     }
 
     @Test
     void pipelinedFloodFromAReaderThatStopsReadingPausesTheServerAndLosesNothing() throws Exception {
-        start(Server.builder().threads(1).maxPendingOutput(16 * 1024).maxPipelinedRequests(16));
+        start(Server.builder().transport(transport).threads(1).maxPendingOutput(16 * 1024).maxPipelinedRequests(16));
         int batches = 100;
         int perBatch = 1000;
-        try (Wire w = new Wire(server.port(), 4096)) {
+        try (RawClient w = new RawClient(server.port(), 4096)) {
             // 100,000 pipelined requests from a client that reads nothing yet: the server answers until
             // the socket and maxPendingOutput are full, then stops reading (the pause is counted), so
             // what it keeps is bounded and the client's own writes block.
@@ -127,13 +139,13 @@ class LimitsTest {
             });
             writer.setDaemon(true);
             writer.start();
-            await("reading paused", () -> server.metrics().readPauses >= 1);
+            Await.until("reading paused", () -> server.metrics().readPauses >= 1);
             Metrics paused = server.metrics();
             assertTrue(paused.lentBytes <= 16 * 1024 + 64 * 1024 + 256 * 1024, "bounded: " + paused);
             assertTrue(paused.requests < (long) batches * perBatch, "stopped parsing: " + paused);
 
             // Now the client reads: the pause lifts as the output drains, and every request is answered.
-            Wire.Response first = w.read();
+            RawResponse first = w.read();
             assertEquals(200, first.status);
             int length = first.head.length() + first.body.length;
             int rest = batches * perBatch - 1;
@@ -148,7 +160,7 @@ class LimitsTest {
             writer.join(30_000);
             assertFalse(writer.isAlive());
         }
-        await("closed", () -> server.metrics().open == 0);
+        Await.until("closed", () -> server.metrics().open == 0);
         assertEquals((long) batches * perBatch, server.metrics().requests);
         assertEquals(0, server.metrics().lentBuffers);
     }

@@ -1,7 +1,13 @@
 package dev.peregrine.hardening;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,8 +27,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * server's counters, in both formats; readiness turns 503 the moment {@code close()} begins and the
  * server keeps serving for {@code drainDelay}.
  */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.peregrine.testing.Transports#names")
 class OpsEndpointsTest {
     private static final HttpClient CLIENT = HttpClient.newHttpClient();
+
+    /** The transport every server of this class runs on: each of the test kit's list in turn. */
+    @Parameter
+    String transport;
 
     private static HttpResponse<String> get(int port, String path, String accept) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
@@ -40,7 +52,7 @@ class OpsEndpointsTest {
 
     @Test
     void metricsFollowTheCountersInBothFormats() throws Exception {
-        try (Server server = Server.builder().port(0).host("127.0.0.1").threads(2)
+        try (Server server = Server.builder().transport(transport).port(0).host("127.0.0.1").threads(2)
                 .get("/hello", (req, res) -> res.text("hi"))
                 .metricsEndpoint("/metrics")
                 .start()) {
@@ -48,11 +60,11 @@ class OpsEndpointsTest {
             for (int i = 0; i < 3; i++) {
                 assertEquals(200, get(port, "/hello", null).statusCode());
             }
-            try (Wire bad = new Wire(port)) {
+            try (RawClient bad = new RawClient(port)) {
                 bad.send("GET /hello HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n");
                 assertEquals(400, bad.read().status);
             }
-            Wire.await("the 400 counted", () -> server.metrics().rejected(400) == 1 && server.metrics().requests >= 3);
+            Await.until("the 400 counted", () -> server.metrics().rejected(400) == 1 && server.metrics().requests >= 3);
 
             HttpResponse<String> prom = get(port, "/metrics", null);
             assertEquals(200, prom.statusCode());
@@ -80,7 +92,7 @@ class OpsEndpointsTest {
 
     @Test
     void withoutDrainDelayCloseIsImmediateAndReadyIsUp() throws Exception {
-        Server server = Server.builder().port(0).host("127.0.0.1").threads(1)
+        Server server = Server.builder().transport(transport).port(0).host("127.0.0.1").threads(1)
                 .healthEndpoints("/health/live", "/health/ready").start();
         try {
             assertEquals(200, get(server.port(), "/health/live", null).statusCode());
@@ -92,12 +104,12 @@ class OpsEndpointsTest {
             server.close();
         }
         assertFalse(server.ready());
-        assertTrue(Wire.refuses(server.port()));
+        assertTrue(RawClient.refuses(server.port()));
     }
 
     @Test
     void readinessTurns503FirstAndTheServerKeepsServingForTheDrainDelay() throws Exception {
-        Server server = Server.builder().port(0).host("127.0.0.1").threads(1)
+        Server server = Server.builder().transport(transport).port(0).host("127.0.0.1").threads(1)
                 .drainDelay(Duration.ofSeconds(4))
                 .get("/hello", (req, res) -> res.text("hi"))
                 .healthEndpoints("/health/live", "/health/ready").start();
@@ -110,12 +122,12 @@ class OpsEndpointsTest {
                 failed.set(t);
             }
         }, "closer");
-        try (Wire keptAlive = new Wire(port)) {
+        try (RawClient keptAlive = new RawClient(port)) {
             keptAlive.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
             assertEquals(200, keptAlive.read().status);
             closer.start();
             // The probe sees 503 while the server still answers everything else, on new connections too.
-            Wire.await("readiness 503", () -> {
+            Await.until("readiness 503", () -> {
                 try {
                     return get(port, "/health/ready", null).statusCode() == 503;
                 } catch (Exception e) {
@@ -126,13 +138,13 @@ class OpsEndpointsTest {
             assertEquals(200, during.statusCode());
             assertEquals(200, get(port, "/health/live", null).statusCode());
             keptAlive.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
-            Wire.Response r = keptAlive.read();
+            RawResponse r = keptAlive.read();
             assertEquals(200, r.status);
             assertTrue(closer.isAlive(), "all of this happened within the drain, before the stop");
             closer.join(60_000);
             assertFalse(closer.isAlive());
             assertEquals(null, failed.get());
-            assertTrue(Wire.refuses(port), "stopped after the drain");
+            assertTrue(RawClient.refuses(port), "stopped after the drain");
         } finally {
             server.close();
         }
@@ -141,7 +153,7 @@ class OpsEndpointsTest {
     @Test
     void drainDelayMustNotBeNegative() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> Server.builder().drainDelay(Duration.ofMillis(-1)));
+                () -> Server.builder().transport(transport).drainDelay(Duration.ofMillis(-1)));
         assertTrue(e.getMessage().contains("drainDelay"), e.getMessage());
     }
 }

@@ -1,9 +1,11 @@
 package dev.peregrine.hardening;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
 import java.util.Map;
@@ -32,7 +34,7 @@ class ResponseSafetyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void unsafeHeadersAreRefusedAtTheCallAndWhatIsEncodedIsWhatWasChecked(String transport) throws Exception {
         server = Server.builder().host("127.0.0.1").port(0).transport(transport).threads(1)
                 .get("/h", (req, res) -> {
@@ -56,20 +58,20 @@ class ResponseSafetyTest {
                 })
                 .get("/next", (req, res) -> res.text("next"))
                 .start();
-        try (Wire w = new Wire(server.port())) {
+        try (RawClient w = new RawClient(server.port())) {
             w.send("GET /h HTTP/1.1\r\nHost: x\r\n\r\nGET /next HTTP/1.1\r\nHost: x\r\n\r\n");
-            Wire.Response r = w.read();
+            RawResponse r = w.read();
             assertEquals(200, r.status);
             assertEquals("safe", r.header("X-B"));
             assertFalse(r.head.contains("Injected"), r.head);
             assertEquals(1, r.head.split("(?i)\r\ncontent-type:", -1).length - 1, r.head);
             assertEquals(1, r.head.split("(?i)\r\nserver:", -1).length - 1, r.head);
-            assertEquals("next", w.read().bodyText(), "the pipelined response after it is in step");
+            assertEquals("next", w.read().text(), "the pipelined response after it is in step");
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void everyErrorAnswerOfTheServersOwnHasTheSameShortBody(String transport) throws Exception {
         server = Server.builder().host("127.0.0.1").port(0).transport(transport).threads(1)
                 .maxBodySize(10).asyncTimeout(Duration.ofMillis(100))
@@ -91,13 +93,13 @@ class ResponseSafetyTest {
         requests.put("GET /ok HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n", 400);
         requests.put("GET /ok HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501);
         for (Map.Entry<String, Integer> e : requests.entrySet()) {
-            try (Wire w = new Wire(server.port())) {
+            try (RawClient w = new RawClient(server.port())) {
                 w.send(e.getKey());
-                Wire.Response r = w.read();
+                RawResponse r = w.read();
                 int status = e.getValue();
                 assertEquals(status, r.status, e.getKey());
                 assertEquals("text/plain; charset=utf-8", r.header("Content-Type"), e.getKey());
-                assertTrue(r.bodyText().matches(status + " [A-Z][A-Za-z -]+\n"), r.bodyText());
+                assertTrue(r.text().matches(status + " [A-Z][A-Za-z -]+\n"), r.text());
             }
         }
     }

@@ -1,7 +1,13 @@
 package dev.peregrine.hardening;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -19,7 +25,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * flight is answered — and the "stopped in N ms" line is printed, although java.util.logging shuts
  * itself down at the same moment.
  */
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.peregrine.testing.Transports#names")
 class ShutdownHookTest {
+    /** The transport every server of this class runs on: each of the test kit's list in turn. */
+    @Parameter
+    String transport;
+
     /** The child: a server with the hook, its port on stdout, then nothing but waiting for the signal. */
     public static final class HookedServer {
         static final Server[] HOLDER = new Server[1];
@@ -42,7 +54,8 @@ class ShutdownHookTest {
         Path err = Files.createTempFile("peregrine-hook", ".err");
         try {
             Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                    "--enable-native-access=ALL-UNNAMED", "-Dperegrine.transport=" + transport,
+                    "-cp", System.getProperty("java.class.path"),
                     HookedServer.class.getName())
                     .redirectError(err.toFile()).start();
             try {
@@ -50,25 +63,25 @@ class ShutdownHookTest {
                 String line = out.readLine();
                 assertTrue(line != null && line.startsWith("port "), "child said: " + line + " / " + Files.readString(err));
                 int port = Integer.parseInt(line.substring(5));
-                try (Wire busy = new Wire(port)) {
+                try (RawClient busy = new RawClient(port)) {
                     busy.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello");
                     // The child's own metrics say when the partial request holds its buffer (under way).
-                    try (Wire probe = new Wire(port)) {
-                        Wire.await("the request under way", () -> {
+                    try (RawClient probe = new RawClient(port)) {
+                        Await.until("the request under way", () -> {
                             try {
                                 probe.send("GET /lent HTTP/1.1\r\nHost: x\r\n\r\n");
-                                return probe.read().bodyText().equals("1");
+                                return probe.read().text().equals("1");
                             } catch (java.io.IOException e) {
                                 throw new java.io.UncheckedIOException(e);
                             }
                         });
                     }
                     p.destroy(); // SIGTERM
-                    Wire.await("the listener closed", () -> Wire.refuses(port));
+                    Await.until("the listener closed", () -> RawClient.refuses(port));
                     // The request in flight still gets its answer, marked as the last.
                     busy.send("world");
-                    Wire.Response r = busy.read();
-                    assertEquals("helloworld", r.bodyText());
+                    RawResponse r = busy.read();
+                    assertEquals("helloworld", r.text());
                     assertEquals("close", r.header("Connection"));
                 }
                 assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the child exits");

@@ -2,7 +2,11 @@ package dev.peregrine.offloop;
 
 import dev.peregrine.Completion;
 import dev.peregrine.Server;
+import dev.peregrine.testing.RawClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -15,12 +19,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.peregrine.testing.Transports#names")
 class AsyncCompletionTest {
+    /** The transport every server of this class runs on: each of the test kit's list in turn. */
+    @Parameter
+    String transport;
+
 
     @Test
     void completesFromAnotherThreadAndKeepsPipelineOrder() throws Exception {
         BlockingQueue<Completion> waiting = new ArrayBlockingQueue<>(10);
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .post("/later", (req, res) -> waiting.add(res.async()))
                 .get("/now", (req, res) -> res.text("now"))
                 .start();
@@ -36,11 +46,11 @@ class AsyncCompletionTest {
                 return done.complete();
             });
             assertTrue(f.get(30, TimeUnit.SECONDS));
-            String first = c.readResponse();
+            String first = c.read().wire();
             assertTrue(first.startsWith("HTTP/1.1 201 Created\r\n"), first);
             assertTrue(first.contains("X-Who: x\r\n"), first);
             assertTrue(first.endsWith("later abc"), first);
-            assertTrue(c.readResponse().endsWith("now"));
+            assertTrue(c.read().wire().endsWith("now"));
             assertFalse(done.complete(), "completing twice is reported by false");
             assertFalse(done.fail(new RuntimeException("late")));
         }
@@ -49,31 +59,31 @@ class AsyncCompletionTest {
     @Test
     void handlerThatNeverCompletesGets503AndTheConnectionStaysUsable() throws Exception {
         BlockingQueue<Completion> waiting = new ArrayBlockingQueue<>(10);
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .asyncTimeout(Duration.ofMillis(200))
                 .get("/never", (req, res) -> waiting.add(res.async()))
                 .get("/now", (req, res) -> res.text("now"))
                 .start();
              RawClient c = new RawClient(server.port())) {
             c.send("GET /never HTTP/1.1\r\nHost: a\r\n\r\nGET /now HTTP/1.1\r\nHost: a\r\n\r\n");
-            String r = c.readResponse();
+            String r = c.read().wire();
             assertTrue(r.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), r);
-            assertTrue(c.readResponse().endsWith("now"));
+            assertTrue(c.read().wire().endsWith("now"));
             Completion late = waiting.poll(30, TimeUnit.SECONDS);
             assertNotNull(late);
             assertFalse(late.complete(), "a completion after the timeout returns false");
             // The late completion gave the request's copy back; one more round trip lets the loop run it.
             c.send("GET /now HTTP/1.1\r\nHost: a\r\n\r\n");
-            assertTrue(c.readResponse().endsWith("now"));
+            assertTrue(c.read().wire().endsWith("now"));
             c.send("GET /now HTTP/1.1\r\nHost: a\r\n\r\n");
-            assertTrue(c.readResponse().endsWith("now"));
+            assertTrue(c.read().wire().endsWith("now"));
             assertEquals(0, server.metrics().lentBuffers);
         }
     }
 
     @Test
     void completionInsideTheHandlerWorksToo() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/sync", (req, res) -> {
                     Completion c = res.async();
                     c.response().text("same thread");
@@ -82,7 +92,7 @@ class AsyncCompletionTest {
                 .start();
              RawClient c = new RawClient(server.port())) {
             c.send("GET /sync HTTP/1.1\r\nHost: a\r\n\r\nGET /sync HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
-            assertTrue(c.readResponse().endsWith("same thread"));
+            assertTrue(c.read().wire().endsWith("same thread"));
             String last = c.readToEnd();
             assertTrue(last.contains("Connection: close\r\n") && last.endsWith("same thread"), last);
         }
@@ -90,7 +100,7 @@ class AsyncCompletionTest {
 
     @Test
     void failFromAnotherThreadIs500() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/fails", (req, res) -> {
                     Completion c = res.async();
                     CompletableFuture.runAsync(() -> c.fail(new IllegalStateException("expected by the test")));
@@ -99,14 +109,14 @@ class AsyncCompletionTest {
                 .start();
              RawClient c = new RawClient(server.port())) {
             c.send("GET /fails HTTP/1.1\r\nHost: a\r\n\r\nGET /now HTTP/1.1\r\nHost: a\r\n\r\n");
-            assertTrue(c.readResponse().startsWith("HTTP/1.1 500 "));
-            assertTrue(c.readResponse().endsWith("now"));
+            assertTrue(c.read().wire().startsWith("HTTP/1.1 500 "));
+            assertTrue(c.read().wire().endsWith("now"));
         }
     }
 
     @Test
     void blockingHandlerMayGoAsyncAndStreamFromItsCompletion() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/handoff", dev.peregrine.Handlers.blocking((req, res) -> {
                     Completion c = res.async();
                     new Thread(() -> {
@@ -125,7 +135,7 @@ class AsyncCompletionTest {
             c.send("GET /handoff HTTP/1.1\r\nHost: a\r\n\r\nGET /now HTTP/1.1\r\nHost: a\r\n\r\n");
             StringBuilder got = new StringBuilder();
             while (!got.toString().endsWith("0\r\n\r\n")) {
-                int b = c.in.read();
+                int b = c.input().read();
                 if (b < 0) {
                     break;
                 }
@@ -133,7 +143,7 @@ class AsyncCompletionTest {
             }
             assertTrue(got.toString().contains("Transfer-Encoding: chunked\r\n"), got.toString());
             assertTrue(got.toString().endsWith("\r\n\r\ne\r\nstreamed later\r\n0\r\n\r\n"), got.toString());
-            assertTrue(c.readResponse().endsWith("now"));
+            assertTrue(c.read().wire().endsWith("now"));
         }
     }
 }

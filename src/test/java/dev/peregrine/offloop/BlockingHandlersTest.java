@@ -3,7 +3,11 @@ package dev.peregrine.offloop;
 import dev.peregrine.Handlers;
 import dev.peregrine.Request;
 import dev.peregrine.Server;
+import dev.peregrine.testing.RawClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,14 +22,20 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.peregrine.testing.Transports#names")
 class BlockingHandlersTest {
+    /** The transport every server of this class runs on: each of the test kit's list in turn. */
+    @Parameter
+    String transport;
+
 
     @Test
     void thousandBlockingHandlersInFlightWhileInlineRoutesAnswer() throws Exception {
         int n = 1000;
         CountDownLatch entered = new CountDownLatch(n);
         CountDownLatch release = new CountDownLatch(1);
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .blockingPoolSize(n) // JDK 17-20: the platform pool must hold them all; 21+: virtual threads
                 .get("/block", Handlers.blocking((req, res) -> {
                     entered.countDown();
@@ -53,7 +63,7 @@ class BlockingHandlersTest {
                 }
                 release.countDown();
                 for (int i = 0; i < n; i++) {
-                    String r = clients.get(i).readResponse();
+                    String r = clients.get(i).read().wire();
                     assertTrue(r.startsWith("HTTP/1.1 200 OK\r\n"), r);
                     assertTrue(r.endsWith("\r\n\r\ndone " + i), r);
                 }
@@ -68,7 +78,7 @@ class BlockingHandlersTest {
 
     @Test
     void mixedPipelineIsAnsweredInOrder() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/slow", Handlers.blocking((req, res) -> {
                     Thread.yield();
                     res.text("slow " + req.queryParam("i"));
@@ -99,18 +109,18 @@ class BlockingHandlersTest {
             }
             c.send(wire.toString());
             for (String e : expected) {
-                String r = c.readResponse();
+                String r = c.read().wire();
                 assertTrue(r.endsWith("\r\n\r\n" + e), "expected " + e + " in " + r);
             }
             // The connection is still usable afterwards.
             c.send("GET /fast?i=end HTTP/1.1\r\nHost: a\r\n\r\n");
-            assertTrue(c.readResponse().endsWith("fast end"));
+            assertTrue(c.read().wire().endsWith("fast end"));
         }
     }
 
     @Test
     void blockingHandlerFailureIs500AndTheConnectionCarriesOn() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/boom", Handlers.blocking((req, res) -> {
                     throw new IllegalStateException("expected by the test");
                 }))
@@ -118,11 +128,11 @@ class BlockingHandlersTest {
                 .start();
              RawClient c = new RawClient(server.port())) {
             c.send("GET /boom HTTP/1.1\r\nHost: a\r\n\r\nGET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
-            assertTrue(c.readResponse().startsWith("HTTP/1.1 500 "));
-            assertTrue(c.readResponse().endsWith("fast"));
+            assertTrue(c.read().wire().startsWith("HTTP/1.1 500 "));
+            assertTrue(c.read().wire().endsWith("fast"));
             // One more round trip: the loop has finished with the exchange (and returned its copy) by then.
             c.send("GET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
-            assertTrue(c.readResponse().endsWith("fast"));
+            assertTrue(c.read().wire().endsWith("fast"));
             assertEquals(0, server.metrics().lentBuffers);
         }
     }
@@ -130,7 +140,7 @@ class BlockingHandlersTest {
     @Test
     void copiedRequestOutlivesTheHandler() throws Exception {
         AtomicReference<Request> kept = new AtomicReference<>();
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .post("/items/{id}", (req, res) -> {
                     kept.set(req.copy());
                     res.status(204);
@@ -140,8 +150,8 @@ class BlockingHandlersTest {
              RawClient c = new RawClient(server.port())) {
             c.send("POST /items/42?x=y%20z HTTP/1.1\r\nHost: a\r\nX-Tag: t1\r\nContent-Length: 5\r\n\r\nhello"
                     + "GET /other HTTP/1.1\r\nHost: overwritten-bytes\r\n\r\n");
-            c.readResponse();
-            c.readResponse();
+            c.read().wire();
+            c.read().wire();
             Request r = kept.get();
             assertEquals("POST", r.method());
             assertEquals("/items/42", r.path());
@@ -157,7 +167,7 @@ class BlockingHandlersTest {
     @Test
     void halfClosedClientStillGetsItsOffLoopAnswers() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/slow", Handlers.blocking((req, res) -> {
                     release.await(60, TimeUnit.SECONDS);
                     res.text("slow");
@@ -167,8 +177,8 @@ class BlockingHandlersTest {
              RawClient c = new RawClient(server.port())) {
             c.send("GET /fast HTTP/1.1\r\nHost: a\r\n\r\nGET /slow HTTP/1.1\r\nHost: a\r\n\r\n"
                     + "GET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
-            c.socket.shutdownOutput(); // like printf ... | nc: FIN after the last request
-            assertTrue(c.readResponse().endsWith("fast"));
+            c.halfClose(); // like printf ... | nc: FIN after the last request
+            assertTrue(c.read().wire().endsWith("fast"));
             release.countDown();
             String rest = c.readToEnd();
             assertTrue(rest.contains("\r\n\r\nslow"), rest);
@@ -178,7 +188,7 @@ class BlockingHandlersTest {
 
     @Test
     void reusedExchangesCarryEachRequestsOwnHeadAndBody() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .post("/items/{id}", Handlers.blocking((req, res) -> res.text(req.pathParam("id") + " "
                         + req.headerCount() + " " + req.header("X-" + req.pathParam("id")) + " " + req.bodyString())))
                 .start();
@@ -194,7 +204,7 @@ class BlockingHandlersTest {
             }
             c.send(wire.toString());
             for (int i = 0; i < 50; i++) {
-                String r = c.readResponse();
+                String r = c.read().wire();
                 String want = i + " " + (3 + i % 5) + " v" + i + " body" + "x".repeat(i);
                 assertTrue(r.endsWith("\r\n\r\n" + want), "want " + want + " in " + r);
             }

@@ -4,9 +4,10 @@ import dev.peregrine.Execution;
 import dev.peregrine.Handler;
 import dev.peregrine.Handlers;
 import dev.peregrine.Server;
+import dev.peregrine.testing.RawClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.InputStream;
 import java.net.URI;
@@ -80,7 +81,7 @@ class ExecutionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void blockingRouteRunsOffTheLoopWhateverWrapsItsHandler(String transport) throws Exception {
         start(transport, Server.builder()
                 .get("/inline", logged(THREAD_NAME))
@@ -97,7 +98,7 @@ class ExecutionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void serverWideBlockingExecutionCoversRoutesRegisteredBeforeIt(String transport) throws Exception {
         start(transport, Server.builder()
                 .get("/before", logged(THREAD_NAME))
@@ -110,7 +111,7 @@ class ExecutionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void handlerHoldingTheLoopIsReportedWithItsRouteAndStack(String transport) throws Exception {
         List<LogRecord> warnings = new CopyOnWriteArrayList<>();
         CountDownLatch reported = new CountDownLatch(1);
@@ -155,7 +156,7 @@ class ExecutionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void aStreamedBodyIsNeverReportedEmpty(String transport) throws Exception {
         start(transport, Server.builder().maxBodySize(4 * 1024 * 1024)
                 .post("/string", Execution.BLOCKING, logged((req, res) -> {
@@ -181,7 +182,7 @@ class ExecutionTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void theBodyLimitIsTheSameForEveryHandlerKind(String transport) throws Exception {
         start(transport, Server.builder().maxBodySize(TWO_MB)
                 .post("/inline", logged((req, res) -> res.text("read " + req.bodyLength())))
@@ -195,7 +196,7 @@ class ExecutionTest {
         for (String path : List.of("/inline", "/blocking")) {
             try (RawClient c = new RawClient(server.port())) {
                 c.send("POST " + path + " HTTP/1.1\r\nHost: a\r\nContent-Length: " + (TWO_MB + 1) + "\r\n\r\n");
-                String r = c.readResponse();
+                String r = c.read().wire();
                 assertTrue(r.startsWith("HTTP/1.1 413 "), path + ": " + r);
             }
         }

@@ -4,10 +4,12 @@ import dev.peregrine.Completion;
 import dev.peregrine.Execution;
 import dev.peregrine.Handler;
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.Transports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,10 +17,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -65,41 +67,46 @@ class HandlerKindsTest {
     void stop() {
         if (server != null) {
             try {
-                awaitCondition("buffers back", () -> server.metrics().lentBuffers == 0);
+                Await.until("buffers back", () -> server.metrics().lentBuffers == 0);
             } finally {
                 server.close();
             }
         }
     }
 
-    private static void awaitCondition(String what, java.util.function.BooleanSupplier c) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!c.getAsBoolean()) {
-            assertTrue(System.nanoTime() - deadline < 0, "timed out waiting for: " + what);
-            LockSupport.parkNanos(10_000_000L);
-        }
+    /** Every transport with each handler kind. */
+    static Stream<Object[]> everyKind() {
+        return Transports.namesWith("inline", "blocking", "async");
+    }
+
+    static Stream<Object[]> offLoopKinds() {
+        return Transports.namesWith("blocking", "async");
+    }
+
+    static Stream<Object[]> inlineAndBlocking() {
+        return Transports.namesWith("inline", "blocking");
     }
 
     @ParameterizedTest
-    @CsvSource({"nio,inline", "nio,blocking", "nio,async", "epoll,inline", "epoll,blocking", "epoll,async"})
+    @MethodSource("everyKind")
     void maxRequestsPerConnectionCountsEveryHandlerKind(String transport, String kind) throws Exception {
         start(transport, route(Server.builder().maxRequestsPerConnection(2), kind, "/r", "ok"));
         try (RawClient c = new RawClient(server.port())) {
             c.send("GET /r HTTP/1.1\r\nHost: a\r\n\r\n".repeat(3));
-            String first = c.readResponse();
-            String second = c.readResponse();
+            String first = c.read().wire();
+            String second = c.read().wire();
             assertTrue(first.startsWith("HTTP/1.1 200 "), first);
             assertFalse(first.contains("Connection: close"), first);
             assertTrue(second.startsWith("HTTP/1.1 200 "), second);
             assertTrue(second.contains("Connection: close"), second);
             assertEquals("", c.readToEnd(), "the third request is not answered");
         }
-        awaitCondition("closed", () -> server.metrics().open == 0);
+        Await.until("closed", () -> server.metrics().open == 0);
         assertEquals(2, server.metrics().requests);
     }
 
     @ParameterizedTest
-    @CsvSource({"nio,blocking", "nio,async", "epoll,blocking", "epoll,async"})
+    @MethodSource("offLoopKinds")
     void shutdownMakesTheResponseUnderWayTheLast(String transport, String kind) throws Exception {
         java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch closing = new java.util.concurrent.CountDownLatch(1);
@@ -138,9 +145,9 @@ class HandlerKindsTest {
                 server.close();
                 stopped.complete(null);
             }, "closer").start();
-            awaitCondition("shutdown begun", this::stoppingVisible);
+            Await.until("shutdown begun", this::stoppingVisible);
             closing.countDown();
-            String r = c.readResponse();
+            String r = c.read().wire();
             assertTrue(r.startsWith("HTTP/1.1 200 "), r);
             assertTrue(r.contains("Connection: close"), r);
             stopped.get(30, TimeUnit.SECONDS);
@@ -151,18 +158,15 @@ class HandlerKindsTest {
 
     /** Whether the server stopped accepting (its shutdown has begun): a new connection is refused or closed. */
     private boolean stoppingVisible() {
-        try (java.net.Socket s = new java.net.Socket()) {
-            s.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()), 1000);
-            s.setSoTimeout(5000);
-            s.getOutputStream().write("GET /nothing HTTP/1.1\r\nHost: a\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            return s.getInputStream().read() < 0;
+        try (RawClient c = new RawClient(server.port())) {
+            return c.send("GET /nothing HTTP/1.1\r\nHost: a\r\n\r\n").closedByServer();
         } catch (java.io.IOException e) {
             return true;
         }
     }
 
     @ParameterizedTest
-    @CsvSource({"nio,inline", "nio,blocking", "epoll,inline", "epoll,blocking"})
+    @MethodSource("inlineAndBlocking")
     void aHandlerThatThrowsAfterAsyncGets500AndReturnsItsCopy(String transport, String kind) throws Exception {
         List<Completion> kept = new CopyOnWriteArrayList<>(); // the completion outlives the handler
         Handler h = decorated((req, res) -> {
@@ -172,15 +176,15 @@ class HandlerKindsTest {
         start(transport, kind.equals("inline") ? Server.builder().get("/t", h) : Server.builder().get("/t", Execution.BLOCKING, h));
         try (RawClient c = new RawClient(server.port())) {
             c.send("GET /t HTTP/1.1\r\nHost: a\r\n\r\n");
-            assertTrue(c.readResponse().startsWith("HTTP/1.1 500 "));
+            assertTrue(c.read().wire().startsWith("HTTP/1.1 500 "));
         }
-        awaitCondition("the request copy is back while the completion is still held", () -> server.metrics().lentBuffers == 0);
+        Await.until("the request copy is back while the completion is still held", () -> server.metrics().lentBuffers == 0);
         assertEquals(1, kept.size());
         assertFalse(kept.get(0).complete(), "the completion lost to the failure");
     }
 
     @ParameterizedTest
-    @CsvSource({"nio,inline", "nio,blocking", "epoll,inline", "epoll,blocking"})
+    @MethodSource("inlineAndBlocking")
     void anAsyncTimeoutAnswers503LogsTheRouteAndReturnsTheCopy(String transport, String kind) throws Exception {
         List<LogRecord> warnings = new CopyOnWriteArrayList<>();
         java.util.logging.Handler capture = new java.util.logging.Handler() {
@@ -208,9 +212,9 @@ class HandlerKindsTest {
             start(transport, kind.equals("inline") ? b.get("/never", h) : b.get("/never", Execution.BLOCKING, h));
             try (RawClient c = new RawClient(server.port())) {
                 c.send("GET /never HTTP/1.1\r\nHost: a\r\n\r\n");
-                assertTrue(c.readResponse().startsWith("HTTP/1.1 503 "));
+                assertTrue(c.read().wire().startsWith("HTTP/1.1 503 "));
             }
-            awaitCondition("the request copy is back", () -> server.metrics().lentBuffers == 0);
+            Await.until("the request copy is back", () -> server.metrics().lentBuffers == 0);
             assertEquals(1, warnings.size());
             assertTrue(warnings.get(0).getMessage().contains("/never"), warnings.get(0).getMessage());
             assertEquals("/never", kept.get(0).request().path(), "the completion's request stays readable");
@@ -220,7 +224,7 @@ class HandlerKindsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void writingTheOriginalResponseAfterAsyncThrows(String transport) throws Exception {
         start(transport, Server.builder().get("/a", decorated((req, res) -> {
             Completion c = res.async();
@@ -239,12 +243,12 @@ class HandlerKindsTest {
         })));
         try (RawClient c = new RawClient(server.port())) {
             c.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\n");
-            assertTrue(c.readResponse().endsWith("\r\n\r\nrefused"));
+            assertTrue(c.read().wire().endsWith("\r\n\r\nrefused"));
         }
     }
 
     @ParameterizedTest
-    @CsvSource({"nio,inline", "nio,blocking", "epoll,inline", "epoll,blocking"})
+    @MethodSource("inlineAndBlocking")
     void aProducerCannotReadTheRequestAfterItsHandlerReturned(String transport, String kind) throws Exception {
         Handler h = decorated((req, res) -> {
             String path = req.path(); // copied while valid: fine

@@ -5,8 +5,13 @@ import dev.peregrine.Completion;
 import dev.peregrine.Handler;
 import dev.peregrine.Handlers;
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,8 +40,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.peregrine.testing.Transports#names")
 class StreamingTest {
     private static final long GIB = 1L << 30;
+
+    /** The transport every server of this class runs on: each of the test kit's list in turn. */
+    @Parameter
+    String transport;
 
     @Test
     void oneGibUploadStreamsThroughABlockingHandlerInBoundedMemory() throws Exception {
@@ -44,7 +55,7 @@ class StreamingTest {
         AtomicLong maxDirect = new AtomicLong();
         long directBefore = directMemoryUsed();
         Server[] holder = new Server[1];
-        try (Server server = Server.builder().port(0).threads(1).maxStreamedBodySize(GIB)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1).maxStreamedBodySize(GIB)
                 .post("/upload", Handlers.blocking((req, res) -> {
                     assertTrue(req.bodyStreamed());
                     byte[] buf = new byte[64 * 1024];
@@ -72,11 +83,11 @@ class StreamingTest {
                 new Random(7).nextBytes(block);
                 CRC32 crc = new CRC32();
                 for (long sent = 0; sent < GIB; sent += block.length) {
-                    c.out.write(block);
+                    c.output().write(block);
                     crc.update(block);
                 }
-                c.out.flush();
-                String r = c.readResponse();
+                c.output().flush();
+                String r = c.read().wire();
                 assertTrue(r.endsWith("\r\n\r\n" + GIB + " " + Long.toHexString(crc.getValue())), r);
             }
             // Server memory grew by far less than the body: the pool lent almost nothing, and direct
@@ -108,7 +119,7 @@ class StreamingTest {
                 }
             });
         };
-        try (Server server = Server.builder().port(0).threads(1).maxStreamedBodySize(size)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1).maxStreamedBodySize(size)
                 .post("/count", Handlers.streaming(counting))
                 .post("/refuse", Handlers.streaming((req, res) -> res.status(403)))
                 .start();
@@ -116,39 +127,39 @@ class StreamingTest {
             c.send("POST /count HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello");
             CRC32 small = new CRC32();
             small.update("hello".getBytes(StandardCharsets.US_ASCII));
-            String first = c.readResponse();
+            String first = c.read().wire();
             assertTrue(first.endsWith("false 5 " + Long.toHexString(small.getValue())), first);
             c.send("POST /count HTTP/1.1\r\nHost: a\r\nContent-Length: " + size + "\r\n\r\n");
             byte[] block = new byte[256 * 1024];
             new Random(3).nextBytes(block);
             CRC32 crc = new CRC32();
             for (long sent = 0; sent < size; sent += block.length) {
-                c.out.write(block);
+                c.output().write(block);
                 crc.update(block);
             }
-            String r = c.readResponse();
+            String r = c.read().wire();
             assertTrue(r.endsWith("true " + size + " " + Long.toHexString(crc.getValue())), r);
             // One more exchange: by its answer the loop has returned the previous one's copy.
             c.send("POST /count HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello");
-            c.readResponse();
+            c.read().wire();
             c.send("POST /count HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello");
-            c.readResponse();
+            c.read().wire();
             long lent = server.metrics().lentBuffers;
             assertTrue(lent <= 1, "at most the last exchange's head copy is still lent: " + lent);
         }
-        try (Server server = Server.builder().port(0).threads(1).maxStreamedBodySize(100_000_000)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1).maxStreamedBodySize(100_000_000)
                 .post("/refuse", Handlers.streaming((req, res) -> res.status(403)))
                 .start();
              RawClient c = new RawClient(server.port())) {
             c.send("POST /refuse HTTP/1.1\r\nHost: a\r\nContent-Length: 100000000\r\n\r\nabc");
-            String r = c.readResponse();
+            String r = c.read().wire();
             assertTrue(r.startsWith("HTTP/1.1 403 Forbidden\r\n") && r.contains("Connection: close\r\n"), r);
         }
     }
 
     @Test
     void streamedBodyAboveItsLimitIs413FromTheHead() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .streamBodyThreshold(1024).maxStreamedBodySize(1 << 20)
                 .post("/upload", Handlers.blocking((req, res) -> res.text("read " + req.bodyStream().readAllBytes().length)))
                 .start();
@@ -161,7 +172,7 @@ class StreamingTest {
 
     @Test
     void streamedBodyThenPipelinedRequestKeepsOrder() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .streamBodyThreshold(10)
                 .post("/upload", Handlers.blocking((req, res) -> res.text("read " + new String(req.bodyStream().readAllBytes(), StandardCharsets.US_ASCII))))
                 .get("/fast", (req, res) -> res.text("fast"))
@@ -169,14 +180,14 @@ class StreamingTest {
              RawClient c = new RawClient(server.port())) {
             c.send("POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 26\r\n\r\nabcdefghijklm");
             c.send("nopqrstuvwxyzGET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
-            assertTrue(c.readResponse().endsWith("read abcdefghijklmnopqrstuvwxyz"));
-            assertTrue(c.readResponse().endsWith("fast"));
+            assertTrue(c.read().wire().endsWith("read abcdefghijklmnopqrstuvwxyz"));
+            assertTrue(c.read().wire().endsWith("fast"));
         }
     }
 
     @Test
     void oneGibChunkedResponseConsumedByHttpClient() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/big", Handlers.blocking((req, res) -> {
                     res.contentType("application/octet-stream");
                     byte[] block = new byte[64 * 1024];
@@ -207,7 +218,7 @@ class StreamingTest {
     @Test
     void inlineProducerIsPulledAsTheSocketDrains() throws Exception {
         long total = 64L << 20;
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/produced", (req, res) -> {
                     long[] left = {total};
                     res.contentType("application/octet-stream").stream(dst -> {
@@ -264,7 +275,7 @@ class StreamingTest {
     void producerIsNotPulledWhileTheClientIsNotReading() throws Exception {
         long total = 64L << 20;
         AtomicLong produced = new AtomicLong();
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/produced", (req, res) -> {
                     long[] left = {total};
                     res.contentType("application/octet-stream").stream(dst -> {
@@ -277,21 +288,15 @@ class StreamingTest {
                 })
                 .get("/fast", (req, res) -> res.text("fast"))
                 .start();
-             java.net.Socket stalled = new java.net.Socket()) {
-            stalled.setReceiveBufferSize(4096);
-            stalled.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
-            stalled.getOutputStream().write("GET /produced HTTP/1.1\r\nHost: a\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+             RawClient stalled = new RawClient(server.port(), 4096)) {
+            stalled.send("GET /produced HTTP/1.1\r\nHost: a\r\n\r\n");
             // Nothing is read: once output is pending, the producer must wait for the socket.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (server.metrics().lentBytes == 0) {
-                assertTrue(System.nanoTime() - deadline < 0, "no output pending: " + server.metrics());
-                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
-            }
+            Await.until(() -> server.metrics().lentBytes > 0, () -> "no output pending: " + server.metrics());
             // A request on another connection of the same (single) loop: when it is answered, any
             // pulling the loop would do without backpressure has happened.
             try (RawClient other = new RawClient(server.port())) {
                 other.send("GET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
-                assertTrue(other.readResponse().startsWith("HTTP/1.1 200 "));
+                assertTrue(other.read().wire().startsWith("HTTP/1.1 200 "));
             }
             long soFar = produced.get();
             assertTrue(soFar <= 16L << 20, "pulled " + soFar + " bytes for a client that reads none");
@@ -300,7 +305,7 @@ class StreamingTest {
 
     @Test
     void failureAfterTheStreamBeganTruncatesAndCloses() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/half", Handlers.blocking((req, res) -> {
                     OutputStream out = res.outputStream();
                     out.write("first part".getBytes(StandardCharsets.US_ASCII));
@@ -322,7 +327,7 @@ class StreamingTest {
             }
             try (RawClient c = new RawClient(server.port())) {
                 c.send("GET /early HTTP/1.1\r\nHost: a\r\n\r\n");
-                assertTrue(c.readResponse().startsWith("HTTP/1.1 500 "));
+                assertTrue(c.read().wire().startsWith("HTTP/1.1 500 "));
             }
         }
     }
@@ -331,7 +336,7 @@ class StreamingTest {
     void writerBlockedOnAGoneClientGetsAnIOException() throws Exception {
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
         CountDownLatch started = new CountDownLatch(1);
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/endless", Handlers.blocking((req, res) -> {
                     byte[] block = new byte[64 * 1024];
                     OutputStream out = res.outputStream();
@@ -352,20 +357,20 @@ class StreamingTest {
             try (RawClient c = new RawClient(server.port())) {
                 c.send("GET /endless HTTP/1.1\r\nHost: a\r\n\r\n");
                 assertTrue(started.await(30, TimeUnit.SECONDS));
-                c.in.readNBytes(100_000); // some of it, then the client goes away without reading the rest
+                c.input().readNBytes(100_000); // some of it, then the client goes away without reading the rest
             }
             Throwable t = outcome.get(60, TimeUnit.SECONDS);
             assertTrue(t instanceof IOException, String.valueOf(t));
             try (RawClient c = new RawClient(server.port())) {
                 c.send("GET /fast HTTP/1.1\r\nHost: a\r\n\r\n");
-                assertTrue(c.readResponse().endsWith("fast"));
+                assertTrue(c.read().wire().endsWith("fast"));
             }
         }
     }
 
     @Test
     void streamToHttp10IsUnframedAndCloses() throws Exception {
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/s", Handlers.blocking((req, res) -> {
                     try (OutputStream out = res.outputStream()) {
                         out.write("hello ".getBytes(StandardCharsets.US_ASCII));
@@ -397,7 +402,7 @@ class StreamingTest {
             }
         }
         String want = HexFormat.of().formatHex(expected.digest());
-        try (Server server = Server.builder().port(0).threads(1)
+        try (Server server = Server.builder().transport(transport).port(0).threads(1)
                 .get("/inline", (req, res) -> res.contentType("application/octet-stream").sendFile(file))
                 .get("/blocking", Handlers.blocking((req, res) -> res.sendFile(file)))
                 .get("/small", (req, res) -> res.text("small"))
@@ -421,33 +426,21 @@ class StreamingTest {
             // Pipelined behind a file: answered after it, in order; HEAD gets the length and no body.
             Path small = dir.resolve("small.txt");
             Files.writeString(small, "0123456789");
-            try (Server s2 = Server.builder().port(0).threads(1)
+            try (Server s2 = Server.builder().transport(transport).port(0).threads(1)
                     .get("/f", (req, res) -> res.sendFile(small))
                     .get("/small", (req, res) -> res.text("small"))
                     .start();
                  RawClient c = new RawClient(s2.port())) {
                 c.send("GET /f HTTP/1.1\r\nHost: a\r\n\r\nHEAD /f HTTP/1.1\r\nHost: a\r\n\r\nGET /small HTTP/1.1\r\nHost: a\r\n\r\n");
-                assertTrue(c.readResponse().endsWith("\r\n\r\n0123456789"));
-                byte[] headOnly = c.in.readNBytes(20);
+                assertTrue(c.read().wire().endsWith("\r\n\r\n0123456789"));
+                byte[] headOnly = c.input().readNBytes(20);
                 String rest = new String(headOnly, StandardCharsets.ISO_8859_1);
                 assertTrue(rest.startsWith("HTTP/1.1 200 OK\r\n"), rest);
-                String headResponse = rest + readHead(c.in);
+                String headResponse = rest + c.readHead();
                 assertTrue(headResponse.contains("Content-Length: 10\r\n"), headResponse);
-                assertTrue(c.readResponse().endsWith("small"));
+                assertTrue(c.read().wire().endsWith("small"));
             }
         }
-    }
-
-    private static String readHead(InputStream in) throws java.io.IOException {
-        StringBuilder sb = new StringBuilder();
-        while (!sb.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                break;
-            }
-            sb.append((char) b);
-        }
-        return sb.toString();
     }
 
     private static long directMemoryUsed() {

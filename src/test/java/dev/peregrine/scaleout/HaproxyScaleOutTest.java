@@ -3,6 +3,8 @@ package dev.peregrine.scaleout;
 import dev.peregrine.Server;
 import dev.peregrine.examples.PlaintextApp;
 import dev.peregrine.proxy.ProxyProtocol;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.Transports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,22 +25,18 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The scale-out proof against the real thing: HAProxy (HTTP mode, active checks on
  * {@code /health/ready}, {@code send-proxy-v2}) in front of two Peregrine instances that trust PROXY
- * headers from 127.0.0.1 only, one on NIO and one on epoll (where it runs). It shows that requests
+ * headers from 127.0.0.1 only, one on NIO and one on epoll (where Netty ships it). It shows that requests
  * spread over both, that the client's address (a client bound to 127.0.0.2, and its port) survives
  * the hop, and that a rolling restart of both instances, one after the other, under 20 s of wrk load
  * loses no request: each drains (readiness 503, {@code drainDelay}, {@code Connection: close}) and
@@ -50,7 +48,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * events (answers, counters) within generous bounds, never for a fixed time.
  */
 class HaproxyScaleOutTest {
-    private static final Duration LIMIT = Duration.ofSeconds(30);
     private static final int WRK_SECONDS = 20;
 
     @TempDir
@@ -107,16 +104,6 @@ class HaproxyScaleOutTest {
         }
     }
 
-    private static void await(BooleanSupplier condition, Supplier<String> what) {
-        long deadline = System.nanoTime() + LIMIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("not reached within " + LIMIT.toSeconds() + " s: " + what.get());
-            }
-            LockSupport.parkNanos(5_000_000);
-        }
-    }
-
     /** The HAProxy configuration this test proves, as docs/deploy.md shows it (ports filled in). */
     static String config(int frontPort, int portA, int portB) {
         return """
@@ -157,7 +144,7 @@ class HaproxyScaleOutTest {
         assumeTrue(haproxyBin != null, "haproxy not found on PATH or in /usr/sbin: install it (apt-get install haproxy; "
                 + "scripts/test does) to run the scale-out test");
         assumeTrue(wrkBin != null, "wrk not found on PATH: install it (apt-get install wrk; scripts/test does)");
-        boolean epoll = epollRuns();
+        boolean epoll = Transports.epollShipped();
         instances.put("a", new Instance("a", "nio", freePort()));
         instances.put("b", new Instance("b", epoll ? "epoll" : "nio", freePort()));
         for (Instance i : instances.values()) {
@@ -172,7 +159,7 @@ class HaproxyScaleOutTest {
         haproxy = new ProcessBuilder(haproxyBin.toString(), "-db", "-f", cfg.toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("haproxy.log").toFile()).start();
         // Up once both instances answer through it (the checks marked them up).
-        await(() -> {
+        Await.until(() -> {
             try {
                 get("/whoami");
             } catch (IOException e) {
@@ -180,14 +167,6 @@ class HaproxyScaleOutTest {
             }
             return instances.get("a").served.get() > 0 && instances.get("b").served.get() > 0;
         }, () -> "HAProxy never reached both instances: " + log());
-    }
-
-    private static boolean epollRuns() {
-        try (Server probe = Server.builder().transport("epoll").host("127.0.0.1").port(0).threads(1).start()) {
-            return true;
-        } catch (IllegalStateException | java.io.UncheckedIOException e) {
-            return false;
-        }
     }
 
     @AfterEach
@@ -264,7 +243,7 @@ class HaproxyScaleOutTest {
             }
             assertEquals(-1, first);
         }
-        await(() -> a.server.metrics().proxyUntrusted == 1, () -> a.server.metrics().toString());
+        Await.until(() -> a.server.metrics().proxyUntrusted == 1, () -> a.server.metrics().toString());
     }
 
     @Test
@@ -275,13 +254,13 @@ class HaproxyScaleOutTest {
         try {
             for (String name : new String[]{"a", "b"}) {
                 Instance i = instances.get(name);
-                await(() -> i.served.get() > 100, () -> name + " takes no load: " + log());
+                Await.until(() -> i.served.get() > 100, () -> name + " takes no load: " + log());
                 long closeStarted = System.nanoTime();
                 i.server.close(); // readiness 503, 3 s drainDelay (HAProxy marks it down), then stop
                 assertTrue(wrk.isAlive(), "the restart of " + name + " must happen under load; close took "
                         + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closeStarted) + " ms");
                 i.start(); // back on the same port
-                await(() -> i.served.get() > 100, () -> name + " not back in rotation: " + log());
+                Await.until(() -> i.served.get() > 100, () -> name + " not back in rotation: " + log());
                 assertTrue(wrk.isAlive(), name + " must be back in rotation while the load runs");
             }
             assertTrue(wrk.waitFor(WRK_SECONDS + 30, TimeUnit.SECONDS), "wrk did not end");

@@ -4,6 +4,7 @@ import dev.peregrine.Server;
 import dev.peregrine.e2e.EchoProtocol;
 import dev.peregrine.examples.PlaintextApp;
 import dev.peregrine.server.ProtocolSwitches;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -53,7 +54,7 @@ class AlpnSwitchTest {
             assertEquals("http/1.1", s.getApplicationProtocol());
             s.getOutputStream().write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
             s.getOutputStream().flush();
-            String response = TlsTesting.readResponse(s.getInputStream());
+            String response = RawResponse.read(s.getInputStream()).wire();
             assertTrue(response.startsWith("HTTP/1.1 200"), response);
         }
     }

@@ -1,5 +1,7 @@
 package dev.peregrine.tls;
 
+import dev.peregrine.testing.RawClient;
+
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
@@ -28,7 +30,7 @@ final class EngineClient implements Closeable {
     private boolean closeNotifyReceived;
 
     EngineClient(int port, SSLContext ctx, String protocol) throws IOException {
-        socket = TlsTesting.plain(port);
+        socket = RawClient.connect(port);
         socket.setSoTimeout(20_000);
         in = socket.getInputStream();
         out = socket.getOutputStream();

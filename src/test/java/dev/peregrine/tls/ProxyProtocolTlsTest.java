@@ -3,6 +3,9 @@ package dev.peregrine.tls;
 import dev.peregrine.Server;
 import dev.peregrine.examples.PlaintextApp;
 import dev.peregrine.proxy.ProxyProtocol;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -15,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,14 +41,14 @@ class ProxyProtocolTlsTest {
 
     /** Sends {@code header} on a plain socket, then handshakes over the same socket and asks once. */
     private static String ask(int port, byte[] header) throws Exception {
-        Socket plain = TlsTesting.plain(port);
+        Socket plain = RawClient.connect(port);
         plain.setSoTimeout(20_000);
         plain.getOutputStream().write(header);
         try (SSLSocket s = (SSLSocket) TlsTesting.clientContext(TlsTesting.CERT.certificate()).getSocketFactory()
                 .createSocket(plain, "localhost", port, true)) {
             s.startHandshake();
             s.getOutputStream().write(REQUEST.getBytes(StandardCharsets.US_ASCII));
-            String r = TlsTesting.readResponse(s.getInputStream());
+            String r = RawResponse.read(s.getInputStream()).wire();
             return r.substring(r.indexOf("\r\n\r\n") + 4);
         }
     }
@@ -75,11 +77,11 @@ class ProxyProtocolTlsTest {
     void bothListenersOfAServerExpectTheHeader(String transport, TlsConfig.Provider provider) throws Exception {
         try (Server server = start(transport, TlsTesting.tls(provider).build(), false)) {
             assertEquals("198.51.100.5 5555", ask(server.httpsPort(), v2Ipv4("198.51.100.5", 5555)));
-            try (Socket s = TlsTesting.plain(server.port())) {
+            try (Socket s = RawClient.connect(server.port())) {
                 s.setSoTimeout(20_000);
                 s.getOutputStream().write(("PROXY TCP4 198.51.100.6 127.0.0.1 6666 80\r\n" + REQUEST)
                         .getBytes(StandardCharsets.US_ASCII));
-                assertTrue(TlsTesting.readResponse(s.getInputStream()).endsWith("198.51.100.6 6666"));
+                assertTrue(RawResponse.read(s.getInputStream()).wire().endsWith("198.51.100.6 6666"));
             }
         }
     }
@@ -139,11 +141,7 @@ class ProxyProtocolTlsTest {
             } catch (IOException expected) {
                 // the ClientHello is not a PROXY header: closed
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (server.metrics().proxyMalformed == 0 && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-            assertTrue(server.metrics().proxyMalformed >= 1, server.metrics().toString());
+            Await.until(() -> server.metrics().proxyMalformed >= 1, server.metrics()::toString);
         }
     }
 }

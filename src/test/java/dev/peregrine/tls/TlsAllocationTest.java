@@ -2,6 +2,7 @@ package dev.peregrine.tls;
 
 import dev.peregrine.Server;
 import dev.peregrine.examples.PlaintextApp;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -43,9 +44,9 @@ class TlsAllocationTest {
             OutputStream out = s.getOutputStream();
             InputStream in = s.getInputStream();
             out.write("GET /thread HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            TlsTesting.readResponse(in);
+            RawResponse.read(in).wire();
             out.write(GET);
-            int responseLength = TlsTesting.readResponse(in).length();
+            int responseLength = RawResponse.read(in).wire().length();
             com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             long id = loopThread.get();
 
@@ -80,7 +81,7 @@ class TlsAllocationTest {
         for (int r = 0; r < rounds; r++) {
             out.write(batch);
             for (int i = 0; i < depth; i++) {
-                TlsTesting.readResponse(in);
+                RawResponse.read(in).wire();
             }
         }
     }

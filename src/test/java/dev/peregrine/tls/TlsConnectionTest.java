@@ -1,6 +1,9 @@
 package dev.peregrine.tls;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -28,7 +31,7 @@ class TlsConnectionTest {
                     assertEquals("http/1.1", s.getApplicationProtocol()); // the client offered h2 first
                     assertEquals(version, s.getSession().getProtocol());
                     s.getOutputStream().write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                    assertTrue(TlsTesting.readResponse(s.getInputStream()).endsWith("\r\n\r\nHello, World!"));
+                    assertTrue(RawResponse.read(s.getInputStream()).wire().endsWith("\r\n\r\nHello, World!"));
                 }
             }
         }
@@ -75,14 +78,14 @@ class TlsConnectionTest {
             out.write(batch.toString().getBytes(StandardCharsets.US_ASCII)); // one record
             InputStream in = s.getInputStream();
             for (int i = 0; i < 20; i++) {
-                assertTrue(TlsTesting.readResponse(in).endsWith("Hello, World!"));
-                assertTrue(TlsTesting.readResponse(in).endsWith("hello"));
+                assertTrue(RawResponse.read(in).wire().endsWith("Hello, World!"));
+                assertTrue(RawResponse.read(in).wire().endsWith("hello"));
             }
             byte[] one = "GET /json HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
             for (byte b : one) {
                 out.write(b); // one record per byte
             }
-            assertTrue(TlsTesting.readResponse(in).endsWith("{\"message\":\"Hello, World!\"}"));
+            assertTrue(RawResponse.read(in).wire().endsWith("{\"message\":\"Hello, World!\"}"));
         }
     }
 
@@ -98,7 +101,7 @@ class TlsConnectionTest {
                     assertTrue(c.closeNotifyReceived(), "no close_notify before EOF");
                 }
             }
-            awaitNoOpenConnections(server);
+            Await.until("connections left open: none", () -> server.metrics().open == 0);
         }
     }
 
@@ -115,7 +118,7 @@ class TlsConnectionTest {
                     assertTrue(c.closeNotifyReceived(), "the server did not answer with close_notify " + version);
                 }
             }
-            awaitNoOpenConnections(server);
+            Await.until("connections left open: none", () -> server.metrics().open == 0);
             assertEquals(0, server.metrics().lentBuffers);
         }
     }
@@ -151,11 +154,11 @@ class TlsConnectionTest {
                             InputStream in = s.getInputStream();
                             for (int r = 0; r < 10; r++) {
                                 out.write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                                assertTrue(TlsTesting.readResponse(in).endsWith("Hello, World!"));
+                                assertTrue(RawResponse.read(in).wire().endsWith("Hello, World!"));
                                 out.write(("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n")
                                         .getBytes(StandardCharsets.US_ASCII));
                                 out.write(body);
-                                String echo = TlsTesting.readResponse(in);
+                                String echo = RawResponse.read(in).wire();
                                 assertEquals(body.length, echo.length() - echo.indexOf("\r\n\r\n") - 4);
                             }
                         }
@@ -168,7 +171,7 @@ class TlsConnectionTest {
             } finally {
                 pool.shutdownNow();
             }
-            awaitNoOpenConnections(server);
+            Await.until("connections left open: none", () -> server.metrics().open == 0);
             assertEquals(0, server.metrics().lentBuffers);
         }
     }
@@ -181,21 +184,12 @@ class TlsConnectionTest {
             assertEquals(server.port(), server.httpsPort());
             try (SSLSocket s = TlsTesting.connect(server.port(), "TLSv1.3", null)) {
                 s.getOutputStream().write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                assertTrue(TlsTesting.readResponse(s.getInputStream()).endsWith("Hello, World!"));
+                assertTrue(RawResponse.read(s.getInputStream()).wire().endsWith("Hello, World!"));
             }
-            try (java.net.Socket plain = TlsTesting.plain(server.port())) {
+            try (java.net.Socket plain = RawClient.connect(server.port())) {
                 plain.getOutputStream().write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 assertTrue(TlsTesting.closedByServer(plain), "plain HTTP on the TLS port was not closed");
             }
         }
-    }
-
-    static void awaitNoOpenConnections(Server server) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (server.metrics().open != 0 && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-            Thread.yield();
-        }
-        assertEquals(0, server.metrics().open, "connections left open");
     }
 }

@@ -1,6 +1,7 @@
 package dev.peregrine.tls;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,7 +34,7 @@ class TlsRenegotiationTest {
         try (SSLSocket s = TlsTesting.connect(server.httpsPort(), "TLSv1.2", null)) {
             byte[] get = "GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
             s.getOutputStream().write(get);
-            assertTrue(TlsTesting.readResponse(s.getInputStream()).startsWith("HTTP/1.1 200 "));
+            assertTrue(RawResponse.read(s.getInputStream()).wire().startsWith("HTTP/1.1 200 "));
             boolean closed;
             try {
                 s.startHandshake(); // on an established TLS 1.2 session: a renegotiation

@@ -2,6 +2,7 @@ package dev.peregrine.tls;
 
 import dev.peregrine.Server;
 import dev.peregrine.examples.PlaintextApp;
+import dev.peregrine.testing.Transports;
 import org.junit.jupiter.params.provider.Arguments;
 
 import javax.net.ssl.SNIHostName;
@@ -9,14 +10,11 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
@@ -33,21 +31,9 @@ final class TlsTesting {
     private TlsTesting() {
     }
 
-    private static final List<String> TRANSPORTS = availableTransports();
-
-    /** Transports the TLS tests run on: NIO, and epoll wherever that transport exists and runs. */
+    /** Transports the TLS tests run on: the test kit's list. */
     static List<String> transports() {
-        return TRANSPORTS;
-    }
-
-    private static List<String> availableTransports() {
-        List<String> list = new ArrayList<>(List.of("nio"));
-        try (Server probe = Server.builder().transport("epoll").host("127.0.0.1").port(0).threads(1).start()) {
-            list.add("epoll");
-        } catch (IllegalStateException | java.io.UncheckedIOException e) {
-            // no epoll transport in this build or on this machine
-        }
-        return List.copyOf(list);
+        return Transports.names().toList();
     }
 
     /** transport × provider. */
@@ -114,32 +100,6 @@ final class TlsTesting {
         return s;
     }
 
-    /** Reads one response with a Content-Length body; returns head and body as text. */
-    static String readResponse(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        int state = 0;
-        while (state < 4) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("EOF inside a response head: " + head);
-            }
-            head.write(b);
-            state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3)) ? state + 1 : (b == '\r' ? 1 : 0);
-        }
-        String h = head.toString(StandardCharsets.ISO_8859_1);
-        int length = 0;
-        for (String line : h.split("\r\n")) {
-            if (line.regionMatches(true, 0, "Content-Length:", 0, 15)) {
-                length = Integer.parseInt(line.substring(15).trim());
-            }
-        }
-        byte[] body = in.readNBytes(length);
-        if (body.length != length) {
-            throw new IOException("EOF inside a response body");
-        }
-        return h + new String(body, StandardCharsets.ISO_8859_1);
-    }
-
     /**
      * Whether the server closes {@code s} (EOF or reset) within a generous limit, reading and
      * discarding whatever it sends first (an alert).
@@ -158,11 +118,5 @@ final class TlsTesting {
         } catch (SocketException e) {
             return true; // reset: closed as well
         }
-    }
-
-    static Socket plain(int port) throws IOException {
-        Socket s = new Socket();
-        s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
-        return s;
     }
 }

@@ -3,17 +3,16 @@ package dev.peregrine.web;
 import dev.peregrine.Compression;
 import dev.peregrine.Execution;
 import dev.peregrine.Server;
+import dev.peregrine.testing.RawClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -94,21 +93,18 @@ class CompressionTransportsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void aRawSocketDecodesEachChunkWhileTheHandlerWaits(String transport) throws Exception {
         start(transport);
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
-            s.setSoTimeout(20_000);
-            s.getOutputStream().write("GET /ticks HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            InputStream in = s.getInputStream();
-            String head = readHead(in);
+        try (RawClient c = new RawClient(server.port())) {
+            String head = c.send("GET /ticks HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n").readHead();
             assertTrue(head.contains("\r\nContent-Encoding: gzip\r\n"), head);
             assertTrue(head.contains("\r\nTransfer-Encoding: chunked\r\n"), head);
             assertTrue(head.contains("\r\nVary: Accept-Encoding\r\n"), head);
             Inflater inflater = new Inflater(true);
             ByteArrayOutputStream wire = new ByteArrayOutputStream();
             for (int i = 0; i < TICKS; i++) {
-                byte[] chunk = readChunk(in);
+                byte[] chunk = c.readChunk();
                 wire.write(chunk);
                 int skip = i == 0 ? 10 : 0; // the gzip header rides in the first chunk
                 inflater.setInput(chunk, skip, chunk.length - skip);
@@ -118,20 +114,19 @@ class CompressionTransportsTest {
                 go.put(Boolean.TRUE);
             }
             byte[] chunk;
-            while ((chunk = readChunk(in)).length > 0) { // the gzip trailer, then the last chunk
+            while ((chunk = c.readChunk()).length > 0) { // the gzip trailer, then the last chunk
                 wire.write(chunk);
             }
             assertEquals(allTicks(), new String(new GZIPInputStream(new ByteArrayInputStream(wire.toByteArray())).readAllBytes(),
                     StandardCharsets.UTF_8), "CRC and length check out");
-            assertEquals("\r\n", new String(in.readNBytes(2), StandardCharsets.US_ASCII));
+            assertEquals("\r\n", new String(c.readExactly(2), StandardCharsets.US_ASCII));
             // the connection stays usable
-            s.getOutputStream().write("GET /whole HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            assertTrue(readHead(in).startsWith("HTTP/1.1 200"));
+            assertTrue(c.send("GET /whole HTTP/1.1\r\nHost: x\r\n\r\n").readHead().startsWith("HTTP/1.1 200"));
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void curlDecodesEveryCoding(String transport) throws Exception {
         start(transport);
         String base = "http://127.0.0.1:" + server.port();
@@ -146,7 +141,7 @@ class CompressionTransportsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void theJdkClientGetsGzipStreams(String transport) throws Exception {
         start(transport);
         for (String path : new String[] {"/produced", "/ticks"}) {
@@ -172,7 +167,7 @@ class CompressionTransportsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void gzipRequestBodiesOnlyWhereOptedIn(String transport, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         start(transport);
         String base = "http://127.0.0.1:" + server.port();
@@ -198,48 +193,12 @@ class CompressionTransportsTest {
         java.nio.file.Path bombFile = dir.resolve("bomb.gz");
         java.nio.file.Files.write(bombFile, bomb.toByteArray());
         assertEquals("413", curl("-s", "-o", "/dev/null", "-w", "%{http_code}", "--data-binary", "@" + bombFile, "-H", gz, base + "/gz"));
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
-            s.setSoTimeout(20_000);
+        try (RawClient c = new RawClient(server.port())) {
             byte[] corrupt = Arrays.copyOf(z.toByteArray(), z.size() - 5);
-            s.getOutputStream().write(("POST /gz HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: " + corrupt.length
-                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            s.getOutputStream().write(corrupt);
-            assertTrue(readHead(s.getInputStream()).startsWith("HTTP/1.1 400"));
+            c.send("POST /gz HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: " + corrupt.length + "\r\n\r\n");
+            c.send(corrupt);
+            assertTrue(c.readHead().startsWith("HTTP/1.1 400"));
         }
-    }
-
-    private static String readHead(InputStream in) throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        int state = 0;
-        while (state < 4) {
-            int c = in.read();
-            if (c < 0) {
-                throw new IOException("closed in the head: " + b);
-            }
-            b.write(c);
-            state = (c == '\r' && (state == 0 || state == 2)) || (c == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
-        }
-        return b.toString(StandardCharsets.ISO_8859_1);
-    }
-
-    /** One chunk's data (RFC 9112 §7.1), its CRLF consumed; empty for the last chunk (whose final CRLF is left). */
-    private static byte[] readChunk(InputStream in) throws IOException {
-        StringBuilder line = new StringBuilder();
-        int c;
-        while ((c = in.read()) != '\n') {
-            assertTrue(c >= 0, "closed in a chunk size line");
-            if (c != '\r') {
-                line.append((char) c);
-            }
-        }
-        int size = Integer.parseInt(line.toString().trim(), 16);
-        if (size == 0) {
-            return new byte[0];
-        }
-        byte[] data = in.readNBytes(size);
-        assertEquals(size, data.length);
-        assertEquals("\r\n", new String(in.readNBytes(2), StandardCharsets.US_ASCII));
-        return data;
     }
 
     private static String curl(String... args) throws Exception {

@@ -2,26 +2,21 @@ package dev.peregrine.web;
 
 import dev.peregrine.Server;
 import dev.peregrine.files.StaticOptions;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The static files' open-file cache over real sockets on NIO and epoll: files stay open between
@@ -44,25 +39,10 @@ class StaticFileCacheTest {
         }
     }
 
-    private static void until(BooleanSupplier condition, java.util.function.Supplier<String> what) {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("not reached within 20 s: " + what.get());
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
-    }
-
     /** One request on a fresh connection, closed after the response: status line and body. */
     private static String[] get(int port, String path) throws IOException {
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            s.setSoTimeout(20_000);
-            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            InputStream in = s.getInputStream();
-            ByteArrayOutputStream all = new ByteArrayOutputStream();
-            in.transferTo(all);
-            String text = all.toString(StandardCharsets.ISO_8859_1);
+        try (RawClient c = new RawClient(port)) {
+            String text = c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").readToEnd();
             int end = text.indexOf("\r\n\r\n");
             return new String[] {text.substring(0, text.indexOf("\r\n")), text.substring(end + 4)};
         }
@@ -94,7 +74,7 @@ class StaticFileCacheTest {
                     assertEquals("file " + i, r[1]);
                 }
             }
-            until(() -> fds() == started + CACHED, () -> "the cache holds " + CACHED + " files open: " + (fds() - started));
+            Await.until(() -> fds() == started + CACHED, () -> "the cache holds " + CACHED + " files open: " + (fds() - started));
             // a changed file (size and time) is served as it is now
             Path f = root.resolve("f" + (FILES - 1) + ".txt");
             Files.writeString(f, "changed and longer");
@@ -104,15 +84,15 @@ class StaticFileCacheTest {
             Files.delete(root.resolve("f" + (FILES - 2) + ".txt"));
             assertEquals("HTTP/1.1 404 Not Found", get(port, "/s/f" + (FILES - 2) + ".txt")[0]);
             Files.writeString(root.resolve("f" + (FILES - 2) + ".txt"), "file " + (FILES - 2));
-            until(() -> fds() <= started + CACHED, () -> "never more than the bound: " + (fds() - started));
+            Await.until(() -> fds() <= started + CACHED, () -> "never more than the bound: " + (fds() - started));
         } finally {
             server.close();
         }
-        until(() -> fds() == base, () -> "every descriptor closed at stop: " + (fds() - base) + " left");
+        Await.until(() -> fds() == base, () -> "every descriptor closed at stop: " + (fds() - base) + " left");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void openFilesAreBoundedValidatedAndClosedAtStop(String transport) throws Exception {
         Path root = root();
         long before = fds();
@@ -123,7 +103,7 @@ class StaticFileCacheTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void aSiblingLinkedOutsideTheRootIsNotServed(String transport) throws Exception {
         Path root = root();
         Files.writeString(dir.resolve("secret.gz"), "outside the root");
@@ -131,11 +111,8 @@ class StaticFileCacheTest {
         Files.createSymbolicLink(root.resolve("lib.js.gz"), dir.resolve("secret.gz"));
         Server server = Server.builder().host("127.0.0.1").port(0).transport(transport).threads(1)
                 .staticFiles("/s", root).start();
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
-            s.setSoTimeout(20_000);
-            s.getOutputStream().write("GET /s/lib.js HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n"
-                    .getBytes(StandardCharsets.US_ASCII));
-            String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        try (RawClient c = new RawClient(server.port())) {
+            String all = c.send("GET /s/lib.js HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n").readToEnd();
             assertTrue(all.startsWith("HTTP/1.1 200") && all.endsWith("\r\n\r\ninside") && !all.contains("Content-Encoding"), all);
         } finally {
             server.close();
@@ -143,19 +120,17 @@ class StaticFileCacheTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"nio", "epoll"})
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void siblingsAndRangesComeFromTheCacheToo(String transport) throws Exception {
         Path root = root();
         Server server = Server.builder().host("127.0.0.1").port(0).transport(transport).threads(1)
                 .staticFiles("/s", root).start();
         try {
             for (int i = 0; i < 3; i++) {
-                try (Socket s = new Socket("127.0.0.1", server.port())) {
-                    s.setSoTimeout(20_000);
-                    s.getOutputStream().write(("GET /s/app.js HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n"
+                try (RawClient c = new RawClient(server.port())) {
+                    String all = c.send("GET /s/app.js HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n"
                             + "GET /s/f3.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=2-3\r\n\r\n"
-                            + "HEAD /s/f4.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                    String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+                            + "HEAD /s/f4.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").readToEnd();
                     assertTrue(all.contains("Content-Encoding: gzip\r\n") && all.contains("not really gzip, but a sibling"), all);
                     assertTrue(all.contains("HTTP/1.1 206 Partial Content\r\n") && all.contains("Content-Range: bytes 2-3/6\r\n"), all);
                     assertTrue(all.contains("\r\n\r\nle"), all);

@@ -2,6 +2,7 @@ package dev.peregrine.web;
 
 import dev.peregrine.Server;
 import dev.peregrine.files.StaticOptions;
+import dev.peregrine.testing.RawClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -103,9 +103,8 @@ class StaticFilesTest {
     @ValueSource(strings = {"/static/.secret", "/static/link-out.txt", "/static/nothing.txt", "/static/css/../../outside.txt",
             "/static/%2e%2e/outside.txt", "/static/css%2F..%2F..%2Foutside.txt", "/static/a%00b", "/static/..%5Coutside.txt"})
     void nothingOutsideTheRootNorHidden(String path) throws Exception {
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
-            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-            String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        try (RawClient c = new RawClient(server.port())) {
+            String response = c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").readToEnd();
             assertTrue(response.startsWith("HTTP/1.1 404 ") || response.startsWith("HTTP/1.1 400 "), path + ": " + response);
             assertTrue(!response.contains("outside") && !response.contains("hidden"), response);
         }

@@ -1,21 +1,18 @@
 package dev.peregrine.micrometer;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -39,13 +36,8 @@ class PeregrineMetricsTest {
                 assertEquals(200, r.statusCode());
             }
             // A bad request line is one of the server's own rejections: 400 and a close.
-            try (Socket s = new Socket("127.0.0.1", server.port())) {
-                OutputStream out = s.getOutputStream();
-                out.write("GET /hello HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                InputStream in = s.getInputStream();
-                String status = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
-                assertEquals("HTTP/1.1 400", status);
+            try (RawClient c = new RawClient(server.port())) {
+                assertEquals(400, c.send("GET /hello HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n").read().status);
             }
 
             FunctionCounter requests = registry.get("peregrine.requests").functionCounter();
@@ -54,7 +46,7 @@ class PeregrineMetricsTest {
             Gauge open = registry.get("peregrine.connections.open").gauge();
             assertNotNull(open);
             // The loop's counters are read with plain loads: poll until they are seen.
-            await(() -> requests.count() >= 5 && rejected400.count() == 1,
+            Await.until(() -> requests.count() >= 5 && rejected400.count() == 1,
                     () -> "requests " + requests.count() + ", 400s " + rejected400.count() + "; " + server.metrics());
             assertTrue(received.count() > 5 * "GET /hello HTTP/1.1\r\n".length(), "bytes received: " + received.count());
             assertEquals("bytes", received.getId().getBaseUnit());
@@ -70,7 +62,7 @@ class PeregrineMetricsTest {
             HttpClient client = HttpClient.newHttpClient();
             URI uri = URI.create("http://127.0.0.1:" + server.port() + "/hello/a");
             assertEquals(200, client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
-            await(() -> server.metrics().requestDurationCount("/hello/{name}", "GET", 200) == 1, server.metrics()::toString);
+            Await.until(() -> server.metrics().requestDurationCount("/hello/{name}", "GET", 200) == 1, server.metrics()::toString);
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             new PeregrineMetrics(server::metrics, Duration.ZERO).bindTo(registry);
             io.micrometer.core.instrument.FunctionTimer timer = registry.get("http.server.request.duration")
@@ -81,11 +73,11 @@ class PeregrineMetricsTest {
             for (int i = 0; i < 3; i++) {
                 client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
             }
-            await(() -> timer.count() == 4.0, () -> "count " + timer.count());
+            Await.until(() -> timer.count() == 4.0, () -> "count " + timer.count());
             // A series that appears after binding is registered at the next read of the binder's meters.
             URI missing = URI.create("http://127.0.0.1:" + server.port() + "/nowhere");
             assertEquals(404, client.send(HttpRequest.newBuilder(missing).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
-            await(() -> server.metrics().requestDurationCount("", "GET", 404) == 1, server.metrics()::toString);
+            Await.until(() -> server.metrics().requestDurationCount("", "GET", 404) == 1, server.metrics()::toString);
             registry.get("peregrine.requests").functionCounter().count(); // a scrape reads the meters
             assertEquals(1.0, registry.get("http.server.request.duration").tag("http.route", "")
                     .tag("http.response.status_code", "404").functionTimer().count());
@@ -106,16 +98,6 @@ class PeregrineMetricsTest {
             registry.get("peregrine.connections.accepted").functionCounter().count();
             registry.get("peregrine.buffers.lent").gauge().value();
             assertEquals(afterBind + 1, snapshots[0], "one snapshot serves every meter read within its age");
-        }
-    }
-
-    private static void await(BooleanSupplier condition, java.util.function.Supplier<String> state) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 10 s: " + state.get());
-            }
-            Thread.sleep(5);
         }
     }
 }
