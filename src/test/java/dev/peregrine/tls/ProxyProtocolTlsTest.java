@@ -96,10 +96,10 @@ class ProxyProtocolTlsTest {
                 .get("/client", (req, res) -> res.text(req.remoteAddress().getAddress().getHostAddress()));
         try (Server server = onlyHttps.start()) {
             assertEquals("198.51.100.7", ask(server.httpsPort(), v2Ipv4("198.51.100.7", 7777)));
-            try (Socket s = TlsTesting.plain(server.port())) {
+            try (Socket s = RawClient.connect(server.port())) {
                 s.setSoTimeout(20_000);
                 s.getOutputStream().write(REQUEST.getBytes(StandardCharsets.US_ASCII));
-                assertTrue(TlsTesting.readResponse(s.getInputStream()).endsWith("127.0.0.1"));
+                assertTrue(RawResponse.read(s.getInputStream()).wire().endsWith("127.0.0.1"));
             }
         }
         Server.Builder onlyMain = PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1)
@@ -111,11 +111,11 @@ class ProxyProtocolTlsTest {
             HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("https://localhost:" + server.httpsPort()
                     + "/client")).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals("127.0.0.1", r.body());
-            try (Socket s = TlsTesting.plain(server.port())) {
+            try (Socket s = RawClient.connect(server.port())) {
                 s.setSoTimeout(20_000);
                 s.getOutputStream().write(("PROXY TCP4 198.51.100.8 127.0.0.1 8888 80\r\n" + REQUEST)
                         .getBytes(StandardCharsets.US_ASCII));
-                assertTrue(TlsTesting.readResponse(s.getInputStream()).endsWith("198.51.100.8"));
+                assertTrue(RawResponse.read(s.getInputStream()).wire().endsWith("198.51.100.8"));
             }
         }
     }
