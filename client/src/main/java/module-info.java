@@ -5,6 +5,7 @@
  */
 module dev.peregrine.client {
     requires transitive dev.peregrine;
+    requires org.jctools.core;
 
     exports dev.peregrine.client;
 }

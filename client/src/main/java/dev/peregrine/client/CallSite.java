@@ -18,6 +18,9 @@ interface CallSite {
     /** Takes a call (on the site's loop thread: {@link Call#run} hands it over). */
     void submit(Call call);
 
+    /** The free list of this site's calls. */
+    CallRecycler calls();
+
     /** The call is done (total timeout): drop it from any wait queue. */
     void forget(Call call);
 }

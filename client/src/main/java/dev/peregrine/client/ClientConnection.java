@@ -194,7 +194,7 @@ final class ClientConnection implements Protocol {
         call = null;
         done.connection = null;
         served++;
-        client.metricsFor(pool.host()).responses.incrementAndGet();
+        pool.metrics.responses.incrementAndGet();
         if (!extraBytes && !head.closeRequested() && head.status() != 101 && bodyPump == null && c.isOpen()) {
             idleSinceMillis = System.currentTimeMillis();
             pool.released(this);
@@ -207,13 +207,14 @@ final class ClientConnection implements Protocol {
 
     /** The response is complete: answers the call; reuses the connection if both sides allow. */
     private void finish(ByteBuffer buf, boolean extraBytes) {
-        ClientResponse response = ClientResponse.of(reader, buf);
         Call done = call;
+        ClientResponse response = done.collect(reader, buf); // null on the reuse path: the caller's object is filled
         call = null;
         done.connection = null;
         served++;
-        client.metricsFor(pool.host()).responses.incrementAndGet();
-        boolean keepAlive = !extraBytes && !response.closeRequested() && reader.status() != 101 && bodyPump == null;
+        pool.metrics.responses.incrementAndGet();
+        boolean keepAlive = !extraBytes && !ClientResponse.closeRequested(reader.names(), reader.values())
+                && reader.status() != 101 && bodyPump == null;
         bodyPump = null;
         // Back to the pool before the caller hears: a dependent that runs at once on this loop (a
         // redirect's next hop, a proxy handler's next call) finds the connection idle and reuses it.
@@ -291,7 +292,7 @@ final class ClientConnection implements Protocol {
             stream = null;
             bodyPump = null;
             failed.connection = null;
-            client.metricsFor(pool.host()).failures.incrementAndGet();
+            pool.metrics.failures.incrementAndGet();
             failed.fail(cause == null ? new ClientException(phase, pool.host(), why)
                     : new ClientException(phase, pool.host(), why, cause));
         }

@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /** A complete response: status, headers in order, body in memory. Immutable; valid forever. */
 public final class ClientResponse {
@@ -25,11 +24,39 @@ public final class ClientResponse {
 
     /** Whether the server said it closes the connection after this response ({@code Connection: close}). */
     boolean closeRequested() {
-        for (String v : headers("Connection")) {
-            for (String token : v.split(",")) {
-                if (token.trim().toLowerCase(Locale.ROOT).equals("close")) {
-                    return true;
-                }
+        return closeRequested(names, values);
+    }
+
+    /**
+     * Whether fields {@code names}/{@code values} hold the {@code close} connection option (RFC 9112
+     * §9.6), in any case, among a comma-separated list. Allocates nothing: it runs for every response.
+     */
+    static boolean closeRequested(List<String> names, List<String> values) {
+        for (int i = 0; i < names.size(); i++) {
+            if (names.get(i).equalsIgnoreCase("Connection") && hasCloseToken(values.get(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasCloseToken(String v) {
+        int i = 0;
+        int n = v.length();
+        while (i < n) {
+            while (i < n && (v.charAt(i) == ',' || v.charAt(i) == ' ' || v.charAt(i) == '\t')) {
+                i++;
+            }
+            int start = i;
+            while (i < n && v.charAt(i) != ',') {
+                i++;
+            }
+            int end = i;
+            while (end > start && (v.charAt(end - 1) == ' ' || v.charAt(end - 1) == '\t')) {
+                end--;
+            }
+            if (end - start == 5 && v.regionMatches(true, start, "close", 0, 5)) {
+                return true;
             }
         }
         return false;
@@ -82,8 +109,14 @@ public final class ClientResponse {
         return values;
     }
 
+    /** A copy of the body. */
     public byte[] body() {
         return body.clone();
+    }
+
+    /** The body itself, not copied (for {@link ReusableResponse}, which copies it). */
+    byte[] bodyArray() {
+        return body;
     }
 
     /** The body as UTF-8 text. */

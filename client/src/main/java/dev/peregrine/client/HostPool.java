@@ -38,6 +38,9 @@ final class HostPool implements CallSite {
     private final ArrayDeque<ClientConnection> idle = new ArrayDeque<>();
     private final ArrayDeque<Call> waiting = new ArrayDeque<>();
     private final WaitTimer waitTimer = new WaitTimer();
+    private final CallRecycler calls = new CallRecycler(this);
+    /** This host's counters, looked up once rather than per response. */
+    final HttpClient.HostMetrics metrics;
     private InetSocketAddress address;
     private int open;
 
@@ -48,6 +51,7 @@ final class HostPool implements CallSite {
         this.port = first.port();
         this.https = first.https();
         this.ctx = ctx;
+        this.metrics = client.metricsFor(host);
         this.tls = https ? new TlsClientLayer(client.sslContext, hostName, port, java.util.List.of("http/1.1"),
                 client.verifyHostname, client.connectTimeoutMillis) : null;
     }
@@ -60,6 +64,11 @@ final class HostPool implements CallSite {
     @Override
     public HttpClient client() {
         return client;
+    }
+
+    @Override
+    public CallRecycler calls() {
+        return calls;
     }
 
     EventLoop loop() {
@@ -137,7 +146,7 @@ final class HostPool implements CallSite {
             @Override
             public void failed(IOException cause) {
                 open--;
-                client.metricsFor(host).connectFailures.incrementAndGet();
+                metrics.connectFailures.incrementAndGet();
                 call.fail(new ClientException(ClientException.Phase.CONNECT, host, cause.getMessage(), cause));
                 serveWaiting();
             }
@@ -178,7 +187,7 @@ final class HostPool implements CallSite {
                 || client.retryIf != null && !client.retryIf.test(call.request)) {
             return false;
         }
-        client.metricsFor(host).retries.incrementAndGet();
+        metrics.retries.incrementAndGet();
         submit(call);
         return true;
     }

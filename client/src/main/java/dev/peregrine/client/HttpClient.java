@@ -174,23 +174,57 @@ public final class HttpClient implements HttpSender, AutoCloseable {
 
     /** One request to one host: its pool's loop takes it. */
     private CompletableFuture<ClientResponse> hop(ClientRequest request, long startMillis, ResponseBodyListener listener) {
+        HostPool pool = pool(request);
+        CompletableFuture<ClientResponse> future = new CompletableFuture<>();
+        Call call = pool.calls().acquire(request, startMillis, future, null, null);
+        call.listener = listener;
+        dispatch(pool, call); // the call may be answered and recycled at once: only the local future is used after this
+        return future;
+    }
+
+    /**
+     * The reuse path: sends {@code request} and fills {@code response} in place, then calls
+     * {@code callback} on the loop thread. Once the host's pool, the response object and the callback
+     * are warm, the call allocates nothing: its internal {@code Call} comes from a free list and the
+     * response's arrays are reused. {@code response} may not be passed to another call until its callback
+     * ran; what it holds is valid until then (see {@link ReusableResponse}). With
+     * {@code followRedirects(n)} set, redirects are followed through {@link #send(ClientRequest)} (which
+     * allocates), so that both paths answer alike. A request with a streamed body is sent as any other.
+     *
+     * @throws IllegalStateException when {@code response} is still in a call
+     * @throws IllegalArgumentException when {@code response} or {@code callback} is null
+     */
+    @Override
+    public void send(ClientRequest request, ReusableResponse response, ResponseCallback callback) {
+        if (response == null || callback == null) {
+            throw new IllegalArgumentException("response and callback must not be null");
+        }
+        if (followRedirects > 0) {
+            HttpSender.super.send(request, response, callback);
+            return;
+        }
+        response.claim();
+        HostPool pool = pool(request);
+        dispatch(pool, pool.calls().acquire(request, System.currentTimeMillis(), null, response, callback));
+    }
+
+    private HostPool pool(ClientRequest request) {
         HostPool pool = pools.get(request.hostKey()); // a plain get first: computeIfAbsent's capturing lambda allocates
         if (pool == null) {
             pool = pools.computeIfAbsent(request.hostKey(),
                     k -> new HostPool(this, request, contexts.get(Math.floorMod(nextLoop.getAndIncrement(), contexts.size()))));
         }
-        Call call = new Call(request, pool, startMillis);
-        call.listener = listener;
+        return pool;
+    }
+
+    private void dispatch(HostPool pool, Call call) {
         if (closed) {
-            call.future.completeExceptionally(new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "client closed"));
-            return call.future;
-        }
-        if (pool.loop().inEventLoop()) {
-            pool.submit(call); // a call from the loop (a proxy handler) stays on it
+            call.fail(new ClientException(ClientException.Phase.SHUTDOWN, call.request.hostKey(), "client closed"));
+        } else if (pool.loop().inEventLoop()) {
+            pool.submit(call); // a call from the loop (a proxy handler, a callback) stays on it
         } else {
             pool.loop().execute(call); // the call is its own task
         }
-        return call.future;
     }
 
     /** {@code GET url}, waiting for the response. */

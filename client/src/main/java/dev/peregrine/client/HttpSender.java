@@ -18,6 +18,37 @@ public interface HttpSender {
     CompletableFuture<ClientResponse> send(ClientRequest request);
 
     /**
+     * Sends {@code request}, fills {@code response} in place and calls {@code callback} (fasthttp's
+     * {@code Do(req, resp)}). {@link HttpClient} and {@link PipelineClient} do it without allocating
+     * once warm (see {@link HttpClient#send(ClientRequest, ReusableResponse, ResponseCallback)}); this
+     * default goes through {@link #send(ClientRequest)}, so other senders (a {@link BalancingClient})
+     * answer alike but allocate what that does. {@code callback} runs on the thread completing the call.
+     *
+     * @throws IllegalStateException when {@code response} is still in a call
+     * @throws IllegalArgumentException when {@code response} or {@code callback} is null
+     */
+    default void send(ClientRequest request, ReusableResponse response, ResponseCallback callback) {
+        if (response == null || callback == null) {
+            throw new IllegalArgumentException("response and callback must not be null");
+        }
+        response.claim();
+        send(request).whenComplete((r, failure) -> {
+            Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            ClientException e = null;
+            if (cause == null) {
+                response.fill(r);
+            } else {
+                response.clear();
+                e = cause instanceof ClientException ? (ClientException) cause : new ClientException(
+                        ClientException.Phase.CLOSED, request.hostKey(), String.valueOf(cause), cause);
+            }
+            response.unclaim();
+            Call.callBack(callback, response, e, request);
+        });
+    }
+
+    /**
      * Sends {@code request} and waits for the response, on the calling thread (not from a loop thread:
      * it would wait for itself).
      *

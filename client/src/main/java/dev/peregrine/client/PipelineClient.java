@@ -74,8 +74,33 @@ public final class PipelineClient implements HttpSender, AutoCloseable {
      */
     @Override
     public CompletableFuture<ClientResponse> send(ClientRequest request) {
+        CompletableFuture<ClientResponse> future = new CompletableFuture<>();
+        send(request, future, null, null);
+        return future; // the call may be answered and recycled at once: only the local future is used after sending
+    }
+
+    /**
+     * The reuse path, pipelined: like {@link HttpClient#send(ClientRequest, ReusableResponse,
+     * ResponseCallback)}, allocating nothing once warm, and answered in order like {@link #send(ClientRequest)}.
+     *
+     * @throws IllegalArgumentException for a request with a streamed body, or a null response or callback
+     * @throws IllegalStateException when {@code response} is still in a call
+     */
+    @Override
+    public void send(ClientRequest request, ReusableResponse response, ResponseCallback callback) {
+        if (response == null || callback == null) {
+            throw new IllegalArgumentException("response and callback must not be null");
+        }
+        send(request, null, response, callback);
+    }
+
+    private void send(ClientRequest request, CompletableFuture<ClientResponse> future, ReusableResponse response,
+                      ResponseCallback callback) {
         if (!request.replayable()) {
             throw new IllegalArgumentException("a PipelineClient does not send streamed request bodies: use HttpClient");
+        }
+        if (response != null) {
+            response.claim();
         }
         long startMillis = System.currentTimeMillis();
         int here = currentLoop();
@@ -84,15 +109,14 @@ public final class PipelineClient implements HttpSender, AutoCloseable {
         if (host == null) {
             host = hosts.get(loop).computeIfAbsent(request.hostKey(), k -> new PipelineHost(this, request, loops.get(loop)));
         }
-        Call call = new Call(request, host, startMillis);
+        Call call = host.calls().acquire(request, startMillis, future, response, callback);
         if (closed || client.closed) {
-            call.future.completeExceptionally(new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "client closed"));
+            call.fail(new ClientException(ClientException.Phase.SHUTDOWN, request.hostKey(), "client closed"));
         } else if (here >= 0) {
             host.submit(call); // a call from the loop (a callback, a proxy) stays on it
         } else {
             host.loop().execute(call); // the call is its own task
         }
-        return call.future;
     }
 
     /** The loop a host's calls from outside the loops go to (round-robin at first use). */

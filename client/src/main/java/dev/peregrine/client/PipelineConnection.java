@@ -173,7 +173,7 @@ final class PipelineConnection implements Protocol {
                 c.close();
                 return end;
             }
-            answerHead(ClientResponse.of(reader, buf));
+            answerHead(buf);
             pos = r;
             if (closing) {
                 c.close(); // Connection: close: what was sent behind it is retried elsewhere
@@ -183,15 +183,17 @@ final class PipelineConnection implements Protocol {
         return pos;
     }
 
-    private void answerHead(ClientResponse response) {
+    /** The response to {@code sent}'s head is complete in {@code buf}: answers that call. */
+    private void answerHead(ByteBuffer buf) {
         Call done = sent.poll();
         armed = false;
         headStarted = false;
-        client.metricsFor(host.host()).responses.incrementAndGet();
-        if (response.closeRequested() || response.status() == 101) {
+        host.metrics.responses.incrementAndGet();
+        if (ClientResponse.closeRequested(reader.names(), reader.values()) || reader.status() == 101) {
             closing = true;
         }
-        done.succeed(response); // a no-op for a call its total timeout already failed
+        // collect and succeed are no-ops for a call its total timeout already failed: the late response is dropped
+        done.succeed(done.collect(reader, buf));
     }
 
     private void failHead(ClientException.Phase phase, String why) {
@@ -199,7 +201,7 @@ final class PipelineConnection implements Protocol {
         armed = false;
         headStarted = false;
         closing = true;
-        client.metricsFor(host.host()).failures.incrementAndGet();
+        host.metrics.failures.incrementAndGet();
         failed.fail(new ClientException(phase, host.host(), why));
     }
 
@@ -222,7 +224,7 @@ final class PipelineConnection implements Protocol {
             ByteBuffer held = c.heldInput();
             int r = held == null ? ResponseReader.ERROR : reader.atEndOfInput(held, 0, c.heldInputLength());
             if (r >= 0) {
-                answerHead(ClientResponse.of(reader, held)); // a body read until the close
+                answerHead(held); // a body read until the close
             } else {
                 failHead(ClientException.Phase.CLOSED, held == null
                         ? "connection closed before the response was complete" : reader.error());
@@ -272,11 +274,11 @@ final class PipelineConnection implements Protocol {
         Call call;
         while ((call = sent.poll()) != null) {
             if (first && headStarted) {
-                client.metricsFor(host.host()).failures.incrementAndGet();
+                host.metrics.failures.incrementAndGet();
                 call.fail(new ClientException(ClientException.Phase.CLOSED, host.host(),
                         "connection closed in the middle of the response"));
             } else if (!host.retry(call)) {
-                client.metricsFor(host.host()).failures.incrementAndGet();
+                host.metrics.failures.incrementAndGet();
                 call.fail(new ClientException(ClientException.Phase.CLOSED, host.host(),
                         "connection closed before the response (" + (sent.size() + 1) + " requests were in flight on it)"));
             }

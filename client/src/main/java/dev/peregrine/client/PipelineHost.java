@@ -37,6 +37,9 @@ final class PipelineHost implements CallSite {
     private final LoopContext ctx;
     private final EndpointLayer tls;
     private final List<PipelineConnection> conns = new ArrayList<>();
+    private final CallRecycler calls = new CallRecycler(this);
+    /** This host's counters, looked up once rather than per response. */
+    final HttpClient.HostMetrics metrics;
     private InetSocketAddress address;
 
     PipelineHost(PipelineClient owner, ClientRequest first, LoopContext ctx) {
@@ -49,6 +52,7 @@ final class PipelineHost implements CallSite {
         this.hostName = first.uri().getHost();
         this.port = first.port();
         this.ctx = ctx;
+        this.metrics = client.metricsFor(host);
         this.tls = first.https() ? new TlsClientLayer(client.sslContext, hostName, port, List.of("http/1.1"),
                 client.verifyHostname, client.connectTimeoutMillis) : null;
     }
@@ -66,6 +70,11 @@ final class PipelineHost implements CallSite {
     @Override
     public TimerWheel timers() {
         return ctx.timers();
+    }
+
+    @Override
+    public CallRecycler calls() {
+        return calls;
     }
 
     EventLoop loop() {
@@ -158,7 +167,7 @@ final class PipelineHost implements CallSite {
             @Override
             public void failed(IOException cause) {
                 conns.remove(conn);
-                client.metricsFor(host).connectFailures.incrementAndGet();
+                metrics.connectFailures.incrementAndGet();
                 conn.connectFailed(new ClientException(ClientException.Phase.CONNECT, host, cause.getMessage(), cause));
             }
         });
@@ -173,7 +182,7 @@ final class PipelineHost implements CallSite {
                 || owner.closed || client.retryIf != null && !client.retryIf.test(call.request)) {
             return false;
         }
-        client.metricsFor(host).retries.incrementAndGet();
+        metrics.retries.incrementAndGet();
         submit(call);
         return true;
     }
