@@ -273,11 +273,13 @@ public final class ResponseReader {
         return crlfcrlf + 4;
     }
 
+    /** A constant, not a literal in the method: that would be a new array for every response read. */
+    private static final byte[] HTTP_1_PREFIX = {'H', 'T', 'T', 'P', '/', '1', '.'};
+
     /** Whether the bytes so far could begin {@code HTTP/1.x}. */
     private static boolean plausibleStart(ByteBuffer b, int pos, int end) {
-        byte[] prefix = {'H', 'T', 'T', 'P', '/', '1', '.'};
-        for (int i = 0; i < prefix.length && pos + i < end; i++) {
-            if (b.get(pos + i) != prefix[i]) {
+        for (int i = 0; i < HTTP_1_PREFIX.length && pos + i < end; i++) {
+            if (b.get(pos + i) != HTTP_1_PREFIX[i]) {
                 return false;
             }
         }
