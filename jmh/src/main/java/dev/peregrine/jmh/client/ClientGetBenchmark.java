@@ -5,6 +5,9 @@ import dev.peregrine.client.ClientRequest;
 import dev.peregrine.client.ClientResponse;
 import dev.peregrine.client.HttpClient;
 import dev.peregrine.client.PipelineClient;
+import dev.peregrine.client.ClientException;
+import dev.peregrine.client.ResponseCallback;
+import dev.peregrine.client.ReusableResponse;
 import dev.peregrine.examples.PlaintextApp;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,13 +28,17 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code GET /plaintext} of the plaintext app over loopback, the time per request with the client's
  * own work included, in the same run: Peregrine's pooled {@link HttpClient} with {@value #IN_FLIGHT}
  * calls in flight (one per connection), the same through a {@link PipelineClient} ({@value #PIPELINED}
- * in flight on one connection), and the JDK's {@code java.net.http.HttpClient} (HTTP/1.1,
- * {@value #IN_FLIGHT} in flight). One server loop; every client on one loop or its default executor.
+ * in flight on one connection), both again on the reuse path ({@code send(request, reusableResponse,
+ * callback)}: the benchmark thread parks until the callbacks have all run, and nothing is allocated per
+ * call once warm), and the JDK's {@code java.net.http.HttpClient} (HTTP/1.1, {@value #IN_FLIGHT} in
+ * flight). One server loop; every client on one loop or its default executor.
  * <pre>
  *   scripts/jmh ClientGetBenchmark -prof gc      # ns/op and B/op (the whole JVM: client and server)
  * </pre>
@@ -54,6 +61,8 @@ public class ClientGetBenchmark {
     private HttpRequest jdkRequest;
     @SuppressWarnings("unchecked")
     private final CompletableFuture<ClientResponse>[] inFlight = new CompletableFuture[PIPELINED];
+    private final ReusableResponse[] responses = new ReusableResponse[PIPELINED];
+    private final Waiter waiter = new Waiter();
     @SuppressWarnings("unchecked")
     private final CompletableFuture<HttpResponse<byte[]>>[] jdkInFlight = new CompletableFuture[IN_FLIGHT];
 
@@ -66,6 +75,9 @@ public class ClientGetBenchmark {
         request = ClientRequest.get(url);
         jdk = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build();
         jdkRequest = HttpRequest.newBuilder(URI.create(url)).build();
+        for (int i = 0; i < PIPELINED; i++) {
+            responses[i] = new ReusableResponse();
+        }
     }
 
     @TearDown(Level.Trial)
@@ -112,5 +124,57 @@ public class ClientGetBenchmark {
             n += jdkInFlight[i].join().statusCode();
         }
         return n;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(IN_FLIGHT)
+    public int peregrinePooledReuse10() {
+        waiter.arm(IN_FLIGHT);
+        for (int i = 0; i < IN_FLIGHT; i++) {
+            peregrine.send(request, responses[i], waiter);
+        }
+        return waiter.await();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(PIPELINED)
+    public int peregrinePipelinedReuse100() {
+        waiter.arm(PIPELINED);
+        for (int i = 0; i < PIPELINED; i++) {
+            pipeline.send(request, responses[i], waiter);
+        }
+        return waiter.await();
+    }
+
+    /**
+     * One callback for every call of an invocation: sums the statuses and wakes the benchmark thread when
+     * the last call ended. Parking and unparking allocate nothing, so the reuse rows show the client's
+     * own allocation. Thread: the callbacks run on the client's loop; {@link #await} on the benchmark thread.
+     */
+    static final class Waiter implements ResponseCallback {
+        private final AtomicInteger left = new AtomicInteger();
+        private final AtomicInteger statusSum = new AtomicInteger();
+        private volatile Thread owner;
+
+        void arm(int calls) {
+            owner = Thread.currentThread();
+            statusSum.set(0);
+            left.set(calls);
+        }
+
+        @Override
+        public void onResponse(ReusableResponse response, ClientException failure) {
+            statusSum.addAndGet(failure == null ? response.status() : -1);
+            if (left.decrementAndGet() == 0) {
+                LockSupport.unpark(owner);
+            }
+        }
+
+        int await() {
+            while (left.get() > 0) {
+                LockSupport.park(this);
+            }
+            return statusSum.get();
+        }
     }
 }
