@@ -32,10 +32,17 @@ public final class ClientRequest {
         this.producedLength = producedLength;
         this.wireHead = RequestWriter.head(this); // immutable: a request sent again and again is encoded once
         this.hostKey = uri.getHost() + ":" + port();
+        this.poolKey = (https() ? "https://" : "http://") + hostKey;
     }
 
     private final byte[] wireHead;
     private final String hostKey;
+    private final String poolKey;
+
+    /** The scheme with {@code host:port}: what keys a pool, so http and https to one port never share one. */
+    String poolKey() {
+        return poolKey;
+    }
 
     /** The request line and fields as they go on the wire (do not modify). */
     byte[] wireHead() {

@@ -54,6 +54,9 @@ final class HostPool implements CallSite {
         this.metrics = client.metricsFor(host);
         this.tls = https ? new TlsClientLayer(client.sslContext, hostName, port, java.util.List.of("http/1.1"),
                 client.verifyHostname, client.connectTimeoutMillis) : null;
+        if (!client.dialer.resolvesTarget()) {
+            address = InetSocketAddress.createUnresolved(hostName, port); // the dialer's way needs no lookup here
+        }
     }
 
     @Override
@@ -137,7 +140,7 @@ final class HostPool implements CallSite {
             }
         }
         ClientConnection conn = new ClientConnection(this);
-        ctx.eventLoop().connect(address, tls, conn, client.connectTimeoutMillis, new ConnectCallback() {
+        client.dialer.dial(ctx.eventLoop(), address, https, tls, conn, client.connectTimeoutMillis, new ConnectCallback() {
             @Override
             public void connected(Connection c) {
                 conn.start(call);

@@ -59,6 +59,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
     final int followRedirects;
     final SSLContext sslContext;
     final boolean verifyHostname;
+    final Dialer dialer;
     volatile boolean closed;
 
     private final TransportServer loops;
@@ -83,6 +84,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         this.retryIf = b.retryIf;
         this.followRedirects = b.followRedirects;
         this.verifyHostname = b.verifyHostname;
+        this.dialer = b.dialer;
         try {
             this.sslContext = b.sslContext != null ? b.sslContext : SSLContext.getDefault();
         } catch (NoSuchAlgorithmException e) {
@@ -209,9 +211,9 @@ public final class HttpClient implements HttpSender, AutoCloseable {
     }
 
     private HostPool pool(ClientRequest request) {
-        HostPool pool = pools.get(request.hostKey()); // a plain get first: computeIfAbsent's capturing lambda allocates
+        HostPool pool = pools.get(request.poolKey()); // a plain get first: computeIfAbsent's capturing lambda allocates
         if (pool == null) {
-            pool = pools.computeIfAbsent(request.hostKey(),
+            pool = pools.computeIfAbsent(request.poolKey(),
                     k -> new HostPool(this, request, contexts.get(Math.floorMod(nextLoop.getAndIncrement(), contexts.size()))));
         }
         return pool;
@@ -330,6 +332,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         private int followRedirects;
         private SSLContext sslContext;
         private boolean verifyHostname = true;
+        private Dialer dialer = Dialer.tcp();
 
         private Builder() {
         }
@@ -445,6 +448,19 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         /** Whether a server's certificate must match the host name (default true; off only for tests). */
         public Builder verifyHostname(boolean on) {
             this.verifyHostname = on;
+            return this;
+        }
+
+        /**
+         * How connections are obtained (default {@link Dialer#tcp()}): a Unix domain socket
+         * ({@link Dialer#unixDomainSocket}, NIO transport) or a tunnel through an HTTP proxy
+         * ({@link Dialer#connectProxy}). Pipelining clients on this client dial the same way.
+         */
+        public Builder dialer(Dialer dialer) {
+            if (dialer == null) {
+                throw new IllegalArgumentException("dialer must not be null");
+            }
+            this.dialer = dialer;
             return this;
         }
 

@@ -105,9 +105,9 @@ public final class PipelineClient implements HttpSender, AutoCloseable {
         long startMillis = System.currentTimeMillis();
         int here = currentLoop();
         int loop = here >= 0 ? here : homeLoop(request.hostKey());
-        PipelineHost host = hosts.get(loop).get(request.hostKey()); // a plain get first: no capturing lambda
+        PipelineHost host = hosts.get(loop).get(request.poolKey()); // a plain get first: no capturing lambda
         if (host == null) {
-            host = hosts.get(loop).computeIfAbsent(request.hostKey(), k -> new PipelineHost(this, request, loops.get(loop)));
+            host = hosts.get(loop).computeIfAbsent(request.poolKey(), k -> new PipelineHost(this, request, loops.get(loop)));
         }
         Call call = host.calls().acquire(request, startMillis, future, response, callback);
         if (closed || client.closed) {

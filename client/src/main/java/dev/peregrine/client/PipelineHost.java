@@ -34,6 +34,7 @@ final class PipelineHost implements CallSite {
     private final String host;
     private final String hostName;
     private final int port;
+    private final boolean https;
     private final LoopContext ctx;
     private final EndpointLayer tls;
     private final List<PipelineConnection> conns = new ArrayList<>();
@@ -53,8 +54,12 @@ final class PipelineHost implements CallSite {
         this.port = first.port();
         this.ctx = ctx;
         this.metrics = client.metricsFor(host);
-        this.tls = first.https() ? new TlsClientLayer(client.sslContext, hostName, port, List.of("http/1.1"),
+        this.https = first.https();
+        this.tls = https ? new TlsClientLayer(client.sslContext, hostName, port, List.of("http/1.1"),
                 client.verifyHostname, client.connectTimeoutMillis) : null;
+        if (!client.dialer.resolvesTarget()) {
+            address = InetSocketAddress.createUnresolved(hostName, port); // the dialer's way needs no lookup here
+        }
     }
 
     @Override
@@ -158,7 +163,7 @@ final class PipelineHost implements CallSite {
     }
 
     private void open(PipelineConnection conn) {
-        ctx.eventLoop().connect(address, tls, conn, client.connectTimeoutMillis, new ConnectCallback() {
+        client.dialer.dial(ctx.eventLoop(), address, https, tls, conn, client.connectTimeoutMillis, new ConnectCallback() {
             @Override
             public void connected(Connection c) {
                 conn.connected();

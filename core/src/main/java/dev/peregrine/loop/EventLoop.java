@@ -17,4 +17,15 @@ public interface EventLoop {
      */
     void connect(java.net.InetSocketAddress address, EndpointLayer layer, Protocol protocol, long timeoutMillis,
                  ConnectCallback callback);
+
+    /**
+     * Like {@link #connect}, to a Unix domain socket (JDK 16+ {@code UnixDomainSocketAddress}), with no
+     * layer: a local peer needs no TLS. Only the NIO transport can; the others fail the callback at once
+     * saying so. Thread: this loop.
+     */
+    default void connectUnix(java.net.UnixDomainSocketAddress address, Protocol protocol, long timeoutMillis,
+                             ConnectCallback callback) {
+        callback.failed(new java.io.IOException("the " + getClass().getSimpleName()
+                + " transport cannot connect to a Unix domain socket (" + address + "): build the client with Transport.NIO"));
+    }
 }

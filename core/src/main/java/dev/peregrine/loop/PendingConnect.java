@@ -3,6 +3,7 @@ package dev.peregrine.loop;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * An outbound connection on its way: the part of {@link EventLoop#connect} every transport shares.
@@ -18,14 +19,14 @@ import java.net.InetSocketAddress;
  */
 public abstract class PendingConnect extends Timeout {
     private final LoopContext ctx;
-    private final InetSocketAddress address;
+    private final SocketAddress address;
     private final EndpointLayer layer;
     private final Protocol protocol;
     private final long timeoutMillis;
     private final ConnectCallback callback;
     private boolean done;
 
-    protected PendingConnect(LoopContext ctx, InetSocketAddress address, EndpointLayer layer, Protocol protocol,
+    protected PendingConnect(LoopContext ctx, SocketAddress address, EndpointLayer layer, Protocol protocol,
                              long timeoutMillis, ConnectCallback callback) {
         this.ctx = ctx;
         this.address = address;
@@ -36,9 +37,9 @@ public abstract class PendingConnect extends Timeout {
         ctx.timers.schedule(this, timeoutMillis, System.currentTimeMillis());
     }
 
-    /** The address being connected to. */
+    /** The IP address and port being connected to (null for a Unix domain socket). */
     public final InetSocketAddress address() {
-        return address;
+        return address instanceof InetSocketAddress ? (InetSocketAddress) address : null;
     }
 
     /** The socket is connected: builds the connection on it, reports it and returns it. */

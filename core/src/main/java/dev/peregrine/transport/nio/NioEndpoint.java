@@ -25,7 +25,8 @@ final class NioEndpoint implements SocketEndpoint {
         this.channel = channel;
         this.key = key;
         this.limit = limit;
-        this.remote = (InetSocketAddress) channel.getRemoteAddress();
+        // null for a Unix domain socket (the client's connectUnix): its peer has no IP address
+        this.remote = channel.getRemoteAddress() instanceof InetSocketAddress ? (InetSocketAddress) channel.getRemoteAddress() : null;
     }
 
     @Override

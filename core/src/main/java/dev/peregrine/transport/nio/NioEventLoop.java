@@ -13,6 +13,9 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -207,6 +210,12 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
             callback.failed(e);
             return;
         }
+        start(ch, address, layer, protocol, timeoutMillis, callback);
+    }
+
+    /** Starts a non-blocking connect of {@code ch} (TCP, or a Unix domain socket: no TCP_NODELAY there). */
+    private void start(SocketChannel ch, SocketAddress address, EndpointLayer layer, Protocol protocol, long timeoutMillis,
+                       ConnectCallback callback) {
         OutboundConnect pending = new OutboundConnect(ch, address, layer, protocol, timeoutMillis, callback);
         if (stopping) {
             pending.fail(new IOException("event loop " + index + " is stopping"));
@@ -214,7 +223,9 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
         }
         try {
             ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            if (address instanceof InetSocketAddress) {
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            }
             if (ch.connect(address)) {
                 pending.established();
             } else {
@@ -225,12 +236,24 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
         }
     }
 
+    @Override
+    public void connectUnix(UnixDomainSocketAddress address, Protocol protocol, long timeoutMillis, ConnectCallback callback) {
+        SocketChannel ch;
+        try {
+            ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+        } catch (IOException | UnsupportedOperationException e) {
+            callback.failed(e instanceof IOException ? (IOException) e : new IOException("Unix domain sockets: " + e.getMessage(), e));
+            return;
+        }
+        start(ch, address, null, protocol, timeoutMillis, callback);
+    }
+
     /** A socket this loop is connecting ({@link #connect}); attached to its key until connected. */
     private final class OutboundConnect extends PendingConnect {
         private final SocketChannel channel;
         SelectionKey key;
 
-        OutboundConnect(SocketChannel channel, InetSocketAddress address, EndpointLayer layer, Protocol protocol,
+        OutboundConnect(SocketChannel channel, SocketAddress address, EndpointLayer layer, Protocol protocol,
                         long timeoutMillis, ConnectCallback callback) {
             super(ctx, address, layer, protocol, timeoutMillis, callback);
             this.channel = channel;

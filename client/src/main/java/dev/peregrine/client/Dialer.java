@@ -1,0 +1,142 @@
+package dev.peregrine.client;
+
+import dev.peregrine.loop.ConnectCallback;
+import dev.peregrine.loop.EndpointLayer;
+import dev.peregrine.loop.EventLoop;
+import dev.peregrine.loop.Protocol;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Path;
+
+/**
+ * How the client obtains a connection for a {@code host:port} ({@link HttpClient.Builder#dialer}): TCP to
+ * the host (the default), a Unix domain socket, or a tunnel through an HTTP proxy's {@code CONNECT}.
+ * Whatever the way, the connection that results is an ordinary one of the host's pool (or pipeline):
+ * same protocol, timeouts, retries and limits.
+ * <pre>
+ *   tcp()                     host name looked up off the loop (cached), TCP connect, TLS for https
+ *   unixDomainSocket(path)    every host's connections go to the socket file (NIO transport only;
+ *                             plain HTTP: a local peer needs no TLS); Host still names the URL's host
+ *   connectProxy(proxy)       TCP to the proxy, "CONNECT host:port" (RFC 9110 §9.3.6), then HTTP over
+ *                             the tunnel; the proxy looks the host up; plain http URLs
+ * </pre>
+ * A dial that cannot be made (refused, timed out, a proxy answering other than 2xx, a transport that
+ * cannot) fails the call with {@link ClientException.Phase#CONNECT} and the reason.
+ *
+ * <p>Thread: immutable; {@code dial} runs on the host's loop thread.
+ */
+public abstract class Dialer {
+    private static final Dialer TCP = new Dialer() {
+        @Override
+        boolean resolvesTarget() {
+            return true;
+        }
+
+        @Override
+        void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
+                  long timeoutMillis, ConnectCallback callback) {
+            loop.connect(target, tls, protocol, timeoutMillis, callback);
+        }
+
+        @Override
+        public String toString() {
+            return "tcp";
+        }
+    };
+
+    Dialer() {
+    }
+
+    /** TCP to the URL's host and port (the default). */
+    public static Dialer tcp() {
+        return TCP;
+    }
+
+    /**
+     * Every connection to the Unix domain socket at {@code socketFile} (JDK 16+ NIO), whatever the URL's
+     * host, which still goes in {@code Host}. Needs the NIO transport ({@code Transport.NIO}): on epoll the
+     * call fails with phase CONNECT saying so. {@code https} URLs fail likewise: no TLS over a local socket.
+     */
+    public static Dialer unixDomainSocket(Path socketFile) {
+        if (socketFile == null) {
+            throw new IllegalArgumentException("socketFile must not be null");
+        }
+        UnixDomainSocketAddress address = UnixDomainSocketAddress.of(socketFile);
+        return new Dialer() {
+            @Override
+            boolean resolvesTarget() {
+                return false;
+            }
+
+            @Override
+            void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
+                      long timeoutMillis, ConnectCallback callback) {
+                if (https) {
+                    callback.failed(new IOException("https over a Unix domain socket is not supported (" + address + ")"));
+                    return;
+                }
+                loop.connectUnix(address, protocol, timeoutMillis, callback);
+            }
+
+            @Override
+            public String toString() {
+                return "unix:" + socketFile;
+            }
+        };
+    }
+
+    /**
+     * Through the HTTP proxy at {@code proxy}: each connection is a tunnel opened with {@code CONNECT
+     * host:port} (RFC 9110 §9.3.6), answered 2xx, then used like a direct connection. The proxy looks the
+     * host up. {@code https} URLs are not carried yet (their TLS would have to start inside the tunnel):
+     * such a call fails with phase CONNECT saying so.
+     */
+    public static Dialer connectProxy(InetSocketAddress proxy) {
+        return connectProxy(proxy, null);
+    }
+
+    /** Like {@link #connectProxy(InetSocketAddress)}, sending {@code proxyAuthorization} as {@code Proxy-Authorization}. */
+    public static Dialer connectProxy(InetSocketAddress proxy, String proxyAuthorization) {
+        if (proxy == null || proxy.isUnresolved()) {
+            throw new IllegalArgumentException("the proxy's address must be given resolved: " + proxy);
+        }
+        if (proxyAuthorization != null && (proxyAuthorization.indexOf('\r') >= 0 || proxyAuthorization.indexOf('\n') >= 0)) {
+            throw new IllegalArgumentException("proxyAuthorization must not hold CR or LF");
+        }
+        return new Dialer() {
+            @Override
+            boolean resolvesTarget() {
+                return false;
+            }
+
+            @Override
+            void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
+                      long timeoutMillis, ConnectCallback callback) {
+                if (https) {
+                    callback.failed(new IOException("https through a CONNECT proxy is not supported yet (proxy " + proxy + ")"));
+                    return;
+                }
+                ConnectTunnel tunnel = new ConnectTunnel(proxy, target.getHostString() + ":" + target.getPort(),
+                        proxyAuthorization, protocol, timeoutMillis, callback);
+                loop.connect(proxy, null, tunnel, timeoutMillis, tunnel.connectCallback());
+            }
+
+            @Override
+            public String toString() {
+                return "connect-proxy:" + proxy;
+            }
+        };
+    }
+
+    /** Whether the pool must look the URL's host up before {@link #dial} (off the loop). */
+    abstract boolean resolvesTarget();
+
+    /**
+     * Opens a connection speaking {@code protocol} for {@code target} (resolved when
+     * {@link #resolvesTarget}, else unresolved) and tells {@code callback}. Thread: {@code loop}'s.
+     */
+    abstract void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
+                       long timeoutMillis, ConnectCallback callback);
+}
