@@ -5,8 +5,6 @@ import dev.peregrine.client.ClientRequest;
 import dev.peregrine.client.ClientResponse;
 import dev.peregrine.client.HttpClient;
 import dev.peregrine.client.PipelineClient;
-import dev.peregrine.client.ClientException;
-import dev.peregrine.client.ResponseCallback;
 import dev.peregrine.client.ReusableResponse;
 import dev.peregrine.examples.PlaintextApp;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -28,8 +26,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code GET /plaintext} of the plaintext app over loopback, the time per request with the client's
@@ -62,7 +58,7 @@ public class ClientGetBenchmark {
     @SuppressWarnings("unchecked")
     private final CompletableFuture<ClientResponse>[] inFlight = new CompletableFuture[PIPELINED];
     private final ReusableResponse[] responses = new ReusableResponse[PIPELINED];
-    private final Waiter waiter = new Waiter();
+    private final CallbackWaiter waiter = new CallbackWaiter();
     @SuppressWarnings("unchecked")
     private final CompletableFuture<HttpResponse<byte[]>>[] jdkInFlight = new CompletableFuture[IN_FLIGHT];
 
@@ -144,37 +140,5 @@ public class ClientGetBenchmark {
             pipeline.send(request, responses[i], waiter);
         }
         return waiter.await();
-    }
-
-    /**
-     * One callback for every call of an invocation: sums the statuses and wakes the benchmark thread when
-     * the last call ended. Parking and unparking allocate nothing, so the reuse rows show the client's
-     * own allocation. Thread: the callbacks run on the client's loop; {@link #await} on the benchmark thread.
-     */
-    static final class Waiter implements ResponseCallback {
-        private final AtomicInteger left = new AtomicInteger();
-        private final AtomicInteger statusSum = new AtomicInteger();
-        private volatile Thread owner;
-
-        void arm(int calls) {
-            owner = Thread.currentThread();
-            statusSum.set(0);
-            left.set(calls);
-        }
-
-        @Override
-        public void onResponse(ReusableResponse response, ClientException failure) {
-            statusSum.addAndGet(failure == null ? response.status() : -1);
-            if (left.decrementAndGet() == 0) {
-                LockSupport.unpark(owner);
-            }
-        }
-
-        int await() {
-            while (left.get() > 0) {
-                LockSupport.park(this);
-            }
-            return statusSum.get();
-        }
     }
 }
