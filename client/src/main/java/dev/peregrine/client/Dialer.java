@@ -64,25 +64,10 @@ public abstract class Dialer {
             throw new IllegalArgumentException("socketFile must not be null");
         }
         UnixDomainSocketAddress address = UnixDomainSocketAddress.of(socketFile);
-        return new Dialer() {
+        return new PlainOnly("unix:" + socketFile, "https over a Unix domain socket is not supported (" + address + ")") {
             @Override
-            boolean resolvesTarget() {
-                return false;
-            }
-
-            @Override
-            void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
-                      long timeoutMillis, ConnectCallback callback) {
-                if (https) {
-                    callback.failed(new IOException("https over a Unix domain socket is not supported (" + address + ")"));
-                    return;
-                }
+            void open(EventLoop loop, InetSocketAddress target, Protocol protocol, long timeoutMillis, ConnectCallback callback) {
                 loop.connectUnix(address, protocol, timeoutMillis, callback);
-            }
-
-            @Override
-            public String toString() {
-                return "unix:" + socketFile;
             }
         };
     }
@@ -105,27 +90,12 @@ public abstract class Dialer {
         if (proxyAuthorization != null && (proxyAuthorization.indexOf('\r') >= 0 || proxyAuthorization.indexOf('\n') >= 0)) {
             throw new IllegalArgumentException("proxyAuthorization must not hold CR or LF");
         }
-        return new Dialer() {
+        return new PlainOnly("connect-proxy:" + proxy, "https through a CONNECT proxy is not supported yet (proxy " + proxy + ")") {
             @Override
-            boolean resolvesTarget() {
-                return false;
-            }
-
-            @Override
-            void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
-                      long timeoutMillis, ConnectCallback callback) {
-                if (https) {
-                    callback.failed(new IOException("https through a CONNECT proxy is not supported yet (proxy " + proxy + ")"));
-                    return;
-                }
+            void open(EventLoop loop, InetSocketAddress target, Protocol protocol, long timeoutMillis, ConnectCallback callback) {
                 ConnectTunnel tunnel = new ConnectTunnel(proxy, target.getHostString() + ":" + target.getPort(),
                         proxyAuthorization, protocol, timeoutMillis, callback);
                 loop.connect(proxy, null, tunnel, timeoutMillis, tunnel.connectCallback());
-            }
-
-            @Override
-            public String toString() {
-                return "connect-proxy:" + proxy;
             }
         };
     }
@@ -139,4 +109,37 @@ public abstract class Dialer {
      */
     abstract void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
                        long timeoutMillis, ConnectCallback callback);
+
+    /** A dialer that needs no lookup of the target and carries plain http only (the https call fails saying why). */
+    private abstract static class PlainOnly extends Dialer {
+        private final String name;
+        private final String noHttps;
+
+        PlainOnly(String name, String noHttps) {
+            this.name = name;
+            this.noHttps = noHttps;
+        }
+
+        @Override
+        final boolean resolvesTarget() {
+            return false;
+        }
+
+        @Override
+        final void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
+                        long timeoutMillis, ConnectCallback callback) {
+            if (https) {
+                callback.failed(new IOException(noHttps));
+            } else {
+                open(loop, target, protocol, timeoutMillis, callback);
+            }
+        }
+
+        abstract void open(EventLoop loop, InetSocketAddress target, Protocol protocol, long timeoutMillis, ConnectCallback callback);
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
 }

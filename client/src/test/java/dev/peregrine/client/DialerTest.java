@@ -2,11 +2,11 @@ package dev.peregrine.client;
 
 import dev.peregrine.Server;
 import dev.peregrine.Transport;
+import dev.peregrine.testing.ScriptedServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -128,21 +128,6 @@ class DialerTest {
         assertThrows(IllegalArgumentException.class, () -> HttpClient.builder().dialer(null));
     }
 
-    /** Reads one request head from {@code in}, or null at EOF. */
-    static String readHead(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        int matched = 0;
-        while (matched < 4) {
-            int b = in.read();
-            if (b < 0) {
-                return null;
-            }
-            head.write(b);
-            matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : b == '\r' ? 1 : 0;
-        }
-        return head.toString(StandardCharsets.ISO_8859_1);
-    }
-
     /** An HTTP server on a Unix domain socket (the JDK's channel), answering "uds TARGET" to every request. */
     private static final class UdsServer implements AutoCloseable {
         final ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -151,27 +136,17 @@ class DialerTest {
 
         UdsServer(Path file) throws IOException {
             listener.bind(UnixDomainSocketAddress.of(file));
-            Thread t = new Thread(() -> {
-                while (listener.isOpen()) {
-                    try {
-                        SocketChannel ch = listener.accept();
-                        accepted.incrementAndGet();
-                        Thread c = new Thread(() -> serve(ch), "uds-conn");
-                        c.setDaemon(true);
-                        c.start();
-                    } catch (IOException e) {
-                        return;
-                    }
-                }
-            }, "uds-accept");
-            t.setDaemon(true);
-            t.start();
+            AcceptLoop.start("uds", () -> {
+                SocketChannel ch = listener.accept();
+                accepted.incrementAndGet();
+                return ch;
+            }, this::serve);
         }
 
         private void serve(SocketChannel ch) {
             try (ch; InputStream in = Channels.newInputStream(ch)) {
                 String head;
-                while ((head = readHead(in)) != null) {
+                while ((head = ScriptedServer.readHead(in)) != null) {
                     heads.add(head);
                     String body = "uds " + head.split(" ")[1];
                     ch.write(ByteBuffer.wrap(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
@@ -196,20 +171,7 @@ class DialerTest {
 
         ConnectProxy(String credentials) throws IOException {
             this.credentials = credentials;
-            Thread t = new Thread(() -> {
-                while (!listener.isClosed()) {
-                    try {
-                        Socket s = listener.accept();
-                        Thread c = new Thread(() -> tunnel(s), "proxy-conn");
-                        c.setDaemon(true);
-                        c.start();
-                    } catch (IOException e) {
-                        return;
-                    }
-                }
-            }, "proxy-accept");
-            t.setDaemon(true);
-            t.start();
+            AcceptLoop.start("proxy", listener::accept, this::tunnel);
         }
 
         InetSocketAddress address() {
@@ -220,7 +182,7 @@ class DialerTest {
             try (client) {
                 InputStream in = client.getInputStream();
                 OutputStream out = client.getOutputStream();
-                String head = readHead(in);
+                String head = ScriptedServer.readHead(in);
                 if (head == null) {
                     return;
                 }

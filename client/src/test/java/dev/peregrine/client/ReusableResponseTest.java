@@ -2,6 +2,7 @@ package dev.peregrine.client;
 
 import dev.peregrine.Server;
 import dev.peregrine.Transport;
+import dev.peregrine.testing.ScriptedServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

@@ -138,21 +138,11 @@ class ReuseAllocationTest {
         private final java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
 
         FixedAnswerServer() throws IOException {
-            Thread acceptor = new Thread(() -> {
-                while (!listener.isClosed()) {
-                    try {
-                        Socket s = listener.accept();
-                        accepted.incrementAndGet();
-                        Thread t = new Thread(() -> serve(s), "fixed-answer-conn");
-                        t.setDaemon(true);
-                        t.start();
-                    } catch (IOException e) {
-                        return;
-                    }
-                }
-            }, "fixed-answer-accept");
-            acceptor.setDaemon(true);
-            acceptor.start();
+            AcceptLoop.start("fixed-answer", () -> {
+                Socket s = listener.accept();
+                accepted.incrementAndGet();
+                return s;
+            }, FixedAnswerServer::serve);
         }
 
         /** Counts request ends (CRLF CRLF) in what arrives and answers each; requests have no body here. */

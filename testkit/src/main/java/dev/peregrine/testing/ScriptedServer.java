@@ -35,21 +35,10 @@ public final class ScriptedServer implements AutoCloseable {
 
         /** Reads one request head (and a Content-Length body); returns the head, or null at EOF. */
         public String readRequest() throws IOException {
-            ByteArrayOutputStream head = new ByteArrayOutputStream();
-            int matched = 0;
-            while (matched < 4) {
-                int b = in.read();
-                if (b < 0) {
-                    return null;
-                }
-                head.write(b);
-                if (b == "\r\n\r\n".charAt(matched)) {
-                    matched++;
-                } else {
-                    matched = b == '\r' ? 1 : 0;
-                }
+            String h = readHead(in);
+            if (h == null) {
+                return null;
             }
-            String h = head.toString(StandardCharsets.ISO_8859_1);
             lastBody = new byte[0];
             for (String line : h.split("\r\n")) {
                 if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
@@ -70,6 +59,21 @@ public final class ScriptedServer implements AutoCloseable {
             socket.setSoLinger(true, 0);
             socket.close();
         }
+    }
+
+    /** Reads one request head, up to its CRLF CRLF, from {@code in}; null at EOF. */
+    public static String readHead(InputStream in) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        int matched = 0;
+        while (matched < 4) {
+            int b = in.read();
+            if (b < 0) {
+                return null;
+            }
+            head.write(b);
+            matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : b == '\r' ? 1 : 0;
+        }
+        return head.toString(StandardCharsets.ISO_8859_1);
     }
 
     private final ServerSocket listener;

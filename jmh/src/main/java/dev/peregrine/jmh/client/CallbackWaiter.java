@@ -1,6 +1,8 @@
 package dev.peregrine.jmh.client;
 
 import dev.peregrine.client.ClientException;
+import dev.peregrine.client.ClientRequest;
+import dev.peregrine.client.HttpSender;
 import dev.peregrine.client.ResponseCallback;
 import dev.peregrine.client.ReusableResponse;
 
@@ -40,5 +42,22 @@ final class CallbackWaiter implements ResponseCallback {
             LockSupport.park(this);
         }
         return statusSum.get();
+    }
+
+    /**
+     * Makes {@code calls} calls of {@code request} on {@code sender}'s reuse path in batches of
+     * {@code inFlight} (sent together with {@code responses[0..inFlight)}, all awaited); returns the sum
+     * of the statuses.
+     */
+    int sendInBatches(HttpSender sender, ClientRequest request, ReusableResponse[] responses, int calls, int inFlight) {
+        int sum = 0;
+        for (int done = 0; done < calls; done += inFlight) {
+            arm(inFlight);
+            for (int i = 0; i < inFlight; i++) {
+                sender.send(request, responses[i], this);
+            }
+            sum += await();
+        }
+        return sum;
     }
 }

@@ -125,20 +125,12 @@ public class ClientGetBenchmark {
     @Benchmark
     @OperationsPerInvocation(IN_FLIGHT)
     public int peregrinePooledReuse10() {
-        waiter.arm(IN_FLIGHT);
-        for (int i = 0; i < IN_FLIGHT; i++) {
-            peregrine.send(request, responses[i], waiter);
-        }
-        return waiter.await();
+        return waiter.sendInBatches(peregrine, request, responses, IN_FLIGHT, IN_FLIGHT);
     }
 
     @Benchmark
     @OperationsPerInvocation(PIPELINED)
     public int peregrinePipelinedReuse100() {
-        waiter.arm(PIPELINED);
-        for (int i = 0; i < PIPELINED; i++) {
-            pipeline.send(request, responses[i], waiter);
-        }
-        return waiter.await();
+        return waiter.sendInBatches(pipeline, request, responses, PIPELINED, PIPELINED);
     }
 }

@@ -129,14 +129,7 @@ public class ClientTimingBenchmark {
     @Benchmark
     @OperationsPerInvocation(CALLS)
     public int peregrine() {
-        int sum = 0;
-        for (int done = 0; done < CALLS; done += inFlight) {
-            waiter.arm(inFlight);
-            for (int i = 0; i < inFlight; i++) {
-                peregrine.send(request, responses[i], waiter);
-            }
-            sum += waiter.await();
-        }
+        int sum = waiter.sendInBatches(peregrine, request, responses, CALLS, inFlight);
         requests += CALLS;
         return sum;
     }

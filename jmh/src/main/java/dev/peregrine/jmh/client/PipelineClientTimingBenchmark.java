@@ -85,14 +85,7 @@ public class PipelineClientTimingBenchmark {
     @Benchmark
     @OperationsPerInvocation(CALLS)
     public int pipelineClient() {
-        int sum = 0;
-        for (int done = 0; done < CALLS; done += inFlight) {
-            waiter.arm(inFlight);
-            for (int i = 0; i < inFlight; i++) {
-                pipeline.send(request, responses[i], waiter);
-            }
-            sum += waiter.await();
-        }
+        int sum = waiter.sendInBatches(pipeline, request, responses, CALLS, inFlight);
         requests += CALLS;
         return sum;
     }
