@@ -26,6 +26,8 @@ public final class Metrics {
     public final long handlerErrors;
     public final long bytesIn;
     public final long bytesOut;
+    /** Of {@code bytesOut}, the bytes sent straight from files to sockets ({@code sendfile}, zero-copy). */
+    public final long sendfileBytes;
     /** Pooled buffers lent to connections right now (0 when every connection is idle). */
     public final long lentBuffers;
     public final long lentBytes;
@@ -88,13 +90,14 @@ public final class Metrics {
         drainTimeouts = v[i++];
         proxyUntrusted = v[i++];
         proxyMalformed = v[i++];
-        agedConnections = v[i];
+        agedConnections = v[i++];
+        sendfileBytes = v[i];
         this.rejectedByStatus = rejectedByStatus;
     }
 
     /** Sums the counters of {@code loops} (plain reads of loop-owned fields: a monitoring snapshot). */
     static Metrics of(List<LoopContext> loops) {
-        long[] v = new long[21];
+        long[] v = new long[22];
         long[] byStatus = new long[LoopMetrics.STATUS_SLOTS];
         for (LoopContext ctx : loops) {
             LoopMetrics m = ctx.metrics();
@@ -104,7 +107,7 @@ public final class Metrics {
                     pool.freeBytes(), m.timeouts[LoopMetrics.TIMEOUT_HEADER], m.timeouts[LoopMetrics.TIMEOUT_BODY],
                     m.timeouts[LoopMetrics.TIMEOUT_IDLE], m.timeouts[LoopMetrics.TIMEOUT_WRITE],
                     m.timeouts[LoopMetrics.TIMEOUT_DRAIN], m.proxyUntrusted, m.proxyMalformed,
-                    m.agedConnections};
+                    m.agedConnections, m.sendfileBytes};
             for (int i = 0; i < v.length; i++) {
                 v[i] += add[i];
             }
@@ -194,7 +197,7 @@ public final class Metrics {
             }
         }
         return b.append(" handlerErrors=").append(handlerErrors).append(" bytesIn=").append(bytesIn)
-                .append(" bytesOut=").append(bytesOut).append(" headerTimeouts=").append(headerTimeouts)
+                .append(" bytesOut=").append(bytesOut).append(" sendfileBytes=").append(sendfileBytes).append(" headerTimeouts=").append(headerTimeouts)
                 .append(" bodyTimeouts=").append(bodyTimeouts).append(" idleTimeouts=").append(idleTimeouts)
                 .append(" writeTimeouts=").append(writeTimeouts).append(" drainTimeouts=").append(drainTimeouts)
                 .append(" acceptPauses=").append(acceptPauses).append(" readPauses=").append(readPauses)

@@ -17,6 +17,7 @@ import dev.peregrine.metrics.MetricSink;
  *   <tr><td>{@code peregrine.rejected}</td><td>counter</td><td>{@code http.response.status_code}</td><td>rejected(status)</td></tr>
  *   <tr><td>{@code peregrine.handler.errors}</td><td>counter</td><td></td><td>handlerErrors</td></tr>
  *   <tr><td>{@code peregrine.network.io} [peregrine_network_io_bytes_total]</td><td>counter</td><td>{@code network.io.direction}: receive, transmit</td><td>bytesIn, bytesOut</td></tr>
+ *   <tr><td>{@code peregrine.sendfile.io} [peregrine_sendfile_io_bytes_total]</td><td>counter</td><td></td><td>sendfileBytes</td></tr>
  *   <tr><td>{@code peregrine.timeouts}</td><td>counter</td><td>{@code peregrine.timeout}: header, body, idle, write, drain</td><td>*Timeouts</td></tr>
  *   <tr><td>{@code peregrine.accept.pauses}</td><td>counter</td><td></td><td>acceptPauses</td></tr>
  *   <tr><td>{@code peregrine.read.pauses}</td><td>counter</td><td></td><td>readPauses</td></tr>
@@ -68,6 +69,8 @@ final class MetricsDescription {
                 "network.io.direction", "receive");
         sink.counter("peregrine.network.io", "By", "Bytes read from and written to client sockets.", m.bytesOut,
                 "network.io.direction", "transmit");
+        sink.counter("peregrine.sendfile.io", "By", "Bytes sent straight from files to client sockets (sendfile), "
+                + "part of the transmitted bytes.", m.sendfileBytes);
         String timeouts = "Connections a timeout ended (header and body are answered 408).";
         sink.counter("peregrine.timeouts", "{timeout}", timeouts, m.headerTimeouts, "peregrine.timeout", "header");
         sink.counter("peregrine.timeouts", "{timeout}", timeouts, m.bodyTimeouts, "peregrine.timeout", "body");

@@ -45,6 +45,7 @@ class TlsStaticFilesTest {
             assertEquals(206, range.statusCode());
             assertEquals("bytes 123457-2000000/2500000", range.headers().firstValue("Content-Range").orElse(null));
             assertArrayEquals(Arrays.copyOfRange(data, 123_457, 2_000_001), range.body());
+            assertEquals(0, server.metrics().sendfileBytes, "TLS encrypts every byte: nothing may bypass the engine");
         }
     }
 }

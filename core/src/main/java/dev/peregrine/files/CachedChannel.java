@@ -12,11 +12,12 @@ import java.nio.channels.WritableByteChannel;
  * One response's handle on a file kept open by {@link OpenFileCache}: reads go to the shared channel
  * (positional reads and {@code transferTo} only, which do not move a shared position, so responses on
  * several loops may send the same file at once; {@code transferTo} still reaches {@code sendfile(2)}),
- * and closing it gives the file back to the cache instead of closing it. Read-only.
+ * and closing it gives the file back to the cache instead of closing it. Read-only. An endpoint that
+ * sends by descriptor (epoll's {@code sendfile}) sends from the shared channel ({@link #source()}).
  *
  * <p>Thread: the loop sending the response.
  */
-final class CachedChannel extends FileChannel {
+final class CachedChannel extends FileChannel implements dev.peregrine.loop.SocketEndpoint.FileView {
     private final OpenFileCache cache;
     private final OpenFileCache.OpenFile file;
     private final FileChannel shared;
@@ -26,6 +27,11 @@ final class CachedChannel extends FileChannel {
         this.cache = cache;
         this.file = file;
         this.shared = file.channel;
+    }
+
+    @Override
+    public FileChannel source() {
+        return shared;
     }
 
     @Override

@@ -75,6 +75,11 @@ public final class Connection extends ConnectionTimer implements OutputSink {
     private boolean resumedByDrain;
     /** The peer ended its input while the protocol was producing: close once that is answered. */
     private boolean peerEnded;
+    /**
+     * The protocol wrote the socket itself (sendfile) and waits for writability: timed as pending output
+     * (WRITE), so a peer that stops reading a file is closed after {@code writeTimeout} as for any output.
+     */
+    private boolean awaitingWritable;
     /** Reads made and read interest raised, for {@link #onReadable}'s report. */
     private int reads;
     private boolean interestRaised;
@@ -179,6 +184,9 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         }
         if (state == State.DRAINING) {
             return;
+        }
+        if (awaitingWritable) {
+            progressed(); // the peer took bytes the protocol sent itself: the write timeout starts again
         }
         boolean wasPaused = readPaused;
         writePending();
@@ -436,6 +444,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
 
     /** Turns write readiness reports on (a protocol writing the socket itself, e.g. sendfile). */
     public void writeInterest(boolean on) {
+        awaitingWritable = on;
         io.writeInterest(on || hasPendingOutput());
     }
 
@@ -553,7 +562,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         if (state == State.DRAINING) {
             return PHASE_DRAIN;
         }
-        return hasPendingOutput() ? PHASE_WRITE : protocol.timerPhase();
+        return hasPendingOutput() || awaitingWritable ? PHASE_WRITE : protocol.timerPhase();
     }
 
     @Override

@@ -26,6 +26,8 @@ public final class LoopMetrics {
     public long handlerErrors;
     public long bytesIn;
     public long bytesOut;
+    /** Of {@link #bytesOut}, those sent straight from files to sockets ({@code sendfile(2)}), counted by the endpoints. */
+    public long sendfileBytes;
     /** Times this loop stopped accepting because the server had {@code maxConnections} open. */
     public long acceptPauses;
     /** Times a connection of this loop stopped reading because its output or held input was at a limit. */

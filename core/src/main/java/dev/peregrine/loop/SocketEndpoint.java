@@ -50,6 +50,16 @@ public interface SocketEndpoint {
         return -1;
     }
 
+    /**
+     * A {@link FileChannel} that reads from another channel it shares with other responses (a cached
+     * open file). An endpoint that sends files by descriptor ({@code sendfile(2)} outside the JDK) sends
+     * from {@link #source()}, whose descriptor is the file's own; positional reads only, so sharing is safe.
+     */
+    interface FileView {
+        /** The channel the view reads from: open at least as long as the view. */
+        FileChannel source();
+    }
+
     /** The protocol TLS negotiated with ALPN (RFC 7301) once the handshake is done, or null. */
     default String applicationProtocol() {
         return null;

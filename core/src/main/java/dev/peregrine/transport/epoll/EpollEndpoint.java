@@ -7,6 +7,7 @@ import dev.peregrine.transport.ConnectionLimit;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 
 /**
  * One accepted connection on an {@link EpollEventLoop}: the {@link SocketEndpoint} its
@@ -161,6 +162,22 @@ final class EpollEndpoint implements SocketEndpoint, NettyEpoll.Readiness {
     @Override
     public int write(ByteBuffer src) throws IOException {
         return fd.write(src);
+    }
+
+    /**
+     * {@code sendfile(2)} from the file's own descriptor (a shared cached file's, for a
+     * {@link SocketEndpoint.FileView}). Edge-triggered writability: when this returns less than asked
+     * the caller arms {@code EPOLLOUT} ({@link #writeInterest}), and {@code epoll_ctl} reports the socket
+     * writable at once if it already is, so no edge is lost between the short send and the arming.
+     */
+    @Override
+    public long transferFile(FileChannel file, long position, long count) throws IOException {
+        FileChannel source = file instanceof SocketEndpoint.FileView v ? v.source() : file;
+        long n = fd.sendFile(source, position, count);
+        if (n > 0) {
+            loop.context().metrics().sendfileBytes += n;
+        }
+        return n;
     }
 
     @Override

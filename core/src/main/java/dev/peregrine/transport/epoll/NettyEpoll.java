@@ -1,5 +1,6 @@
 package dev.peregrine.transport.epoll;
 
+import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.IoEvent;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
@@ -17,10 +18,14 @@ import io.netty.channel.unix.Socket;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.net.BindException;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +33,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The one place that speaks Netty: everything else in this package sees plain Java types. Netty
  * ({@code netty-transport-native-epoll}, pinned in the parent pom) is used only as an epoll library
- * through its public {@code IoHandle} API — no channels, no pipeline, no codecs, no reflection:
+ * through its public {@code IoHandle} API — no channels, no pipeline, no codecs, and reflection for one method only (sendfile, below):
  * <ul>
  *   <li>{@link Loop}: one thread running an {@link EpollIoHandler} (epoll_wait plus Netty's MPSC task
  *       queue, eventfd wake-up and timerfd for scheduled tasks), built as a
@@ -40,6 +45,16 @@ import java.util.concurrent.TimeUnit;
  * {@code Socket} and {@code LinuxSocket} are marked unstable by Netty: a Netty upgrade is checked
  * against this file alone.
  *
+ * <p><b>sendfile.</b> Netty 4.2.18 has {@code sendfile(2)} only as {@code LinuxSocket.sendFile(DefaultFileRegion,
+ * ...)}, which is package-private (its channels call it), and no public call takes a file descriptor
+ * number a JDK {@link FileChannel} would give (it gives none). So {@link Fd#sendFile} reaches that one
+ * method through a {@link MethodHandle} found once ({@code privateLookupIn}: allowed on the class path,
+ * where Netty's packages are open to us; on the module path only with
+ * {@code --add-opens io.netty.transport.classes.epoll/io.netty.channel.epoll=dev.peregrine}). Where the
+ * lookup fails, {@link SendFile#UNAVAILABLE} says why and files go through the loop's buffers as on
+ * TLS. Netty's native code reads the descriptor out of the JDK's own {@code FileChannel} class, so only
+ * channels of exactly that class are handed to it.
+ *
  * <p>Nothing outside this file may name a Netty type, so that the classes of this package load (and
  * {@link EpollTransport#unavailabilityReason()} answers) when Netty is not on the class path at all.
  */
@@ -48,6 +63,43 @@ final class NettyEpoll {
     static final int ACCEPT_ADDRESS_BYTES = 25;
 
     private NettyEpoll() {
+    }
+
+    /**
+     * The {@code sendfile(2)} call, found at first use (a holder, so that this file's other classes load
+     * without it). Thread: any; immutable.
+     */
+    static final class SendFile {
+        /** {@code LinuxSocket.sendFile(DefaultFileRegion, long base, long offset, long length)}, or null. */
+        static final MethodHandle HANDLE;
+        /** Why {@link #HANDLE} is null (files are then copied through buffers), or null when it is there. */
+        static final String UNAVAILABLE;
+        /** The class of the channels {@link FileChannel#open} returns: the only one Netty's native code can read. */
+        static final Class<?> JDK_FILE_CHANNEL;
+
+        static {
+            MethodHandle h = null;
+            String why = null;
+            Class<?> jdk = null;
+            try {
+                jdk = Class.forName("sun.nio.ch.FileChannelImpl", false, FileChannel.class.getClassLoader());
+                h = MethodHandles.privateLookupIn(LinuxSocket.class, MethodHandles.lookup()).findVirtual(LinuxSocket.class,
+                        "sendFile", MethodType.methodType(long.class, DefaultFileRegion.class, long.class, long.class, long.class));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                h = null;
+                why = e.toString();
+            }
+            HANDLE = h;
+            UNAVAILABLE = why;
+            if (why != null) {
+                System.getLogger("dev.peregrine").log(System.Logger.Level.INFO,
+                        "epoll: no sendfile (" + why + "); files are sent through the loop's buffers");
+            }
+            JDK_FILE_CHANNEL = jdk;
+        }
+
+        private SendFile() {
+        }
     }
 
     /**
@@ -172,6 +224,9 @@ final class NettyEpoll {
         private boolean writeArmed;
         private boolean closed;
         private boolean connectedAtOnce;
+        /** The file of the last {@link #sendFile} and the region wrapping it (one per file sent, not per call). */
+        private FileChannel regionFile;
+        private DefaultFileRegion region;
 
         private Fd(Socket socket) {
             this.socket = socket;
@@ -205,7 +260,7 @@ final class NettyEpoll {
 
         /** Takes over a descriptor returned by {@link #accept}, with {@code TCP_NODELAY} on. */
         static Fd connected(int fd) throws IOException {
-            Socket s = new Socket(fd);
+            Socket s = LinuxSocket.newSocket(fd);
             try {
                 s.setTcpNoDelay(true);
             } catch (IOException e) {
@@ -309,6 +364,30 @@ final class NettyEpoll {
             return n;
         }
 
+        /**
+         * Sends up to {@code count} bytes of {@code file} from {@code position} with {@code sendfile(2)};
+         * returns the bytes sent (0 when the socket takes none now), or -1 when this cannot be done here
+         * ({@link SendFile#UNAVAILABLE}, or {@code file} not a channel of the JDK's own class).
+         */
+        long sendFile(FileChannel file, long position, long count) throws IOException {
+            if (SendFile.HANDLE == null || file.getClass() != SendFile.JDK_FILE_CHANNEL || !(socket instanceof LinuxSocket)) {
+                return -1;
+            }
+            DefaultFileRegion r = region;
+            if (regionFile != file) {
+                // Netty reads the channel out of the region; position and count are given per call.
+                r = region = new DefaultFileRegion(file, 0, 0);
+                regionFile = file;
+            }
+            try {
+                return (long) SendFile.HANDLE.invokeExact((LinuxSocket) socket, r, 0L, position, count);
+            } catch (IOException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IOException(t);
+            }
+        }
+
         /** Adds or removes {@code EPOLLOUT} (one {@code epoll_ctl} when it changes). */
         void writeInterest(boolean on) {
             if (on != writeArmed && !closed && registration != null) {
@@ -333,6 +412,8 @@ final class NettyEpoll {
                 return;
             }
             closed = true;
+            regionFile = null;
+            region = null;
             if (registration != null) {
                 // Before close(2): the loop forgets this fd number before the kernel can hand it out again.
                 registration.cancel();

@@ -41,7 +41,11 @@ final class NioEndpoint implements SocketEndpoint {
 
     @Override
     public long transferFile(FileChannel file, long position, long count) throws IOException {
-        return file.transferTo(position, count, channel);
+        long n = file.transferTo(position, count, channel); // sendfile(2) inside the JDK
+        if (n > 0 && connection != null) {
+            connection.context().metrics().sendfileBytes += n;
+        }
+        return n;
     }
 
     @Override
