@@ -16,7 +16,7 @@ import java.util.Map;
 /**
  * The open files of one {@link StaticFiles}, least recently used first out, at most {@code capacity}
  * of them: the channel, and the size, modification time and identity (device and inode) it had when
- * opened. A hit costs one {@code stat} of the path instead of the resolution, {@code open} and
+ * opened; the bytes too for files up to {@link #IN_MEMORY_MAX}. A hit costs one {@code stat} of the path instead of the resolution, {@code open} and
  * {@code close} of a miss; a file whose size, time or identity changed is dropped and opened again.
  * <pre>
  *   lookup(key) --hit--&gt; stat(path): same size, mtime, inode? --yes--&gt; lend(): refs+1, a CachedChannel
@@ -40,11 +40,18 @@ final class OpenFileCache implements AutoCloseable {
         final Object fileKey;
         final String etag;
         final String lastModified;
+        /**
+         * The whole file when it is at most {@link #IN_MEMORY_MAX} bytes, read once at open, else null.
+         * Valid as long as the entry is: a lookup that finds the file changed drops the entry.
+         */
+        final byte[] bytes;
+        /** The media type, set by the handler at first use (a benign race: every writer stores the same value). */
+        String mediaType;
         private int refs;
         private boolean dropped;
         private boolean closed;
 
-        OpenFile(Path path, FileChannel channel, BasicFileAttributes attrs) {
+        OpenFile(Path path, FileChannel channel, BasicFileAttributes attrs) throws IOException {
             this.path = path;
             this.channel = channel;
             this.size = attrs.size();
@@ -52,6 +59,18 @@ final class OpenFileCache implements AutoCloseable {
             this.fileKey = attrs.fileKey();
             this.etag = StaticFiles.etag(size, modifiedMillis);
             this.lastModified = StaticFiles.lastModified(modifiedMillis);
+            this.bytes = size <= IN_MEMORY_MAX ? readWhole(channel, (int) size) : null;
+        }
+
+        /** The first {@code size} bytes of {@code ch}, or null when it is shorter now (changing: sent from the file). */
+        private static byte[] readWhole(FileChannel ch, int size) throws IOException {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(size);
+            while (b.hasRemaining()) {
+                if (ch.read(b, b.position()) < 0) {
+                    return null;
+                }
+            }
+            return b.array();
         }
 
         boolean sameAs(BasicFileAttributes a) {
@@ -59,6 +78,13 @@ final class OpenFileCache implements AutoCloseable {
                     && java.util.Objects.equals(a.fileKey(), fileKey);
         }
     }
+
+    /**
+     * Files up to this size are also kept in memory ({@link OpenFile#bytes}) and sent from there with
+     * their head in one write: for a small file, the {@code fstat}, {@code sendfile} and the per-response
+     * channel cost more than copying its bytes into the batch. At most {@code capacity} times this much.
+     */
+    static final int IN_MEMORY_MAX = 16 * 1024;
 
     private final int capacity;
     private final LinkedHashMap<String, OpenFile> files;

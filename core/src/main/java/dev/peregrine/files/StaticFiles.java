@@ -4,6 +4,7 @@ import dev.peregrine.Handler;
 import dev.peregrine.Request;
 import dev.peregrine.Response;
 import dev.peregrine.http1.MediaTypes;
+import dev.peregrine.http1.ResponseView;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -40,7 +41,8 @@ import java.util.Locale;
  *       of preference, to clients whose Accept-Encoding takes them (q &gt; 0), with
  *       {@code Content-Encoding} and {@code Vary: Accept-Encoding}.</li>
  *   <li>Bodies go out through {@code res.sendFile}: zero-copy ({@code sendfile}) on plain HTTP, through
- *       the loop's pooled buffers on TLS.</li>
+ *       the loop's pooled buffers on TLS; cached files up to {@link OpenFileCache#IN_MEMORY_MAX} bytes are
+ *       held in memory and leave with their head in one write (never compressed on the fly either).</li>
  *   <li>Open files are kept in a bounded cache ({@link OpenFileCache}, {@code openFileCache} files, LRU): a
  *       request for a cached file costs one {@code stat}, which also validates it (size, modification
  *       time, inode); a changed file is opened again. They are closed when evicted and when the server
@@ -163,18 +165,25 @@ public final class StaticFiles implements Handler, AutoCloseable {
         if (options.cacheControl != null) {
             res.header("Cache-Control", options.cacheControl);
         }
-        res.contentType(mediaType(file.getFileName().toString()));
+        String type = cached != null ? cached.mediaType : null;
+        if (type == null) {
+            type = mediaType(file.getFileName().toString());
+            if (cached != null) {
+                cached.mediaType = type;
+            }
+        }
+        res.contentType(type);
         if (encoding != null) {
             res.header("Content-Encoding", encoding);
         }
 
         // RFC 9110 §13.2.2: the order in which preconditions are evaluated.
-        String ifMatch = req.header("If-Match");
+        CharSequence ifMatch = req.headerView("If-Match"); // views: the 304 path allocates nothing here
         if (ifMatch != null ? !matches(ifMatch, etag, false) : modifiedAfter(req.header("If-Unmodified-Since"), modifiedSeconds)) {
             res.error(412);
             return;
         }
-        String ifNoneMatch = req.header("If-None-Match");
+        CharSequence ifNoneMatch = req.headerView("If-None-Match");
         if (ifNoneMatch != null ? matches(ifNoneMatch, etag, true) : notModifiedSince(req.header("If-Modified-Since"), modifiedSeconds)) {
             res.status(304);
             return;
@@ -193,7 +202,7 @@ public final class StaticFiles implements Handler, AutoCloseable {
                 return;
             }
             if (ranges != null && Ranges.total(ranges) <= MAX_MULTIPART_BYTES) {
-                multipart(res, body, ranges, size, mediaType(file.getFileName().toString()));
+                multipart(res, body, ranges, size, type);
                 return;
             }
             // malformed, too many, overlapping or too large together: the whole file (200)
@@ -201,8 +210,21 @@ public final class StaticFiles implements Handler, AutoCloseable {
         send(res, bodyFile, body, 0, size);
     }
 
-    /** Sends a range of {@code path}: through the cache's open file when there is one, else opened now. */
+    /**
+     * Sends a range of {@code path}: from memory for a small cached file, through the cache's open file
+     * when there is one, else opened now.
+     */
     private void send(Response res, OpenFileCache.OpenFile open, Path path, long offset, long length) throws IOException {
+        if (open != null && open.bytes != null && res instanceof ResponseView view) {
+            view.sendAsIs(); // the ETag names these bytes: no coding on the fly
+            byte[] b = open.bytes;
+            if (offset == 0 && length == b.length) {
+                res.body(b);
+            } else {
+                res.body(java.nio.ByteBuffer.wrap(b, (int) offset, (int) length));
+            }
+            return;
+        }
         java.nio.channels.FileChannel ch = open == null ? null : cache.lend(open);
         if (ch != null) {
             res.sendFile(ch, offset, length);
@@ -323,23 +345,42 @@ public final class StaticFiles implements Handler, AutoCloseable {
     }
 
     /** If-Match / If-None-Match against {@code etag}: strong comparison, or weak for If-None-Match (RFC 9110 §8.8.3.2). */
-    static boolean matches(String header, String etag, boolean weak) {
-        if (header.trim().equals("*")) {
-            return true;
-        }
-        for (String tag : header.split(",")) {
-            String t = tag.trim();
-            if (t.startsWith("W/")) {
-                if (!weak) {
-                    continue;
-                }
-                t = t.substring(2);
+    static boolean matches(CharSequence header, String etag, boolean weak) {
+        int n = header.length();
+        for (int start = 0; start <= n; ) {
+            int end = start;
+            while (end < n && header.charAt(end) != ',') {
+                end++;
             }
-            if (t.equals(etag)) {
+            int from = start;
+            int to = end;
+            while (from < to && header.charAt(from) <= ' ') {
+                from++;
+            }
+            while (to > from && header.charAt(to - 1) <= ' ') {
+                to--;
+            }
+            if (to - from == 1 && header.charAt(from) == '*' && start == 0 && end == n) {
+                return true; // "*" alone: any current representation
+            }
+            if (to - from > 2 && header.charAt(from) == 'W' && header.charAt(from + 1) == '/') {
+                from = weak ? from + 2 : to; // a weak tag never matches strongly
+            }
+            if (to - from == etag.length() && regionEquals(header, from, etag)) {
                 return true;
             }
+            start = end + 1;
         }
         return false;
+    }
+
+    private static boolean regionEquals(CharSequence s, int from, String t) {
+        for (int i = 0; i < t.length(); i++) {
+            if (s.charAt(from + i) != t.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean modifiedAfter(String date, long modifiedSeconds) {

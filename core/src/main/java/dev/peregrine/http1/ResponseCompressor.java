@@ -38,7 +38,7 @@ public final class ResponseCompressor {
 
     /** Compresses {@code res}'s body if {@code req} accepts a coding and the response qualifies. */
     public void apply(RequestView req, ResponseView res, boolean head) {
-        if (res.special() == 0 && belowMinimum(res)) {
+        if (res.asIs || (res.special() == 0 && belowMinimum(res))) {
             // Never compressed, whatever the client accepts: this answer does not vary, so no Vary
             // (a cache may give it to any client: identity is always acceptable, RFC 9110 §12.5.3).
             return;

@@ -64,6 +64,8 @@ public final class ResponseView implements Response {
     CharSequence requestId;
     /** {@link #async()} gave the answer to an exchange's own response: this one must not be written. */
     private boolean handedOver;
+    /** {@link #sendAsIs()} was called: the compressor leaves the body alone. */
+    boolean asIs;
 
     /** A response with no exchange behind it (tests, tools): {@link #async()} and {@link #outputStream()} throw. */
     public ResponseView() {
@@ -108,12 +110,22 @@ public final class ResponseView implements Response {
         bodyBytes = null;
         bodyBuffer = null;
         bodyChars = null;
+        asIs = false;
         if (special != 0) {
             special = 0;
             handedOver = false;
             producer = null;
             closeFile();
         }
+    }
+
+    /**
+     * The body is sent exactly as set, never compressed on the fly: a static file's bytes held in memory,
+     * whose strong ETag and ranges name these bytes (a file sent with {@code sendFile} is never compressed
+     * either). For this response only.
+     */
+    public void sendAsIs() {
+        asIs = true;
     }
 
     /** Sets the id the encoder echoes as {@code X-Request-Id} (null: none). */
