@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Request ids and the access log over real sockets: the lines written for real requests (JDK client
  * and raw socket) are parsed back, in both formats; a full queue drops lines, counts them and says so
- * once.
+ * once; a renamed log file is followed (logrotate without copytruncate) and {@code reopen()} acts at once.
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.peregrine.e2e.ServerFactory#all")
@@ -188,6 +188,59 @@ class AccessLogTest extends ServerTestBase {
         } finally {
             release.countDown();
             logger.removeHandler(capture);
+        }
+    }
+
+    @Test
+    void aRotatedFileIsFollowedAndReopenMovesOnAtOnce() throws Exception {
+        Path file = dir.resolve("logs/access.log");
+        AccessLog log = AccessLog.combined(file);
+        restart(b -> b.accessLog(log));
+        int[] sent = {0};
+        Runnable request = () -> {
+            try {
+                assertEquals(200, raw("GET /plaintext?n=" + sent[0]++ + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        };
+        request.run();
+        Await.until(() -> log.written() == 1, () -> "written: " + log.written());
+
+        // logrotate's create mode: the file is renamed; the writer notices within a second of lines.
+        Path rotated = dir.resolve("logs/access.log.1");
+        Files.move(file, rotated);
+        Await.until(() -> {
+            request.run();
+            return Files.exists(file);
+        }, () -> "the writer did not reopen " + file);
+        Await.until(() -> log.written() == sent[0], () -> "written " + log.written() + " of " + sent[0]);
+        Await.until(() -> lineCount(rotated) + lineCount(file) == sent[0], () -> "lines not flushed");
+        List<String> old = Files.readAllLines(rotated);
+        List<String> fresh = Files.readAllLines(file);
+        assertTrue(old.size() >= 1 && !fresh.isEmpty(), old.size() + " + " + fresh.size());
+        List<String> all = new ArrayList<>(old);
+        all.addAll(fresh);
+        for (int i = 0; i < sent[0]; i++) {
+            assertTrue(all.get(i).contains("/plaintext?n=" + i + " "), "each line once, in order: " + all.get(i));
+        }
+
+        // An explicit reopen: effective for the very next line.
+        Path moved = dir.resolve("logs/access.log.2");
+        Files.move(file, moved);
+        log.reopen();
+        request.run();
+        Await.until(() -> lineCount(file) == 1, () -> "the next line goes to the reopened file");
+        assertTrue(Files.readAllLines(file).get(0).contains("/plaintext?n=" + (sent[0] - 1) + " "));
+        assertEquals(fresh.size(), lineCount(moved), "nothing more in the moved file");
+        assertEquals(0, log.dropped());
+    }
+
+    private static long lineCount(Path p) {
+        try {
+            return Files.exists(p) ? Files.readAllLines(p).size() : 0;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,12 +43,24 @@ import java.util.function.Consumer;
  * ({@code Server.Builder.requestIds}). Requests the parser rejects (400, 413, 431...) and protocol
  * upgrades are not logged; they are counted in the server's metrics.
  *
+ * <p><b>Rotation</b> (a file destination). The writer keeps the file open and checks, at most once a
+ * second and only while lines arrive, whether its path still names the file it opened (device and inode,
+ * links followed); when the path is gone or names another file it closes its file and opens the path
+ * again (created if missing). So logrotate's usual {@code create} mode (rename, then a new file) works
+ * without {@code copytruncate} and without signals: nginx reopens on {@code SIGUSR1}, which Java cannot
+ * trap portably. Lines written between the rename and the next check land at the end of the renamed
+ * file, as nginx's do before its signal. {@link #reopen()} asks for the same at once (after a move done
+ * by the application itself). While the path cannot be opened, lines are dropped and counted, and
+ * opening is tried again at the next check.
+ *
  * <p>Lifecycle: the server starts the writer at {@code start()} and closes it (draining what is queued)
  * at {@code close()}. One log serves one server. Thread: any.
  */
 public final class AccessLog implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
     private static final long REPORT_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How often, at most, the writer compares the path with the file it has open (rotation). */
+    private static final long ROTATION_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** How each line is written. */
     public enum Format {
@@ -80,6 +93,11 @@ public final class AccessLog implements AutoCloseable {
     /** Set by the writer just before it parks; producers unpark it when they see it. */
     private volatile boolean parked;
     private Writer out;
+    /** The identity (device and inode) of the file {@link #out} writes, or null (not a file, or not known). */
+    private Object openKey;
+    private long lastRotationCheckNanos;
+    /** {@link #reopen()} was called: the writer reopens the file before its next line. */
+    private volatile boolean reopenAsked;
     private long reported;
     private long lastReportNanos;
 
@@ -138,8 +156,8 @@ public final class AccessLog implements AutoCloseable {
                 if (parent != null) {
                     Files.createDirectories(parent);
                 }
-                out = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(file, StandardOpenOption.CREATE,
-                        StandardOpenOption.APPEND, StandardOpenOption.WRITE), StandardCharsets.UTF_8), 64 * 1024);
+                openFile();
+                lastRotationCheckNanos = System.nanoTime();
             } else if (stream != null) {
                 out = new BufferedWriter(new OutputStreamWriter(stream, StandardCharsets.UTF_8), 64 * 1024);
             }
@@ -150,6 +168,73 @@ public final class AccessLog implements AutoCloseable {
         t.setDaemon(true);
         writerThread = t;
         t.start();
+    }
+
+    /** Opens (creates) {@link #file} for appending and remembers which file it is. Writer thread, or start(). */
+    private void openFile() throws IOException {
+        out = new BufferedWriter(new OutputStreamWriter(Files.newOutputStream(file, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND, StandardOpenOption.WRITE), StandardCharsets.UTF_8), 64 * 1024);
+        openKey = fileKey();
+    }
+
+    /** The identity of the file {@link #file} names now (links followed), or null when there is none. */
+    private Object fileKey() {
+        try {
+            return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+        } catch (IOException gone) {
+            return null;
+        }
+    }
+
+    /**
+     * Asks the writer to close the log file and open its path again (created if missing) before the
+     * next line: after the application moved the file itself. Renames by logrotate are noticed without
+     * it (see the class comment). No effect on a stream or consumer destination. Thread: any.
+     */
+    public void reopen() {
+        reopenAsked = true;
+        Thread t = writerThread;
+        if (t != null && parked) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /**
+     * Reopens the file when asked to, or when (checked at most once a second) its path no longer names
+     * the file open. Writer thread.
+     */
+    private void followRotation() {
+        if (file == null) {
+            return;
+        }
+        boolean asked = reopenAsked;
+        long now = System.nanoTime();
+        if (!asked && out != null && now - lastRotationCheckNanos < ROTATION_CHECK_NANOS) {
+            return;
+        }
+        lastRotationCheckNanos = now;
+        if (!asked && out != null) {
+            Object key = fileKey();
+            if (key != null && key.equals(openKey)) {
+                return; // still the same file
+            }
+        }
+        reopenAsked = false;
+        if (out != null) {
+            flush();
+            try {
+                out.close();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "access log: closing the rotated " + file + " failed: " + e.getMessage());
+            }
+            out = null;
+        }
+        try {
+            openFile();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "access log: cannot reopen " + file + " (lines are dropped until it can): "
+                    + e.getMessage());
+        }
     }
 
     /**
@@ -197,8 +282,12 @@ public final class AccessLog implements AutoCloseable {
         while (true) {
             String line = queue.relaxedPoll();
             if (line != null) {
+                followRotation();
                 write(line);
                 continue;
+            }
+            if (reopenAsked) {
+                followRotation();
             }
             flush();
             report(false);
@@ -211,7 +300,7 @@ public final class AccessLog implements AutoCloseable {
             parked = true;
             // Re-check after announcing the park: a producer that queued before seeing the flag
             // would not unpark, so its line must be seen here.
-            if (queue.isEmpty() && !closing) {
+            if (queue.isEmpty() && !closing && !reopenAsked) {
                 LockSupport.parkNanos(this, REPORT_EVERY_NANOS);
             }
             parked = false;
@@ -232,8 +321,10 @@ public final class AccessLog implements AutoCloseable {
             if (out != null) {
                 out.write(line);
                 out.write('\n');
-            } else {
+            } else if (consumer != null) {
                 consumer.accept(line);
+            } else {
+                throw new IOException(file + " is not open");
             }
             written.incrementAndGet();
         } catch (IOException | RuntimeException e) {
