@@ -16,12 +16,18 @@ import java.util.Map;
 /**
  * The open files of one {@link StaticFiles}, least recently used first out, at most {@code capacity}
  * of them: the channel, and the size, modification time and identity (device and inode) it had when
- * opened; the bytes too for files up to {@link #IN_MEMORY_MAX}. A hit costs one {@code stat} of the path instead of the resolution, {@code open} and
- * {@code close} of a miss; a file whose size, time or identity changed is dropped and opened again.
+ * opened; the bytes too for files up to {@link #IN_MEMORY_MAX}. A hit costs one {@code stat} of the path
+ * (none while the entry is within its validity, {@code StaticOptions.cacheValid}) instead of the
+ * resolution, {@code open} and {@code close} of a miss; a file whose size, time or identity changed is
+ * dropped and opened again.
  * <pre>
- *   lookup(key) --hit--&gt; stat(path): same size, mtime, inode? --yes--&gt; lend(): refs+1, a CachedChannel
+ *   lookup(key) --hit--&gt; validated less than cacheValid ago? --yes--&gt; the entry
+ *        |                     | no
+ *        |                     v
+ *        |               stat(path): same size, mtime, inode? --yes--&gt; the entry (validated now)
  *        |                                  no: drop
  *        +--miss--&gt; (caller resolves) open(key, path) --&gt; put; over capacity: drop the eldest
+ *   lend(f): refs+1, a CachedChannel for one response (files above IN_MEMORY_MAX)
  *   drop(f): out of the map; closed now if refs == 0, else by the last release()
  *   close(): drops everything (the server stopped); the cache is empty but usable again
  * </pre>
@@ -47,6 +53,11 @@ final class OpenFileCache implements AutoCloseable {
         final byte[] bytes;
         /** The media type, set by the handler at first use (a benign race: every writer stores the same value). */
         String mediaType;
+        /**
+         * When a stat last found the file unchanged ({@link System#nanoTime}). Written by any loop without
+         * a lock: a stale read only makes one more stat.
+         */
+        long validatedNanos;
         private int refs;
         private boolean dropped;
         private boolean closed;
@@ -87,10 +98,17 @@ final class OpenFileCache implements AutoCloseable {
     static final int IN_MEMORY_MAX = 16 * 1024;
 
     private final int capacity;
+    private final long validNanos;
     private final LinkedHashMap<String, OpenFile> files;
     private int open;
 
     OpenFileCache(int capacity) {
+        this(capacity, 0);
+    }
+
+    /** @param validMillis how long an entry is trusted without a stat (0: a stat on every lookup) */
+    OpenFileCache(int capacity, long validMillis) {
+        this.validNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(validMillis);
         this.capacity = capacity;
         this.files = new LinkedHashMap<>(16, 0.75f, true);
     }
@@ -104,8 +122,13 @@ final class OpenFileCache implements AutoCloseable {
         if (f == null) {
             return null;
         }
+        long now = validNanos == 0 ? 0 : System.nanoTime();
+        if (validNanos != 0 && now - f.validatedNanos < validNanos) {
+            return f; // trusted for a while without a stat (StaticOptions.cacheValid)
+        }
         try {
             if (f.sameAs(Files.readAttributes(f.path, BasicFileAttributes.class))) {
+                f.validatedNanos = now;
                 return f;
             }
         } catch (IOException gone) {
@@ -129,6 +152,7 @@ final class OpenFileCache implements AutoCloseable {
         OpenFile f;
         try {
             f = new OpenFile(path, ch, Files.readAttributes(path, BasicFileAttributes.class));
+            f.validatedNanos = System.nanoTime();
         } catch (IOException e) {
             ch.close();
             throw e;

@@ -85,7 +85,7 @@ public final class StaticFiles implements Handler, AutoCloseable {
         }
         this.root = root;
         this.options = options;
-        this.cache = options.openFileCache > 0 ? new OpenFileCache(options.openFileCache) : null;
+        this.cache = options.openFileCache > 0 ? new OpenFileCache(options.openFileCache, options.cacheValidMillis) : null;
     }
 
     @Override

@@ -89,4 +89,23 @@ class OpenFileCacheTest {
         assertEquals(0, cache.openCount());
         cache.close();
     }
+
+    @Test
+    void withinItsValidityAnEntryIsTrustedWithoutAStatAndSmallFilesAreHeldInMemory() throws Exception {
+        OpenFileCache cache = new OpenFileCache(4, 3_600_000);
+        Path p = file("a", "one");
+        OpenFileCache.OpenFile a = cache.open("a", p);
+        assertEquals("one", new String(a.bytes, StandardCharsets.US_ASCII));
+        Files.writeString(p, "three");
+        assertSame(a, cache.lookup("a"), "trusted for an hour: no stat saw the change");
+        cache.close();
+        OpenFileCache strict = new OpenFileCache(4, 0);
+        OpenFileCache.OpenFile b = strict.open("a", p);
+        assertEquals("three", new String(b.bytes, StandardCharsets.US_ASCII));
+        Files.writeString(p, "four!");
+        assertNull(strict.lookup("a"), "validated on every lookup");
+        Path large = Files.write(dir.resolve("large"), new byte[OpenFileCache.IN_MEMORY_MAX + 1]);
+        assertNull(strict.open("large", large).bytes, "above IN_MEMORY_MAX: sent from the file");
+        strict.close();
+    }
 }

@@ -138,7 +138,9 @@ public final class PlaintextApp {
         }
         String staticDir = stringSetting(args, "--static");
         if (staticDir != null) {
-            builder.staticFiles("/static", java.nio.file.Path.of(staticDir));
+            int validMillis = intSetting(args, "--static-cache-valid-ms", "STATIC_CACHE_VALID_MS", 0);
+            builder.staticFiles("/static", java.nio.file.Path.of(staticDir), dev.peregrine.files.StaticOptions.builder()
+                    .cacheValid(java.time.Duration.ofMillis(validMillis)).build());
         }
         if (metrics) {
             builder.metricsEndpoint("/metrics").requestDurations(true); // with the per-route histograms

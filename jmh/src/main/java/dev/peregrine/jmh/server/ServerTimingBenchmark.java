@@ -267,7 +267,7 @@ public class ServerTimingBenchmark {
     }
 
     /** The benchmark thread is the loop: tasks run at once (none are made for inline handlers). */
-    static final class BenchmarkThreadLoop implements EventLoop {
+    public static final class BenchmarkThreadLoop implements EventLoop {
         @Override
         public void execute(Runnable task) {
             task.run();
@@ -289,14 +289,15 @@ public class ServerTimingBenchmark {
      * A socket that returns one request per read ({@code count} times), then end of stream if asked,
      * and takes every write whole, counting it. Reused: {@link #feed} rewinds it.
      */
-    static final class FakeSocket implements SocketEndpoint {
+    public static final class FakeSocket implements SocketEndpoint {
         private static final InetSocketAddress PEER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40000);
         private byte[] request;
         private int left;
         private boolean eof;
-        long written;
+        public long written;
 
-        void feed(byte[] request, int count, boolean eofAfter) {
+        /** The next {@code count} reads return {@code request} each; then end of stream if {@code eofAfter}, else nothing. */
+        public void feed(byte[] request, int count, boolean eofAfter) {
             this.request = request;
             this.left = count;
             this.eof = eofAfter;
