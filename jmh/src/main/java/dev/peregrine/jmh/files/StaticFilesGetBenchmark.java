@@ -37,8 +37,9 @@ import java.util.stream.Stream;
  * A cached static file on a kept-alive connection, in memory as {@code ServerTimingBenchmark} runs the
  * server (connection, parser, router, {@link StaticFiles}, encoder, the batch write; no socket): a 1 KiB
  * file ({@code get}) and its 304 ({@code notModified}, If-None-Match with the file's ETag). With
- * {@code -prof gc}, B/op is what one such request allocates. Each request still costs the cache's
- * {@code stat} of the path (its validation), which is a system call here too.
+ * {@code -prof gc}, B/op is what one such request allocates. With {@code cacheValidMs} 0 each request
+ * costs the cache's {@code stat} of the path (its validation; a system call here too, and the JDK's
+ * attribute objects); with 60000 the entry is trusted, as nginx's {@code open_file_cache_valid}.
  *
  * <pre>
  *   scripts/jmh StaticFilesGetBenchmark -prof gc
@@ -53,6 +54,10 @@ import java.util.stream.Stream;
 public class StaticFilesGetBenchmark {
     @Param({"get", "notModified"})
     public String scenario;
+
+    /** {@code StaticOptions.cacheValid}: 0 validates the cached file with a stat per request; 60000 as nginx's default. */
+    @Param({"0", "60000"})
+    public long cacheValidMs;
 
     private Path dir;
     private StaticFiles files;
@@ -70,7 +75,7 @@ public class StaticFilesGetBenchmark {
             small[i] = (byte) ('a' + i % 26);
         }
         Files.write(dir.resolve("small.txt"), small);
-        files = new StaticFiles(dir, StaticOptions.defaults());
+        files = new StaticFiles(dir, StaticOptions.builder().cacheValid(java.time.Duration.ofMillis(cacheValidMs)).build());
         ServerConfig config = Server.builder().settings();
         blocking = new OffLoopExecutor(1);
         Router router = Router.builder().add("GET", "/static/*", files).build();
