@@ -3,6 +3,7 @@ package dev.peregrine.jmh.http1;
 import dev.peregrine.Compression;
 import dev.peregrine.Server;
 import dev.peregrine.ServerConfig;
+import dev.peregrine.jmh.server.ServerTimingBenchmark;
 import dev.peregrine.jmh.server.ServerTimingBenchmark.BenchmarkThreadLoop;
 import dev.peregrine.jmh.server.ServerTimingBenchmark.FakeSocket;
 import dev.peregrine.loop.Connection;
@@ -122,16 +123,7 @@ public class ResponseCompressorGzipBenchmark {
             connection.onReadable();
             return socket.written;
         }
-        netty.writeInbound(Unpooled.wrappedBuffer(REQUEST));
-        long written = 0;
-        Object out;
-        while ((out = netty.readOutbound()) != null) {
-            if (out instanceof ByteBuf) {
-                written += ((ByteBuf) out).readableBytes();
-            }
-            ReferenceCountUtil.release(out);
-        }
-        return written;
+        return ServerTimingBenchmark.netty(netty, REQUEST);
     }
 
     /** Netty's side: the JSON at each request's last content; the compressor codes it. */

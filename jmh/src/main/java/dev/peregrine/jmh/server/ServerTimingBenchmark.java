@@ -218,7 +218,8 @@ public class ServerTimingBenchmark {
         return written;
     }
 
-    private static long netty(EmbeddedChannel ch, byte[] request) {
+    /** Writes {@code request} into {@code ch} and returns the bytes of what it answered (released). */
+    public static long netty(EmbeddedChannel ch, byte[] request) {
         ch.writeInbound(Unpooled.wrappedBuffer(request));
         long written = 0;
         Object out;
