@@ -8,9 +8,9 @@ import dev.peregrine.jmh.server.ServerTimingBenchmark.BenchmarkThreadLoop;
 import dev.peregrine.jmh.server.ServerTimingBenchmark.FakeSocket;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LoopContext;
-import dev.peregrine.loop.LoopSetup;
-import dev.peregrine.loop.OffLoopExecutor;
-import dev.peregrine.loop.ProtocolSwitches;
+import dev.peregrine.offloop.OffLoopExecutor;
+import dev.peregrine.server.ProtocolSwitches;
+import dev.peregrine.server.ServerSetup;
 import dev.peregrine.route.Router;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -90,8 +90,8 @@ public class ResponseCompressorGzipBenchmark {
             blocking = new OffLoopExecutor(1);
             Router router = Router.builder()
                     .add("GET", "/json", (req, res) -> res.contentType("application/json").body(JSON)).build();
-            ctx = new LoopContext(new LoopSetup(config, 0, router, null, ProtocolSwitches.NONE, blocking)
-                    .withCompression(Compression.defaults()));
+            ctx = new LoopContext(new ServerSetup(config, router, ProtocolSwitches.NONE, blocking, Compression.defaults(), false, null)
+                    .listener(0, null));
             ctx.bind(new BenchmarkThreadLoop());
             socket = new FakeSocket();
             connection = ctx.newConnection(socket);
