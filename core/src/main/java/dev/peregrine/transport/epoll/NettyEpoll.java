@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The one place that speaks Netty: everything else in this package sees plain Java types. Netty
  * ({@code netty-transport-native-epoll}, pinned in the parent pom) is used only as an epoll library
- * through its public {@code IoHandle} API — no channels, no pipeline, no codecs, and reflection for one method only (sendfile, below):
+ * through its public {@code IoHandle} API — no channels, no pipeline, no codecs, and reflection for one
+ * method only (sendfile, below):
  * <ul>
  *   <li>{@link Loop}: one thread running an {@link EpollIoHandler} (epoll_wait plus Netty's MPSC task
  *       queue, eventfd wake-up and timerfd for scheduled tasks), built as a
@@ -45,8 +46,8 @@ import java.util.concurrent.TimeUnit;
  * {@code Socket} and {@code LinuxSocket} are marked unstable by Netty: a Netty upgrade is checked
  * against this file alone.
  *
- * <p><b>sendfile.</b> Netty 4.2.18 has {@code sendfile(2)} only as {@code LinuxSocket.sendFile(DefaultFileRegion,
- * ...)}, which is package-private (its channels call it), and no public call takes a file descriptor
+ * <p><b>sendfile.</b> Netty 4.2.18 has {@code sendfile(2)} only as
+ * {@code LinuxSocket.sendFile(DefaultFileRegion, ...)}, which is package-private (its channels call it), and no public call takes a file descriptor
  * number a JDK {@link FileChannel} would give (it gives none). So {@link Fd#sendFile} reaches that one
  * method through a {@link MethodHandle} found once ({@code privateLookupIn}: allowed on the class path,
  * where Netty's packages are open to us; on the module path only with
