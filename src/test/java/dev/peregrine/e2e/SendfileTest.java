@@ -4,6 +4,9 @@ import dev.peregrine.Compression;
 import dev.peregrine.Metrics;
 import dev.peregrine.Server;
 import dev.peregrine.files.StaticOptions;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -122,10 +125,10 @@ class SendfileTest extends ServerTestBase {
         assertEquals(206, range.statusCode());
         assertEquals("bytes 100-1099/16384", range.headers().firstValue("Content-Range").orElseThrow());
         assertArrayEquals(Arrays.copyOfRange(small, 100, 1100), range.body());
-        Wire.Response head;
+        RawResponse head;
         try (Socket s = connect()) {
-            s.getOutputStream().write(Wire.bytes("HEAD /static/small.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
-            head = Wire.read(s.getInputStream(), true);
+            s.getOutputStream().write(RawClient.bytes("HEAD /static/small.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+            head = RawResponse.read(s.getInputStream(), true);
         }
         assertEquals("16384", head.header("Content-Length"));
         String etag = range.headers().firstValue("ETag").orElseThrow();
@@ -155,7 +158,7 @@ class SendfileTest extends ServerTestBase {
         serve(StaticOptions.defaults(), Duration.ofSeconds(30));
         try (Socket s = smallWindow()) {
             // Two requests pipelined: the second is answered only after the whole first body has left.
-            s.getOutputStream().write(Wire.bytes(request("/static/big.bin") + request("/plaintext")));
+            s.getOutputStream().write(RawClient.bytes(request("/static/big.bin") + request("/plaintext")));
             // The reader takes nothing until the server has sent what the socket buffers hold and stopped.
             long[] last = {-1, 0}; // the count seen, and for how many polls in a row
             Await.until(() -> {
@@ -166,10 +169,10 @@ class SendfileTest extends ServerTestBase {
             }, () -> "sendfile did not start and stop: " + server.metrics());
             assertTrue(server.metrics().sendfileBytes < BIG, "the socket cannot hold the whole file");
             InputStream in = s.getInputStream();
-            Wire.Response file = Wire.read(in, false);
+            RawResponse file = RawResponse.read(in, false);
             assertEquals(200, file.status);
             assertArrayEquals(big, file.body);
-            Wire.Response next = Wire.read(in, false);
+            RawResponse next = RawResponse.read(in, false);
             assertEquals("Hello, World!", next.text());
         }
         Await.until(() -> server.metrics().sendfileBytes == BIG, () -> "sendfile: " + server.metrics());
@@ -179,7 +182,7 @@ class SendfileTest extends ServerTestBase {
     void aReaderThatNeverReadsIsClosedByTheWriteTimeout() throws Exception {
         serve(StaticOptions.defaults(), Duration.ofMillis(500));
         try (Socket s = smallWindow()) {
-            s.getOutputStream().write(Wire.bytes(request("/static/big.bin")));
+            s.getOutputStream().write(RawClient.bytes(request("/static/big.bin")));
             Await.until(() -> server.metrics().writeTimeouts == 1, () -> "no write timeout: " + server.metrics());
             Await.until(() -> server.metrics().open == 0, () -> "still open: " + server.metrics());
         }
@@ -193,7 +196,7 @@ class SendfileTest extends ServerTestBase {
         for (int i = 0; i < 4; i++) {
             try (Socket s = smallWindow()) {
                 s.setSoLinger(true, 0); // closes with RST while the server is mid-file
-                s.getOutputStream().write(Wire.bytes(request(i % 2 == 0 ? "/static/big.bin" : "/file")));
+                s.getOutputStream().write(RawClient.bytes(request(i % 2 == 0 ? "/static/big.bin" : "/file")));
                 InputStream in = s.getInputStream();
                 byte[] some = new byte[100_000];
                 int got = 0;
@@ -215,8 +218,8 @@ class SendfileTest extends ServerTestBase {
     private Socket smallWindow() throws IOException {
         Socket s = new Socket();
         s.setReceiveBufferSize(16 << 10);
-        s.setSoTimeout(Wire.READ_TIMEOUT_MS);
-        s.connect(new InetSocketAddress("127.0.0.1", server.port()), Wire.READ_TIMEOUT_MS);
+        s.setSoTimeout(RawClient.READ_TIMEOUT_MS);
+        s.connect(new InetSocketAddress("127.0.0.1", server.port()), RawClient.READ_TIMEOUT_MS);
         return s;
     }
 
