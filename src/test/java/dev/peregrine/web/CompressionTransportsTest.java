@@ -4,6 +4,7 @@ import dev.peregrine.Compression;
 import dev.peregrine.Execution;
 import dev.peregrine.Server;
 import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.Curl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,7 +12,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,7 +26,6 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.Inflater;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -132,12 +131,12 @@ class CompressionTransportsTest {
         String base = "http://127.0.0.1:" + server.port();
         for (String coding : new String[] {"gzip", "deflate", "br", "zstd"}) {
             for (String path : new String[] {"/produced", "/whole"}) {
-                String out = curl("-s", "--compressed", "-H", "Accept-Encoding: " + coding, "-w", "\n%header{content-encoding}", base + path);
+                String out = Curl.run("-s", "--compressed", "-H", "Accept-Encoding: " + coding, "-w", "\n%header{content-encoding}", base + path);
                 String expected = path.equals("/whole") ? TEXT : allTicks();
                 assertEquals(expected + "\n" + coding, out, coding + " " + path);
             }
         }
-        assertEquals(TEXT, curl("-s", base + "/whole"), "nothing asked, nothing encoded");
+        assertEquals(TEXT, Curl.run("-s", base + "/whole"), "nothing asked, nothing encoded");
     }
 
     @ParameterizedTest
@@ -179,8 +178,8 @@ class CompressionTransportsTest {
         java.nio.file.Path file = dir.resolve("body.gz");
         java.nio.file.Files.write(file, z.toByteArray());
         String gz = "Content-Encoding: gzip";
-        assertEquals(data.length + " " + sha(data), curl("-s", "--data-binary", "@" + file, "-H", gz, base + "/gz"));
-        assertEquals(z.size() + " " + sha(z.toByteArray()), curl("-s", "--data-binary", "@" + file, "-H", gz, base + "/raw"),
+        assertEquals(data.length + " " + sha(data), Curl.run("-s", "--data-binary", "@" + file, "-H", gz, base + "/gz"));
+        assertEquals(z.size() + " " + sha(z.toByteArray()), Curl.run("-s", "--data-binary", "@" + file, "-H", gz, base + "/raw"),
                 "no opt-in: left as sent");
         HttpResponse<String> jdk = CLIENT.send(HttpRequest.newBuilder(URI.create(base + "/gz")).header("Content-Encoding", "gzip")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(z.toByteArray())).build(), HttpResponse.BodyHandlers.ofString());
@@ -192,26 +191,12 @@ class CompressionTransportsTest {
         }
         java.nio.file.Path bombFile = dir.resolve("bomb.gz");
         java.nio.file.Files.write(bombFile, bomb.toByteArray());
-        assertEquals("413", curl("-s", "-o", "/dev/null", "-w", "%{http_code}", "--data-binary", "@" + bombFile, "-H", gz, base + "/gz"));
+        assertEquals("413", Curl.run("-s", "-o", "/dev/null", "-w", "%{http_code}", "--data-binary", "@" + bombFile, "-H", gz, base + "/gz"));
         try (RawClient c = new RawClient(server.port())) {
             byte[] corrupt = Arrays.copyOf(z.toByteArray(), z.size() - 5);
             c.send("POST /gz HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: " + corrupt.length + "\r\n\r\n");
             c.send(corrupt);
             assertTrue(c.readHead().startsWith("HTTP/1.1 400"));
         }
-    }
-
-    private static String curl(String... args) throws Exception {
-        String[] cmd = new String[args.length + 1];
-        cmd[0] = "curl";
-        System.arraycopy(args, 0, cmd, 1, args.length);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        byte[] out;
-        try (InputStream in = p.getInputStream()) {
-            out = in.readAllBytes();
-        }
-        assertEquals(0, p.waitFor(), new String(out, StandardCharsets.ISO_8859_1));
-        assertNotNull(out);
-        return new String(out, StandardCharsets.UTF_8);
     }
 }

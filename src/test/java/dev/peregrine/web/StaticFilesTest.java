@@ -3,6 +3,7 @@ package dev.peregrine.web;
 import dev.peregrine.Server;
 import dev.peregrine.files.StaticOptions;
 import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.Curl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -175,23 +175,10 @@ class StaticFilesTest {
     @Test
     void curlAgrees() throws Exception {
         String base = "http://127.0.0.1:" + server.port();
-        assertEquals("body{}", curl("-s", base + "/static/css/site.css"));
-        assertEquals("klmno", curl("-s", "-r", "10-14", base + "/static/big.txt"));
-        assertEquals("console.log(1)".repeat(50), curl("-s", "--compressed", base + "/static/app.js"));
-        String head = curl("-s", "-I", base + "/static/big.txt");
+        assertEquals("body{}", Curl.run("-s", base + "/static/css/site.css"));
+        assertEquals("klmno", Curl.run("-s", "-r", "10-14", base + "/static/big.txt"));
+        assertEquals("console.log(1)".repeat(50), Curl.run("-s", "--compressed", base + "/static/app.js"));
+        String head = Curl.run("-s", "-I", base + "/static/big.txt");
         assertTrue(head.startsWith("HTTP/1.1 200") && head.contains("Content-Length: 100000"), head);
-    }
-
-    private static String curl(String... args) throws Exception {
-        String[] cmd = new String[args.length + 1];
-        cmd[0] = "curl";
-        System.arraycopy(args, 0, cmd, 1, args.length);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        byte[] out;
-        try (InputStream in = p.getInputStream()) {
-            out = in.readAllBytes();
-        }
-        assertEquals(0, p.waitFor(), new String(out, StandardCharsets.ISO_8859_1));
-        return new String(out, StandardCharsets.ISO_8859_1);
     }
 }

@@ -1,14 +1,11 @@
 package dev.peregrine.examples;
 
 import dev.peregrine.Server;
+import dev.peregrine.testing.Curl;
 import org.junit.jupiter.api.Test;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -28,32 +25,19 @@ class CompressionRouteTest {
         try (Server server = PlaintextApp.app(new String[] {"--port", "0", "--threads", "1"}).start()) {
             String base = "http://127.0.0.1:" + server.port();
 
-            String echo = curl("-s", "-D", "-", "-H", "Accept-Encoding: gzip", "-H", "Content-Type: text/plain",
+            String echo = Curl.run("-s", "-D", "-", "-H", "Accept-Encoding: gzip", "-H", "Content-Type: text/plain",
                     "--data-binary", "@" + body, "-o", "/dev/null", base + "/echo");
             assertTrue(echo.toLowerCase().contains("content-encoding: gzip"), echo);
             assertTrue(echo.toLowerCase().contains("vary: accept-encoding"), echo);
-            assertEquals(text, curl("-s", "--compressed", "-H", "Content-Type: text/plain", "--data-binary", "@" + body,
+            assertEquals(text, Curl.run("-s", "--compressed", "-H", "Content-Type: text/plain", "--data-binary", "@" + body,
                     base + "/echo"), "curl decodes what it asked for");
 
-            String plaintext = curl("-s", "-D", "-", "-H", "Accept-Encoding: gzip", base + "/plaintext");
+            String plaintext = Curl.run("-s", "-D", "-", "-H", "Accept-Encoding: gzip", base + "/plaintext");
             assertTrue(plaintext.endsWith("Hello, World!"), plaintext);
             assertFalse(plaintext.toLowerCase().contains("content-encoding"), plaintext);
             assertFalse(plaintext.toLowerCase().contains("vary"), "13 bytes are never compressed: " + plaintext);
         } finally {
             Files.deleteIfExists(body);
         }
-    }
-
-    private static String curl(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add("curl");
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        byte[] out;
-        try (InputStream in = p.getInputStream()) {
-            out = in.readAllBytes();
-        }
-        assertEquals(0, p.waitFor());
-        return new String(out, StandardCharsets.UTF_8);
     }
 }
