@@ -125,11 +125,6 @@ public final class LoopContext {
         return pool;
     }
 
-    /** The loop's shared write buffer (see {@link Connection#out()} for how a protocol writes into it). */
-    public ByteBuffer writeBuffer() {
-        return writeBuffer;
-    }
-
     /** The loop's shared read buffer: valid only inside the read event that filled it. */
     public ByteBuffer readBuffer() {
         return readBuffer;
@@ -141,10 +136,6 @@ public final class LoopContext {
 
     public ServerConfig config() {
         return config;
-    }
-
-    public LoopSetup setup() {
-        return setup;
     }
 
     /** Drops what the loop holds when it has stopped: pooled buffers, and the protocols' per-loop state. */

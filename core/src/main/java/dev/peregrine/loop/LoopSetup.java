@@ -35,11 +35,6 @@ public final class LoopSetup {
         return new LoopSetup(config, -1, null, null);
     }
 
-    /** The same for another listener: {@code port}, with {@code layer} (TLS, PROXY) over its sockets. */
-    public LoopSetup forListener(int port, EndpointLayer layer) {
-        return new LoopSetup(config, port, layer, protocols);
-    }
-
     public ServerConfig config() {
         return config;
     }

@@ -56,10 +56,6 @@ public final class ServerSetup {
         return listener(config.port(), null);
     }
 
-    public ServerConfig config() {
-        return config;
-    }
-
     public Router router() {
         return router;
     }
