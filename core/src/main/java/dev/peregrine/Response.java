@@ -106,11 +106,13 @@ public interface Response {
     /**
      * Sends the file at {@code file} as the body, with {@code Content-Length}, straight from the file
      * system to the socket ({@code FileChannel.transferTo}) where the transport allows, otherwise
-     * through the loop's buffers. The file is opened now and read as the socket takes it; it should
-     * not change meanwhile. A missing file (or a directory) answers 404. Without a content type set,
-     * one is chosen from the file name ({@code text/html; charset=utf-8} for {@code .html}...).
+     * through the loop's buffers. The file is checked and sized now, opened when the response leaves
+     * (on the loop, just before its head) and read as the socket takes it; it should not change
+     * meanwhile. A missing file (or a directory) answers 404, as does one removed before the response
+     * leaves. Without a content type set, one is chosen from the file name
+     * ({@code text/html; charset=utf-8} for {@code .html}...).
      *
-     * @throws IOException if the file exists but cannot be opened
+     * @throws IOException if the file exists but cannot be read
      */
     Response sendFile(Path file) throws IOException;
 
@@ -120,7 +122,7 @@ public interface Response {
      * {@code ..} segment, or leads out of {@code root} through a symbolic link, answers 404, as does a
      * missing file. For {@code req.pathParam("*")} of a {@code /files/*} route, for instance.
      *
-     * @throws IOException if the file exists but cannot be opened
+     * @throws IOException if the file exists but cannot be read
      */
     Response sendFile(Path root, String relativePath) throws IOException;
 
@@ -129,7 +131,7 @@ public interface Response {
      * {@link #sendFile(Path)} otherwise. The status and any {@code Content-Range} are the caller's.
      *
      * @throws IllegalArgumentException when the range does not lie inside the file
-     * @throws IOException if the file exists but cannot be opened
+     * @throws IOException if the file exists but cannot be read
      */
     Response sendFile(Path file, long offset, long length) throws IOException;
 

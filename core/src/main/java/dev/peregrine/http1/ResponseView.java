@@ -8,15 +8,15 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
 /**
  * The loop's one {@link Response}: records what the handler sets — status, headers, a reference to
  * the body — for {@link ResponseEncoder} to write once the handler returns. Reused for every request.
+ * It holds nothing that outlives the handler call by itself: {@code async()}, {@code outputStream()}
+ * and interim responses go to its {@link ResponseOwner}, and {@code sendFile} only records the file
+ * ({@link FileSend}), which the owner opens when the response leaves. Header rules: {@link HeaderRules}.
  *
  * <p>Thread: the owning event loop.
  */
@@ -46,16 +46,15 @@ public final class ResponseView implements Response {
     int special;
     /** {@link #special} bit: {@link #async()} was called. */
     public static final int ASYNC = 1;
-    /** {@link #special} bit: the body is {@link #file()}. */
+    /** {@link #special} bit: the body is a file ({@link #takeFile()}). */
     public static final int FILE = 2;
     /** {@link #special} bit: the body is being written through {@link #outputStream()}. */
     public static final int OUTPUT_STREAM = 4;
     /** {@link #special} bit: the body comes from {@link #producer()}. */
     public static final int PRODUCER = 8;
     private BodyProducer producer;
-    private FileChannel file;
-    private long fileLength;
-    private long fileOffset;
+    /** The file {@code sendFile} recorded; set only while {@link #FILE} is. */
+    private final FileSend file = new FileSend();
     private final ResponseOwner owner;
     /**
      * The request's id, written by the encoder as {@code X-Request-Id}; null when ids are off. Kept by
@@ -115,7 +114,7 @@ public final class ResponseView implements Response {
             special = 0;
             handedOver = false;
             producer = null;
-            closeFile();
+            file.clear();
         }
     }
 
@@ -139,7 +138,7 @@ public final class ResponseView implements Response {
      */
     public long bodyLengthToSend() {
         if ((special & FILE) != 0) {
-            return fileLength;
+            return file.length();
         }
         if ((special & (PRODUCER | OUTPUT_STREAM)) != 0) {
             return -1;
@@ -152,27 +151,17 @@ public final class ResponseView implements Response {
         return special;
     }
 
-    /** The file set by {@link #sendFile}, or null. */
-    public FileChannel file() {
-        return file;
-    }
-
-    /** How many bytes of {@link #file()} to send (its length when opened, or a range's). */
-    public long fileLength() {
-        return fileLength;
-    }
-
-    /** Where in {@link #file()} the bytes to send begin (0 unless a range was asked for). */
-    public long fileOffset() {
-        return fileOffset;
-    }
-
-    /** Forgets the file without closing it: its new owner (the connection sending it) closes it. */
-    public FileChannel takeFile() {
-        FileChannel f = file;
-        file = null;
+    /**
+     * The file {@code sendFile} recorded, for its owner to {@link FileSend#open} when the response
+     * leaves; null when the body is no file. Clears {@link #FILE}: the owner now sends it, and opens
+     * (or otherwise empties) it before this view is reset. Thread: the owning loop.
+     */
+    public FileSend takeFile() {
+        if ((special & FILE) == 0) {
+            return null;
+        }
         special &= ~FILE;
-        return f;
+        return file;
     }
 
     /** The producer set by {@link #stream(BodyProducer)}, or null. */
@@ -183,17 +172,6 @@ public final class ResponseView implements Response {
     /** Marks the body as streamed (set by the stream's owner when it is opened). */
     public void markOutputStream() {
         special |= OUTPUT_STREAM;
-    }
-
-    private void closeFile() {
-        if (file != null) {
-            try {
-                file.close();
-            } catch (IOException e) {
-                // read-only; nothing was lost
-            }
-            file = null;
-        }
     }
 
     /** The status code set so far. */
@@ -231,9 +209,9 @@ public final class ResponseView implements Response {
         if (name.length() == 12 && name.equalsIgnoreCase("Content-Type")) {
             return contentType(value); // one Content-Type, however it is set
         }
-        checkName(name);
-        value = immutable(value);
-        checkValue(value);
+        HeaderRules.checkName(name);
+        value = HeaderRules.immutable(value);
+        HeaderRules.checkValue(value);
         if (headerCount == headerNames.length) {
             headerNames = Arrays.copyOf(headerNames, headerCount * 2);
             headerValues = Arrays.copyOf(headerValues, headerCount * 2);
@@ -248,8 +226,8 @@ public final class ResponseView implements Response {
     public Response contentType(CharSequence type) {
         checkNotHandedOver();
         if (type != null) {
-            type = immutable(type);
-            checkValue(type);
+            type = HeaderRules.immutable(type);
+            HeaderRules.checkValue(type);
         }
         contentType = type;
         return this;
@@ -318,8 +296,8 @@ public final class ResponseView implements Response {
             throw new IllegalArgumentException("headers are name, value pairs: " + headers.length + " strings");
         }
         for (int i = 0; i < headers.length; i += 2) {
-            checkName(headers[i]);
-            checkValue(headers[i + 1]);
+            HeaderRules.checkName(headers[i]);
+            HeaderRules.checkValue(headers[i + 1]);
         }
         owner.sendInterim(this, status, headers.clone());
         return this;
@@ -353,23 +331,13 @@ public final class ResponseView implements Response {
     @Override
     public Response sendFile(Path path) throws IOException {
         checkNotHandedOver();
-        if (!Files.isRegularFile(path)) {
+        if (!file.setPath(path)) {
             return error(404);
-        }
-        FileChannel ch;
-        try {
-            ch = FileChannel.open(path, StandardOpenOption.READ);
-        } catch (NoSuchFileException gone) {
-            return error(404); // removed since the check
         }
         if (contentType == null) {
             Path name = path.getFileName();
             contentType = MediaTypes.forFileName(name == null ? "" : name.toString());
         }
-        closeFile();
-        file = ch;
-        fileLength = ch.size();
-        fileOffset = 0;
         special |= FILE;
         bodyKind = BODY_NONE;
         return this;
@@ -378,31 +346,22 @@ public final class ResponseView implements Response {
     @Override
     public Response sendFile(Path path, long offset, long length) throws IOException {
         sendFile(path);
-        if (file == null) {
+        if ((special & FILE) == 0) {
             return this; // 404
         }
-        if (offset < 0 || length < 0 || offset + length > fileLength) {
-            closeFile();
+        try {
+            file.narrow(offset, length);
+        } catch (IllegalArgumentException e) {
             special &= ~FILE;
-            throw new IllegalArgumentException("range " + offset + "+" + length + " outside " + path + " (" + fileLength + " bytes)");
+            throw e;
         }
-        fileOffset = offset;
-        fileLength = length;
         return this;
     }
 
     @Override
     public Response sendFile(FileChannel channel, long offset, long length) throws IOException {
         checkNotHandedOver();
-        long size = channel.size();
-        if (offset < 0 || length < 0 || offset + length > size) {
-            channel.close();
-            throw new IllegalArgumentException("range " + offset + "+" + length + " outside the file (" + size + " bytes)");
-        }
-        closeFile();
-        file = channel;
-        fileOffset = offset;
-        fileLength = length;
+        file.setChannel(channel, offset, length);
         special |= FILE;
         bodyKind = BODY_NONE;
         return this;
@@ -411,99 +370,7 @@ public final class ResponseView implements Response {
     @Override
     public Response sendFile(Path root, String relativePath) throws IOException {
         checkNotHandedOver();
-        Path file = resolveUnder(root, relativePath);
-        return file == null ? error(404) : sendFile(file);
-    }
-
-    /**
-     * {@code relativePath} under {@code root}, or null when it is not a plain relative path of normal
-     * segments or its real path (symbolic links followed) is not inside root's real path.
-     */
-    private static Path resolveUnder(Path root, String relativePath) throws IOException {
-        if (relativePath.isEmpty() || relativePath.indexOf('\0') >= 0 || relativePath.indexOf('\\') >= 0
-                || relativePath.startsWith("/")) {
-            return null;
-        }
-        for (String segment : relativePath.split("/", -1)) {
-            if (segment.equals(".") || segment.equals("..")) {
-                return null;
-            }
-        }
-        Path base;
-        Path candidate;
-        try {
-            base = root.toRealPath();
-            candidate = base.resolve(relativePath).normalize();
-        } catch (java.nio.file.InvalidPathException | NoSuchFileException e) {
-            return null;
-        }
-        if (!candidate.startsWith(base) || !Files.exists(candidate)) {
-            return null;
-        }
-        Path real = candidate.toRealPath(); // follows links: a link out of root is refused here
-        return real.startsWith(base) ? real : null;
-    }
-
-    private static void checkName(String name) {
-        int n = name.length();
-        if (n == 0) {
-            throw new IllegalArgumentException("empty header name");
-        }
-        for (int i = 0; i < n; i++) {
-            char c = name.charAt(i);
-            if (c > 0xFF || !HttpTokens.TCHAR[c]) {
-                throw new IllegalArgumentException("invalid header name: " + name);
-            }
-        }
-        switch (n) {
-            case 4:
-                reserved(name, "Date");
-                break;
-            case 6:
-                reserved(name, "Server");
-                break;
-            case 10:
-                reserved(name, "Connection");
-                break;
-            case 14:
-                reserved(name, "Content-Length");
-                break;
-            case 17:
-                reserved(name, "Transfer-Encoding");
-                break;
-            default:
-                break;
-        }
-    }
-
-    private static void reserved(String name, String framing) {
-        if (name.equalsIgnoreCase(framing)) {
-            throw new IllegalArgumentException(framing + " is set by the server");
-        }
-    }
-
-    /**
-     * What is validated must be what is encoded: a {@code String} is immutable and kept as it is (no
-     * copy on the fast path); any other {@code CharSequence} (a {@code StringBuilder}, a request's
-     * header view) could change between this call and the encoding, so its current content is copied.
-     */
-    private static CharSequence immutable(CharSequence value) {
-        return value instanceof String ? value : value.toString();
-    }
-
-    /**
-     * Rejects CR, LF, NUL and other controls, so that no value can split the response (RFC 9110 §5.5),
-     * and every byte outside visible ASCII, space and tab: the encoder writes one byte per char, so a
-     * non-ASCII value has no single right encoding on the wire (RFC 9110 §5.5 obs-text); encode it
-     * first (RFC 8187, percent-encoding).
-     */
-    private static void checkValue(CharSequence value) {
-        for (int i = 0, n = value.length(); i < n; i++) {
-            char c = value.charAt(i);
-            if (c > 0x7E || !HttpTokens.FIELD_VALUE[c]) {
-                throw new IllegalArgumentException("invalid character in header value at index " + i
-                        + (c > 0x7E ? " (non-ASCII: encode it first)" : " (control character)"));
-            }
-        }
+        Path found = FileSend.resolveUnder(root, relativePath);
+        return found == null ? error(404) : sendFile(found);
     }
 }

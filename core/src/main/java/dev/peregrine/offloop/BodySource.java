@@ -1,11 +1,14 @@
 package dev.peregrine.offloop;
 
+import dev.peregrine.http1.FileSend;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 
 /**
  * A response body the connection sends piece by piece after its head, because it is too large or not
@@ -31,7 +34,10 @@ public interface BodySource {
     /**
      * Encodes the head of {@code res}, whose body is a file or a producer ({@link ResponseView#FILE},
      * {@link ResponseView#PRODUCER}), into {@code c} and returns the source of its body. {@code req} is
-     * the view the handler was given: a producer must not read it once the handler has returned.
+     * the view the handler was given: a producer must not read it once the handler has returned. A
+     * file is opened here ({@link FileSend#open}: the view only records it); one removed since the
+     * handler's call is answered 404 instead (500 if it cannot be opened), whole, and the source
+     * returned has nothing left to send.
      *
      * @return the body source; {@link OffLoopHost#startBody} it with {@code keepAlive} as given back
      *     by {@link #keepAlive(ResponseView, boolean, boolean)}
@@ -46,12 +52,34 @@ public interface BodySource {
             srv.encoder().encodeStreamHead(res, -1, keepAlive, http10, c);
             return body;
         }
-        long length = res.fileLength();
-        long offset = res.fileOffset();
-        FileBody body = new FileBody(res.takeFile(), offset, bodyAllowed ? length : 0);
+        FileSend file = res.takeFile();
+        long length = file.length();
+        long offset = file.offset();
+        FileChannel channel;
+        try {
+            channel = file.open(); // the view only recorded the file: it is opened here, on the loop
+        } catch (IOException e) {
+            // Gone (or unreadable) since the handler's call; the head has not left, so it is answered.
+            res.error(e instanceof NoSuchFileException ? 404 : 500);
+            srv.encoder().encode(res, head, keepAlive, http10, c);
+            return SENT;
+        }
+        FileBody body = new FileBody(channel, offset, bodyAllowed ? length : 0);
         srv.encoder().encodeStreamHead(res, length, keepAlive, http10, c);
         return body;
     }
+
+    /** A body already sent whole with its head: nothing to pump, nothing to free. */
+    BodySource SENT = new BodySource() {
+        @Override
+        public boolean pump(Connection c) {
+            return true;
+        }
+
+        @Override
+        public void abort() {
+        }
+    };
 
     /** Whether the connection may stay open after {@code res}'s body: not for an unframed (HTTP/1.0) stream. */
     static boolean keepAlive(ResponseView res, boolean keepAlive, boolean http10) {
