@@ -63,35 +63,23 @@ public final class RequestView implements Request {
     boolean connectionClose;
     boolean connectionKeepAlive;
 
-    private ByteBuffer bodyBuf;
-    private int bodyStart;
-    private int bodyLength;
+    /** The body: in memory or streamed ({@link RequestBody}). */
+    final RequestBody body = new RequestBody();
 
     private final AsciiView pathView = new AsciiView();
     private final RequestCursors cursors = new RequestCursors();
     private final AsciiView[] nameViews;
     private final AsciiView[] valueViews;
 
-    private String[] paramNames;
-    private final int[] paramStart = new int[16];
-    private final int[] paramEnd = new int[16];
-    private int paramCount;
+    final PathParams params = new PathParams();
 
-    private ByteBuffer readOnlySource;
-    private ByteBuffer readOnlyView;
-    private final ByteBuffer emptyBody = ByteBuffer.allocate(0).asReadOnlyBuffer();
-    private InetSocketAddress remoteAddress;
+    InetSocketAddress remoteAddress;
     /** {@link #requestId()}: set per request only while request ids are on. */
-    private String requestId;
+    String requestId;
     /** {@link System#nanoTime()} when the request was dispatched; set only while the access log is on. */
-    private long startNanos;
-    /** The body as it arrives, when it is streamed to an off-loop handler; null otherwise. */
-    private InputStream incomingBody;
+    long startNanos;
     /** Set while code that runs after the handler returned (a body producer) could reach this view. */
     private boolean expired;
-    /** Set while an inline streaming handler runs for a streamed body; see {@link #takeBodyListener}. */
-    private boolean listenerExpected;
-    private BodyListener bodyListener;
 
     /** @param maxHeaders the most header fields a request may carry */
     public RequestView(int maxHeaders) {
@@ -120,16 +108,13 @@ public final class RequestView implements Request {
         connectionKeepAlive = false;
         asteriskForm = false;
         absolutePathEmpty = false;
-        paramCount = 0;
-        bodyBuf = null;
-        bodyLength = 0;
+        params.clear();
+        body.clear();
     }
 
     /** Sets the body to bytes {@code [start, start+length)} of {@code b}. */
     public void setBody(ByteBuffer b, int start, int length) {
-        bodyBuf = b;
-        bodyStart = start;
-        bodyLength = length;
+        body.set(b, start, length);
     }
 
     /**
@@ -156,7 +141,6 @@ public final class RequestView implements Request {
         remoteAddress = address;
     }
 
-    /** Records the route's path parameters: names and their {@code [start, end)} in the path's buffer. */
     /** Set by the router: the matched route's number, or -1. Thread: the loop. */
     public void setRouteId(int id) {
         routeId = id;
@@ -167,11 +151,9 @@ public final class RequestView implements Request {
         return routeId;
     }
 
+    /** Records the route's path parameters: names and their {@code [start, end)} in the path's buffer. */
     public void setPathParams(String[] names, int[] starts, int[] ends, int count) {
-        paramNames = names;
-        System.arraycopy(starts, 0, paramStart, 0, count);
-        System.arraycopy(ends, 0, paramEnd, 0, count);
-        paramCount = count;
+        params.set(names, starts, ends, count);
     }
 
     /** The method id ({@link Methods}). */
@@ -259,12 +241,7 @@ public final class RequestView implements Request {
     @Override
     public String pathParam(String name) {
         checkLive();
-        for (int i = 0; i < paramCount; i++) {
-            if (paramNames[i].equals(name)) {
-                return RequestText.percentDecoded(pathBuffer(), paramStart[i], paramEnd[i]);
-            }
-        }
-        return null;
+        return params.value(name, pathBuffer());
     }
 
     @Override
@@ -338,50 +315,22 @@ public final class RequestView implements Request {
         }
     }
 
-    /**
-     * Refuses in-memory access to a body that is streamed: its bytes are not in memory, and an empty
-     * answer would be a quietly wrong one.
-     */
-    private void requireBodyInMemory() {
-        if (incomingBody != null || listenerExpected) {
-            throw new IllegalStateException("the request body is streamed to this handler (larger than"
-                    + " streamBodyThreshold): read it with req.bodyStream()"
-                    + (listenerExpected ? " or req.onBody(listener)" : "")
-                    + ", not body(), bodyBytes(), bodyString() or bodyLength()");
-        }
-    }
-
     @Override
     public ByteBuffer body() {
         checkLive();
-        requireBodyInMemory();
-        if (bodyLength == 0) {
-            return emptyBody;
-        }
-        if (readOnlySource != bodyBuf) {
-            readOnlySource = bodyBuf;
-            readOnlyView = bodyBuf.asReadOnlyBuffer();
-        }
-        readOnlyView.limit(bodyStart + bodyLength).position(bodyStart);
-        return readOnlyView;
+        return body.view();
     }
 
     @Override
     public int bodyLength() {
         checkLive();
-        requireBodyInMemory();
-        return bodyLength;
+        return body.length();
     }
 
     @Override
     public byte[] bodyBytes() {
         checkLive();
-        requireBodyInMemory();
-        byte[] b = new byte[bodyLength];
-        if (bodyLength > 0) {
-            bodyBuf.get(bodyStart, b);
-        }
-        return b;
+        return body.bytes();
     }
 
     @Override
@@ -403,60 +352,40 @@ public final class RequestView implements Request {
 
     /** The index of the first body byte, which is also where the head ends. */
     public int bodyStartIndex() {
-        return bodyStart;
+        return body.start();
     }
 
     /** Makes the body a stream that delivers it as it arrives (see {@link Request#bodyStream()}). */
-    public void setIncomingBody(InputStream body) {
-        incomingBody = body;
+    public void setIncomingBody(InputStream stream) {
+        body.setIncoming(stream);
     }
 
     @Override
     public boolean bodyStreamed() {
         checkLive();
-        return incomingBody != null || listenerExpected;
+        return body.streamed();
     }
 
     @Override
     public InputStream bodyStream() {
         checkLive();
-        if (listenerExpected) {
-            throw new IllegalStateException("the body is streamed to the loop: use onBody(listener)");
-        }
-        return incomingBody != null ? incomingBody : new BodyInputStream(body());
+        return body.stream();
     }
 
     /** Marks the body as streamed to the inline handler about to run (a {@code Handlers.streaming} one). */
     public void expectListener() {
-        listenerExpected = true;
-        bodyListener = null;
+        body.expectListener();
     }
 
     /** The listener the streaming handler registered (or null), ending the inline streaming mark. */
     public BodyListener takeBodyListener() {
-        BodyListener l = bodyListener;
-        listenerExpected = false;
-        bodyListener = null;
-        return l;
+        return body.takeListener();
     }
 
     @Override
     public void onBody(BodyListener listener) throws Exception {
         checkLive();
-        if (listenerExpected) {
-            if (bodyListener != null) {
-                throw new IllegalStateException("onBody may be called once");
-            }
-            bodyListener = listener;
-            return;
-        }
-        if (incomingBody != null) {
-            throw new IllegalStateException("the body is streamed to a blocking handler: use bodyStream()");
-        }
-        if (bodyLength > 0) {
-            listener.onData(body());
-        }
-        listener.onEnd();
+        body.onBody(listener);
     }
 
     /**
@@ -479,75 +408,7 @@ public final class RequestView implements Request {
     @Override
     public Request copy() {
         checkLive();
-        return detach(ByteBuffer.allocate(copyLength()).order(ByteOrder.LITTLE_ENDIAN), 0);
-    }
-
-    /** Bytes {@link #detach} copies: from the method's first byte to the body's last. */
-    public int copyLength() {
-        return bodyStart + bodyLength - methodStart;
-    }
-
-    /**
-     * Copies this request's bytes — from its method's first byte to its body's last, which
-     * {@link #setBody} must have set (empty for a streamed body) — into {@code dst} at {@code at}, and
-     * returns a new view over the copy with every offset moved accordingly. The new view is
-     * independent of this one and of the loop: it is valid as long as {@code dst} is.
-     */
-    public RequestView detach(ByteBuffer dst, int at) {
-        return detachInto(dst, at, new RequestView(Math.max(1, headerCount)));
-    }
-
-    /**
-     * As {@link #detach}, into an existing view {@code c} (reused for another request), which must
-     * hold at least this request's number of header fields. Returns {@code c}.
-     */
-    public RequestView detachInto(ByteBuffer dst, int at, RequestView c) {
-        int from = methodStart;
-        int length = bodyStart + bodyLength - from;
-        dst.put(at, buf, from, length);
-        int shift = at - from;
-        c.incomingBody = null;
-        c.listenerExpected = false;
-        c.bodyListener = null;
-        c.buf = dst;
-        c.method = method;
-        c.methodStart = methodStart + shift;
-        c.methodEnd = methodEnd + shift;
-        c.pathStart = pathStart + shift;
-        c.pathEnd = pathEnd + shift;
-        c.queryStart = queryStart < 0 ? -1 : queryStart + shift;
-        c.authorityStart = authorityStart < 0 ? -1 : authorityStart + shift;
-        c.authorityEnd = authorityEnd + shift;
-        c.targetEnd = targetEnd + shift;
-        c.version = version;
-        c.asteriskForm = asteriskForm;
-        c.absolutePathEmpty = absolutePathEmpty;
-        for (int i = 0; i < headerCount; i++) {
-            c.nameStart[i] = nameStart[i] + shift;
-            c.nameEnd[i] = nameEnd[i] + shift;
-            c.valueStart[i] = valueStart[i] + shift;
-            c.valueEnd[i] = valueEnd[i] + shift;
-        }
-        c.headerCount = headerCount;
-        c.contentLength = contentLength;
-        c.chunked = chunked;
-        c.expectContinue = expectContinue;
-        c.connectionClose = connectionClose;
-        c.connectionKeepAlive = connectionKeepAlive;
-        c.bodyBuf = dst;
-        c.bodyStart = bodyStart + shift;
-        c.bodyLength = bodyLength;
-        c.paramNames = paramNames;
-        int paramShift = absolutePathEmpty ? 0 : shift; // the root path lives in a constant buffer
-        for (int i = 0; i < paramCount; i++) {
-            c.paramStart[i] = paramStart[i] + paramShift;
-            c.paramEnd[i] = paramEnd[i] + paramShift;
-        }
-        c.paramCount = paramCount;
-        c.remoteAddress = remoteAddress;
-        c.requestId = requestId;
-        c.startNanos = startNanos;
-        return c;
+        return RequestCopy.detach(this, ByteBuffer.allocate(RequestCopy.length(this)).order(ByteOrder.LITTLE_ENDIAN), 0);
     }
 
     @Override
@@ -559,8 +420,8 @@ public final class RequestView implements Request {
     @Override
     public FormCursor formPairs() {
         checkLive();
-        requireBodyInMemory();
-        return bodyLength == 0 ? cursors.form(buf, 0, 0) : cursors.form(bodyBuf, bodyStart, bodyLength);
+        int length = body.length(); // refuses a streamed body
+        return length == 0 ? cursors.form(buf, 0, 0) : cursors.form(body.buffer(), body.start(), length);
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.peregrine.Completion;
 import dev.peregrine.Request;
 import dev.peregrine.Response;
 import dev.peregrine.http1.Methods;
+import dev.peregrine.http1.RequestCopy;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.http1.ResponseOwner;
@@ -99,9 +100,9 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         this.timeoutMillis = timeoutMillis;
         this.conn = conn;
         this.copyPooled = pooled;
-        this.copy = pooled ? ctx.pool().acquire(req.copyLength())
-                : ByteBuffer.allocate(req.copyLength()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        this.request = request == null ? req.detach(copy, 0) : req.detachInto(copy, 0, request);
+        this.copy = pooled ? ctx.pool().acquire(RequestCopy.length(req))
+                : ByteBuffer.allocate(RequestCopy.length(req)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        this.request = request == null ? RequestCopy.detach(req, copy, 0) : RequestCopy.into(req, copy, 0, request);
         this.head = req.methodId() == Methods.HEAD;
         response.requestId(request.requestId());
         state.set(RUNNING);
@@ -255,9 +256,9 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
     public Completion startAsync(ResponseView res) {
         if (copyPooled) {
             ByteBuffer pooled = copy;
-            ByteBuffer heap = ByteBuffer.allocate(request.copyLength()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer heap = ByteBuffer.allocate(RequestCopy.length(request)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             boolean streamed = body != null;
-            request.detachInto(heap, 0, request);
+            RequestCopy.into(request, heap, 0, request);
             if (streamed) {
                 request.setIncomingBody(body);
             }

@@ -1,0 +1,84 @@
+package dev.peregrine.http1;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Copies a request out of the buffer it was parsed in: its bytes, from the method's first byte to the
+ * body's last, go to a buffer of the caller's, and a view gets every offset of the original moved by
+ * the same distance. This is how a request leaves the loop (an off-loop exchange, {@code req.copy()}):
+ * the copy depends on nothing the loop reuses.
+ *
+ * <pre>
+ *   src.buf:  ....[GET /a?x HTTP/1.1\r\nHost: h\r\n\r\n body]....
+ *                 ^methodStart                       ^bodyStart  ^bodyStart+bodyLength
+ *   dst:      [at ... same bytes ...]                 every offset += at - methodStart
+ * </pre>
+ *
+ * A streamed body is not copied (its in-memory length is 0), and the copy's body is in memory: any
+ * stream or listener mark is cleared. Thread: the caller's; the source must not change meanwhile.
+ */
+public final class RequestCopy {
+    private RequestCopy() {
+    }
+
+    /** Bytes {@link #into} copies: from the method's first byte to the body's last. */
+    public static int length(RequestView r) {
+        return r.body.start() + r.body.storedLength() - r.methodStart;
+    }
+
+    /**
+     * Copies {@code r} — whose body {@link RequestView#setBody} must have set (empty for a streamed
+     * body) — into {@code dst} at {@code at}, and returns a new view over the copy: independent of
+     * {@code r} and of the loop, valid as long as {@code dst} is.
+     */
+    public static RequestView detach(RequestView r, ByteBuffer dst, int at) {
+        return into(r, dst, at, new RequestView(Math.max(1, r.headerCount)));
+    }
+
+    /**
+     * As {@link #detach}, into an existing view {@code c} (reused for another request), which must hold
+     * at least {@code r}'s number of header fields; {@code c} may be {@code r} itself (each field is
+     * read before it is written). Returns {@code c}.
+     */
+    public static RequestView into(RequestView r, ByteBuffer dst, int at, RequestView c) {
+        int from = r.methodStart;
+        int bodyStart = r.body.start();
+        int bodyLength = r.body.storedLength();
+        int length = bodyStart + bodyLength - from;
+        dst.put(at, r.buf, from, length);
+        int shift = at - from;
+        c.body.endStreaming();
+        c.buf = dst;
+        c.method = r.method;
+        c.methodStart = r.methodStart + shift;
+        c.methodEnd = r.methodEnd + shift;
+        c.pathStart = r.pathStart + shift;
+        c.pathEnd = r.pathEnd + shift;
+        c.queryStart = r.queryStart < 0 ? -1 : r.queryStart + shift;
+        c.authorityStart = r.authorityStart < 0 ? -1 : r.authorityStart + shift;
+        c.authorityEnd = r.authorityEnd + shift;
+        c.targetEnd = r.targetEnd + shift;
+        c.version = r.version;
+        c.asteriskForm = r.asteriskForm;
+        c.absolutePathEmpty = r.absolutePathEmpty;
+        for (int i = 0; i < r.headerCount; i++) {
+            c.nameStart[i] = r.nameStart[i] + shift;
+            c.nameEnd[i] = r.nameEnd[i] + shift;
+            c.valueStart[i] = r.valueStart[i] + shift;
+            c.valueEnd[i] = r.valueEnd[i] + shift;
+        }
+        c.headerCount = r.headerCount;
+        c.contentLength = r.contentLength;
+        c.chunked = r.chunked;
+        c.expectContinue = r.expectContinue;
+        c.connectionClose = r.connectionClose;
+        c.connectionKeepAlive = r.connectionKeepAlive;
+        c.body.set(dst, bodyStart + shift, bodyLength);
+        c.params.copy(r.params, r.absolutePathEmpty ? 0 : shift); // the root path lives in a constant buffer
+        c.remoteAddress = r.remoteAddress;
+        c.requestId = r.requestId;
+        c.startNanos = r.startNanos;
+        return c;
+    }
+
+}
