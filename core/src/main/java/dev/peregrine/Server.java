@@ -5,18 +5,13 @@ import dev.peregrine.server.LoopWatchdog;
 import dev.peregrine.route.Router;
 import dev.peregrine.tls.TlsConfig;
 import dev.peregrine.tls.engine.TlsContext;
-import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
-import dev.peregrine.transport.epoll.EpollTransport;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * A running HTTP/1.1 server.
@@ -59,35 +54,22 @@ public final class Server implements AutoCloseable {
     /** False from the first moment of {@link #close()}: what {@code /health/ready} answers. */
     private volatile boolean ready = true;
     /** How long {@link #close()} keeps serving after readiness turned 503 ({@link Builder#drainDelay}). */
-    private long drainDelayMillis;
+    long drainDelayMillis;
     /** The access log's writer, closed after the loops stopped; null when off. */
-    private dev.peregrine.web.AccessLog accessLog;
+    dev.peregrine.web.AccessLog accessLog;
     /** The builder's {@code closeAtStop}, closed once the loops have stopped. */
-    private java.util.List<AutoCloseable> closeAtStop = java.util.List.of();
+    java.util.List<AutoCloseable> closeAtStop = java.util.List.of();
 
-    private Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
-                   dev.peregrine.offloop.OffLoopExecutor blockingExecutor, Transport transport, Map<Handler, String> routeNames,
-                   long blockedLoopWarningMillis) {
+    /** Made by {@link ServerLaunch} once every listener is bound. */
+    Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
+           dev.peregrine.offloop.OffLoopExecutor blockingExecutor, Transport transport, LoopWatchdog watchdog) {
         this.config = config;
         this.blockingExecutor = blockingExecutor;
         this.running = running;
         this.runningTls = runningTls;
         this.tls = tls;
         this.transport = transport;
-        if (blockedLoopWarningMillis > 0) {
-            List<dev.peregrine.server.ServerLoop> loops = new ArrayList<>();
-            for (LoopContext ctx : running.loops()) {
-                loops.add(dev.peregrine.server.ServerLoop.of(ctx));
-            }
-            if (runningTls != null) {
-                for (LoopContext ctx : runningTls.loops()) {
-                    loops.add(dev.peregrine.server.ServerLoop.of(ctx));
-                }
-            }
-            watchdog = new LoopWatchdog(loops, routeNames, blockedLoopWarningMillis);
-        } else {
-            watchdog = null;
-        }
+        this.watchdog = watchdog;
     }
 
     /** A builder with defaults: port 8080, one loop per available processor. */
@@ -208,7 +190,7 @@ public final class Server implements AutoCloseable {
     }
 
     /** Registers the JVM shutdown hook (SIGTERM, SIGINT, System.exit) that closes this server. */
-    private void addShutdownHook() {
+    void addShutdownHook() {
         Thread hook = new Thread(this::close, "peregrine-shutdown");
         shutdownHook = hook;
         Runtime.getRuntime().addShutdownHook(hook);
@@ -266,7 +248,7 @@ public final class Server implements AutoCloseable {
         boolean shutdownHook;
         long drainDelayMillis;
         /** The server once started, for the endpoints that read it (metrics, readiness). */
-        private final OpsEndpoints.ServerRef self = new OpsEndpoints.ServerRef();
+        final OpsEndpoints.ServerRef self = new OpsEndpoints.ServerRef();
         /** Paths of the operations endpoints, registered at start; null: none. */
         String metricsPath;
         String livePath;
@@ -276,7 +258,7 @@ public final class Server implements AutoCloseable {
         dev.peregrine.proxy.ProxyProtocol httpsProxyProtocol;
         /** Bad outside values ({@link Settings}), reported by {@link #start()}. */
         private final List<String> settingProblems;
-        private final List<String> unknownSettings;
+        final List<String> unknownSettings;
 
         Builder() {
             this(true);
@@ -429,66 +411,7 @@ public final class Server implements AutoCloseable {
          *         (the message names the setting, its source and the value)
          */
         public Server start() {
-            if (!unknownSettings.isEmpty()) {
-                LOG.log(System.Logger.Level.WARNING, "unknown Peregrine settings ignored (see docs/settings.md): {0}",
-                        String.join(", ", unknownSettings));
-            }
-            ServerConfig config = settings();
-            if (httpsProxyProtocol != null && (tlsConfig == null || tlsOnMainPort)) {
-                throw new IllegalStateException("httpsProxyProtocol is set but the server has no second HTTPS port"
-                        + " (https(port, tls)); the main port's setting is proxyProtocol");
-            }
-            OpsEndpoints.register(this, self);
-            dev.peregrine.jfr.PeregrineEvents.init(); // JFR event types registered now, not at the first request
-            TransportEngine transport = TransportChoice.select(config.transport());
-            Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL : Transport.NIO;
-            // Built before binding, so that a bad key or a missing provider fails before any port is taken.
-            TlsContext tls = tlsConfig == null ? null
-                    : TlsContext.create(tlsConfig, new java.util.ArrayList<>(protocolSwitches.alpn().keySet()));
-            Map<Handler, String> routeNames = new IdentityHashMap<>();
-            Router router = router(routeNames);
-            dev.peregrine.offloop.OffLoopExecutor blockingExecutor = new dev.peregrine.offloop.OffLoopExecutor(blockingPoolSize);
-            dev.peregrine.server.ServerSetup setup = new dev.peregrine.server.ServerSetup(config, router, protocolSwitches,
-                    blockingExecutor, compression, requestIds, accessLog);
-            TransportServer running = null;
-            if (accessLog != null) {
-                accessLog.start();
-            }
-            try {
-                running = transport.start(setup.listener(config.port(), layer(tlsOnMainPort ? tls : null, proxyProtocol)));
-                TransportServer runningTls = null;
-                if (tls != null && !tlsOnMainPort) {
-                    runningTls = transport.start(setup.listener(httpsPort, layer(tls, httpsProxyProtocol)));
-                }
-                LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1}{2} ({3} transport, {4} loop{5})",
-                        config.host(), String.valueOf(running.port()),
-                        runningTls != null ? ", HTTPS on " + runningTls.port() : tlsOnMainPort ? " (HTTPS)" : "",
-                        transport.name(),
-                        String.valueOf(config.threads()), config.threads() == 1 ? "" : "s");
-                Server server = new Server(config, running, runningTls, tls, blockingExecutor, chosen, routeNames,
-                        blockedLoopWarningMillis);
-                server.drainDelayMillis = drainDelayMillis;
-                server.accessLog = accessLog;
-                server.closeAtStop = java.util.List.copyOf(closeAtStop);
-                self.server = server;
-                if (shutdownHook) {
-                    server.addShutdownHook();
-                }
-                return server;
-            } catch (IOException e) {
-                if (running != null) {
-                    running.close(0);
-                }
-                if (tls != null) {
-                    tls.close();
-                }
-                blockingExecutor.shutdown();
-                if (accessLog != null) {
-                    accessLog.close();
-                }
-                throw new UncheckedIOException("cannot start on " + config.host() + ":"
-                        + (running == null ? config.port() : httpsPort) + ": " + e.getMessage(), e);
-            }
+            return ServerLaunch.start(this);
         }
 
         /**
@@ -508,11 +431,6 @@ public final class Server implements AutoCloseable {
                 transport = Transport.fromSystemProperty();
             }
             return new ServerConfig(this);
-        }
-
-        /** A listener's layers: PROXY (if {@code proxy}) below TLS (if {@code tls}), or none. */
-        private static dev.peregrine.loop.EndpointLayer layer(TlsContext tls, dev.peregrine.proxy.ProxyProtocol proxy) {
-            return proxy == null ? tls : new dev.peregrine.proxy.engine.ProxyLayer(proxy, tls);
         }
 
         /** The router of the registered routes, with each route's execution applied. */
