@@ -30,6 +30,11 @@ final class TlsBuffers {
     private static final int MAX_BATCH = 64 * 1024;
 
     private final BufferPool pool;
+    /**
+     * The one buffer of a wrap or unwrap: the array forms of those calls, because the single-buffer
+     * forms allocate a {@code ByteBuffer[]} per call. Holds a reference only during the call.
+     */
+    private final ByteBuffer[] one = new ByteBuffer[1];
     /** Ciphertext received and not yet unwrapped, in read mode; null when none. */
     ByteBuffer netIn;
     /** Records wrapped and not yet written, in read mode; null when none. */
@@ -157,10 +162,20 @@ final class TlsBuffers {
         return hasStaged() || (netIn != null && netIn.hasRemaining() && !needInput) || lastFillFull;
     }
 
+    /** Unwraps {@code netIn} into {@code target} (the caller's buffer or {@link #staging()}). */
+    SSLEngineResult unwrap(SSLEngine engine, ByteBuffer target) throws SSLException {
+        one[0] = target;
+        try {
+            return engine.unwrap(netIn, one, 0, 1);
+        } finally {
+            one[0] = null;
+        }
+    }
+
     // ---------------------------------------------------------------- out
 
-    /** Wraps from {@code src} into {@code netOut} (lent and grown as needed); {@code one} is the caller's 1-slot array. */
-    SSLEngineResult wrap(SSLEngine engine, ByteBuffer src, ByteBuffer[] one) throws SSLException {
+    /** Wraps from {@code src} into {@code netOut} (lent and grown as needed). */
+    SSLEngineResult wrap(SSLEngine engine, ByteBuffer src) throws SSLException {
         while (true) {
             if (netOut == null) {
                 int want = Math.min(src.remaining(), MAX_BATCH);

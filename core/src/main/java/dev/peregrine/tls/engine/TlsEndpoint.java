@@ -5,7 +5,6 @@ import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LayeredEndpoint;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.SocketEndpoint;
-import dev.peregrine.loop.Timeout;
 
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
@@ -14,7 +13,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * TLS between a transport's socket and one {@link Connection}, driven by a non-blocking
@@ -25,11 +23,15 @@ import java.util.concurrent.RejectedExecutionException;
  * <pre>
  *              accept                 handshake done (engine FINISHED)
  *   HANDSHAKING --------&gt; wrap/unwrap ------------------------------&gt; OPEN --- close_notify in --&gt; EOF (-1)
- *     |   NEED_TASK: engine tasks run on the TlsContext executor,          |
- *     |   reads paused; back on the loop through EventLoop.execute         +--- shutdownOutput/close:
- *     |                                                                          close_notify out
+ *     |   (delegated tasks, timer: TlsHandshake)                          |
+ *     |                                                                   +--- shutdownOutput/close:
+ *     |                                                                          close_notify out (TlsClosing)
  *     +-- handshake timeout / bad record / EOF -----------------------------&gt; CLOSED
  * </pre>
+ *
+ * <p>Three helpers each own one job: {@link TlsHandshake} (whether the handshake is under way, its
+ * timer, the engine's delegated tasks), {@link TlsClosing} (close_notify, FIN, the alert after an
+ * error) and {@link TlsBuffers} (below); this class drives the engine's wrap and unwrap.
  *
  * <p><b>Buffers.</b> {@link TlsBuffers} holds the three pooled buffers ({@code netIn}: ciphertext
  * received; {@code netOut}: records not yet taken by the socket; {@code appIn}: plaintext staged
@@ -55,11 +57,10 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Client errors (not TLS, truncated records, bad handshakes, stalls) close the connection and are
  * logged at DEBUG only, on logger {@code dev.peregrine.tls}.
  *
- * <p>Thread: the owning loop thread, except that the engine's delegated tasks run on the executor while
- * {@code taskRunning} is set; the loop does not touch the engine then, and the executor hands the
- * engine back through {@link EventLoop#execute} (whose queue orders the two).
+ * <p>Thread: the owning loop thread, except that the engine's delegated tasks run on the executor
+ * while {@link TlsHandshake#taskRunning()} says so; the loop does not touch the engine then.
  */
-final class TlsEndpoint extends Timeout implements LayeredEndpoint {
+final class TlsEndpoint implements LayeredEndpoint {
     private static final System.Logger LOG = System.getLogger("dev.peregrine.tls");
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     private static final int WRAP_SENT = 0;
@@ -68,55 +69,39 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
 
     private final SocketEndpoint socket;
     private final SSLEngine engine;
-    private final LoopContext ctx;
     private final EventLoop loop;
-    private final Executor executor;
     private final Runnable readAgain = this::readAgain;
     private final Runnable writeAgain = this::writeAgain;
-    private final Runnable runTasks = this::runTasks;
-    private final Runnable tasksDone = this::tasksDone;
-    /**
-     * The one buffer of a wrap or unwrap: the array forms of those calls, because the single-buffer
-     * forms allocate a {@code ByteBuffer[]} per call. Holds a reference only during the call.
-     */
-    private final ByteBuffer[] one = new ByteBuffer[1];
     private Connection connection;
 
     /** The three lent buffers (ciphertext in and out, staged plaintext) and the byte work on them. */
     private final TlsBuffers buffers;
 
-    private boolean handshaking = true;
-    private boolean taskRunning;
+    /** Whether the handshake is under way, its timer and delegated tasks. */
+    private final TlsHandshake handshake;
     private boolean readWanted = true;
     private boolean writeWanted;
     /** End of input: the peer's close_notify or the socket's EOF. */
     private boolean inputEnded;
-    private boolean outputClosed;
-    /** FIN is owed once {@code netOut} is written. */
-    private boolean finPending;
+    /** close_notify, FIN and the alert after an error. */
+    private final TlsClosing closing;
     private boolean readAgainScheduled;
     private boolean closed;
 
     TlsEndpoint(SocketEndpoint socket, SSLEngine engine, LoopContext ctx, Executor executor, long handshakeTimeoutMillis) {
         this.socket = socket;
         this.engine = engine;
-        this.ctx = ctx;
         this.loop = ctx.eventLoop();
-        this.executor = executor;
         this.buffers = new TlsBuffers(ctx.pool(), engine.getSession().getPacketBufferSize(),
                 engine.getSession().getApplicationBufferSize());
-        try {
-            engine.beginHandshake(); // so that NOT_HANDSHAKING later means "done"
-        } catch (SSLException e) {
-            throw new IllegalStateException("TLS engine refused to start: " + e.getMessage(), e);
-        }
-        ctx.timers().schedule(this, handshakeTimeoutMillis, System.currentTimeMillis());
+        this.handshake = new TlsHandshake(this, engine, ctx, executor, handshakeTimeoutMillis);
+        this.closing = new TlsClosing(socket, engine, buffers, handshake);
     }
 
     /** The ALPN choice once the handshake is done (null before, or when none was made). */
     @Override
     public String applicationProtocol() {
-        if (handshaking) {
+        if (handshake.inProgress()) {
             return null;
         }
         String p = engine.getApplicationProtocol();
@@ -141,7 +126,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         if (closed) {
             return -1;
         }
-        if (taskRunning) {
+        if (handshake.taskRunning()) {
             return 0;
         }
         try {
@@ -174,14 +159,14 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
                     break; // the socket is full: flushBuffered resumes the handshake
                 }
                 if (w == WRAP_CLOSED) {
-                    if (handshaking) {
+                    if (handshake.inProgress()) {
                         throw new SSLException("TLS handshake ended by the engine");
                     }
                     break; // our close_notify answering theirs is on its way
                 }
                 continue;
             }
-            if (handshaking && hs == SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING) {
+            if (handshake.inProgress() && hs == SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING) {
                 handshakeFinished();
             }
             if (inputEnded) {
@@ -197,9 +182,9 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
                 }
                 int r = buffers.fill(socket);
                 if (r < 0) {
-                    if (handshaking || buffers.hasCiphertext()) {
+                    if (handshake.inProgress() || buffers.hasCiphertext()) {
                         LOG.log(System.Logger.Level.DEBUG, "TLS: {0} closed mid-{1}", socket.remoteAddress(),
-                                handshaking ? "handshake" : "record");
+                                handshake.inProgress() ? "handshake" : "record");
                     }
                     inputEnded = true;
                     break;
@@ -223,32 +208,11 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         return inputEnded ? -1 : 0;
     }
 
-    /**
-     * Whether a client began a new handshake on an established TLS 1.2 (or older) session: a
-     * renegotiation, which costs the server a full handshake each time for the client's price of a
-     * few bytes (CVE-2011-1473). It is refused by closing the connection (one DEBUG line), as nginx
-     * does. TLS 1.3 has no renegotiation: its post-handshake messages (KeyUpdate) are left to the
-     * engine.
-     */
-    private boolean renegotiating(SSLEngineResult.HandshakeStatus hs) {
-        if (hs == SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING || hs == SSLEngineResult.HandshakeStatus.FINISHED) {
-            return false;
-        }
-        String protocol = engine.getSession().getProtocol();
-        return !"TLSv1.3".equals(protocol);
-    }
-
     /** One unwrap of {@code netIn}, straight into {@code dst} when a record fits, else through {@code appIn}. */
     private int unwrapOnce(ByteBuffer dst) throws SSLException {
         boolean direct = dst.remaining() >= buffers.appSize;
         ByteBuffer target = direct ? dst : buffers.staging();
-        one[0] = target;
-        SSLEngineResult r;
-        try {
-            r = engine.unwrap(buffers.netIn, one, 0, 1);
-        } finally {
-            one[0] = null;
-        }
+        SSLEngineResult r = buffers.unwrap(engine, target);
         switch (r.getStatus()) {
             case BUFFER_UNDERFLOW:
                 buffers.needInput = true;
@@ -268,7 +232,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         }
         if (r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.FINISHED) {
             handshakeFinished();
-        } else if (!handshaking && renegotiating(r.getHandshakeStatus())) {
+        } else if (handshake.renegotiating(r.getHandshakeStatus())) {
             throw new SSLException("client-initiated renegotiation refused");
         }
         if (direct) {
@@ -304,13 +268,13 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
      * the socket did not take all of it, or {@link #WRAP_CLOSED} when the engine's output is done.
      */
     private int wrapForEngine() throws IOException {
-        SSLEngineResult r = buffers.wrap(engine, EMPTY, one);
+        SSLEngineResult r = buffers.wrap(engine, EMPTY);
         if (r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.FINISHED) {
             handshakeFinished();
         }
         boolean closedNow = r.getStatus() == SSLEngineResult.Status.CLOSED || engine.isOutboundDone();
         if (closedNow) {
-            outputClosed = true;
+            closing.engineOutputDone();
         }
         boolean sent = buffers.flush(socket);
         updateWriteInterest();
@@ -331,9 +295,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     }
 
     private void handshakeFinished() {
-        if (handshaking) {
-            handshaking = false;
-            ctx.timers().cancel(this);
+        if (handshake.finish()) {
             buffers.packetSize = engine.getSession().getPacketBufferSize();
             buffers.appSize = engine.getSession().getApplicationBufferSize();
             if (connection != null && connection.pendingOutput() > 0) {
@@ -347,31 +309,12 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
 
     /** Hands the engine's delegated tasks to the executor; reading pauses until they are done. */
     private void startTasks() throws SSLException {
-        taskRunning = true;
         socket.readInterest(false);
-        try {
-            executor.execute(runTasks);
-        } catch (RejectedExecutionException e) {
-            taskRunning = false;
-            throw new SSLException("TLS task executor stopped");
-        }
+        handshake.startTasks();
     }
 
-    /** On the executor: runs every delegated task, then gives the engine back to the loop. */
-    private void runTasks() {
-        try {
-            Runnable task;
-            while ((task = engine.getDelegatedTask()) != null) {
-                task.run(); // failures surface from the next wrap/unwrap on the loop
-            }
-        } finally {
-            loop.execute(tasksDone);
-        }
-    }
-
-    /** On the loop: the engine is ours again; continue the handshake. */
-    private void tasksDone() {
-        taskRunning = false;
+    /** On the loop ({@link TlsHandshake}): the engine is ours again; continue the handshake. */
+    void tasksDone() {
         if (closed) {
             return;
         }
@@ -379,10 +322,9 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         connection.onReadable();
     }
 
-    /** The handshake timer: a client that does not finish in time is closed. */
-    @Override
-    protected void onTimeout() {
-        if (handshaking && !closed) {
+    /** The handshake timer expired ({@link TlsHandshake}): a client that does not finish in time is closed. */
+    void handshakeTimedOut() {
+        if (!closed) {
             LOG.log(System.Logger.Level.DEBUG, "TLS: handshake with {0} timed out", socket.remoteAddress());
             connection.close();
         }
@@ -392,7 +334,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
 
     @Override
     public int write(ByteBuffer src) throws IOException {
-        if (closed || outputClosed) {
+        if (closed || closing.outputClosed()) {
             throw new IOException("TLS output closed");
         }
         if (!buffers.flush(socket)) {
@@ -405,7 +347,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
                 if (buffers.outputNearlyFull() && !buffers.flush(socket)) {
                     break; // the socket is full; the rest stays with the connection
                 }
-                SSLEngineResult r = buffers.wrap(engine, src, one);
+                SSLEngineResult r = buffers.wrap(engine, src);
                 consumed += r.bytesConsumed();
                 if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
                     throw new IOException("TLS output closed");
@@ -430,11 +372,8 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         }
         boolean done = buffers.flush(socket);
         if (done) {
-            if (finPending) {
-                finPending = false;
-                socket.shutdownOutput();
-            }
-            if (handshaking && !taskRunning) {
+            closing.finIfPending();
+            if (handshake.inProgress() && !handshake.taskRunning()) {
                 scheduleReadAgain(); // the handshake waited for the socket to take our flight
             }
         }
@@ -449,8 +388,8 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     @Override
     public void readInterest(boolean on) {
         readWanted = on;
-        socket.readInterest(on && !taskRunning);
-        if (on && !taskRunning && hasBufferedInput()) {
+        socket.readInterest(on && !handshake.taskRunning());
+        if (on && !handshake.taskRunning() && hasBufferedInput()) {
             scheduleReadAgain();
         }
     }
@@ -466,53 +405,16 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
     /** Sends close_notify (RFC 8446 section 6.1), then FIN once every record before it is written. */
     @Override
     public void shutdownOutput() {
-        if (closed) {
-            return;
-        }
-        try {
-            sendCloseNotify();
-            if (buffers.flush(socket)) {
-                socket.shutdownOutput();
-            } else {
-                finPending = true;
-                updateWriteInterest();
-            }
-        } catch (IOException e) {
-            socket.shutdownOutput(); // the peer is gone; the close that follows cleans up
-        }
-    }
-
-    private void sendCloseNotify() {
-        if (outputClosed || taskRunning) {
-            return;
-        }
-        outputClosed = true;
-        engine.closeOutbound();
-        try {
-            for (int i = 0; i < 4 && !engine.isOutboundDone(); i++) {
-                if (buffers.wrap(engine, EMPTY, one).bytesProduced() == 0) {
-                    break;
-                }
-            }
-        } catch (SSLException e) {
-            // nothing more to say to this peer
+        if (!closed && closing.shutdownOutput()) {
+            updateWriteInterest();
         }
     }
 
     /** After a TLS error: logs it at DEBUG and tries to send the alert the engine prepared. */
     private void fail(Exception e) {
         LOG.log(System.Logger.Level.DEBUG, "TLS: closing {0}: {1}", socket.remoteAddress(), e.toString());
-        if (taskRunning || closed) {
-            return;
-        }
-        try {
-            outputClosed = true;
-            if (engine.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NEED_WRAP) {
-                buffers.wrap(engine, EMPTY, one);
-            }
-            buffers.flush(socket);
-        } catch (IOException | RuntimeException ignored) {
-            // best effort only
+        if (!closed) {
+            closing.fail();
         }
     }
 
@@ -521,8 +423,8 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
         if (closed) {
             return;
         }
-        if (!handshaking) {
-            sendCloseNotify();
+        if (!handshake.inProgress()) {
+            closing.sendCloseNotify();
             try {
                 buffers.flush(socket); // best effort: the connection is going away either way
             } catch (IOException ignored) {
@@ -530,7 +432,7 @@ final class TlsEndpoint extends Timeout implements LayeredEndpoint {
             }
         }
         closed = true;
-        ctx.timers().cancel(this);
+        handshake.cancelTimer();
         buffers.releaseAll();
         socket.close();
     }

@@ -13,7 +13,10 @@
  *       {@code http/1.1}) and the delegated-task executor.</li>
  *   <li>{@link dev.peregrine.tls.engine.TlsClientLayer} — the {@code EndpointLayer} of one outbound
  *       connection: SNI, hostname verification, ALPN.</li>
- *   <li>{@code TlsEndpoint} — one connection's engine and its pooled network buffers.</li>
+ *   <li>{@code TlsEndpoint} — one connection's engine: unwrap on read, wrap on write; with
+ *       {@code TlsHandshake} (handshake under way, its timer, delegated tasks), {@code TlsClosing}
+ *       (close_notify, FIN, the alert after an error) and {@code TlsBuffers} (its pooled network
+ *       buffers).</li>
  *   <li>{@code SniKeyManager} — picks the certificate from the client's server name.</li>
  *   <li>{@code BouncyCastleJsse} — the only class naming Bouncy Castle's JSSE.</li>
  * </ul>
