@@ -25,6 +25,9 @@ import java.nio.charset.StandardCharsets;
  *       start        pathEnd            nameStart[0]
  * </pre>
  *
+ * <p>Helpers, one job each: {@link RequestBody} (the body in memory or streamed, with its modes),
+ * {@link PathParams} (the route's parameters), {@link RequestCopy} (a copy off the loop's buffer).
+ *
  * <p>Thread: the owning event loop.
  */
 public final class RequestView implements Request {

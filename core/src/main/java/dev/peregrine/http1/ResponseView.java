@@ -66,7 +66,11 @@ public final class ResponseView implements Response {
     /** {@link #sendAsIs()} was called: the compressor leaves the body alone. */
     boolean asIs;
 
-    /** A response with no exchange behind it (tests, tools): {@link #async()} and {@link #outputStream()} throw. */
+    /**
+     * A response with no exchange behind it (tests, tools): {@link #async()}, {@link #outputStream()}
+     * and {@link #interim} throw; {@code sendFile} records the file ({@link #takeFile()}), which
+     * nothing opens (see {@link FileSend}).
+     */
     public ResponseView() {
         this(Detached.INSTANCE);
     }
