@@ -20,6 +20,41 @@ public final class TestConfigs {
      * connection.
      */
     public static LoopContext serverLoop(ServerConfig config, Router router) {
-        return new LoopContext(ServerSetup.of(config, router).listener());
+        LoopContext ctx = new LoopContext(ServerSetup.of(config, router).listener());
+        ctx.bind(new TaskLoop());
+        return ctx;
+    }
+
+    /**
+     * The loop of a context driven by a test on its own thread: tasks wait until {@link #runTasks}
+     * (the harness runs them before each new connection, as a loop runs its tasks between events), so
+     * closed connections are recycled into the next ones as on a real loop.
+     */
+    public static final class TaskLoop implements dev.peregrine.loop.EventLoop {
+        private final java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
+
+        @Override
+        public void execute(Runnable task) {
+            tasks.add(task);
+        }
+
+        @Override
+        public boolean inEventLoop() {
+            return true;
+        }
+
+        @Override
+        public void connect(java.net.InetSocketAddress address, dev.peregrine.loop.EndpointLayer layer,
+                            dev.peregrine.loop.Protocol protocol, long timeoutMillis, dev.peregrine.loop.ConnectCallback callback) {
+            throw new UnsupportedOperationException("no outbound connections from a test loop");
+        }
+
+        /** Runs the tasks queued so far, and those they queue. */
+        public void runTasks() {
+            Runnable t;
+            while ((t = tasks.poll()) != null) {
+                t.run();
+            }
+        }
     }
 }

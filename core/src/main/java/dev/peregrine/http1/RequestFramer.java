@@ -253,6 +253,7 @@ public final class RequestFramer {
     public void reset() {
         awaitBytes = 0;
         headScanned = 0;
+        emptyLines = 0;
         if (chunked != null) {
             chunked.reset();
         }

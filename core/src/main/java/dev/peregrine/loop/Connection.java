@@ -58,7 +58,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
 
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
 
-    private final SocketEndpoint io;
+    private SocketEndpoint io;
     private final BufferPool pool;
     private Protocol protocol;
     private State state = State.OPEN;
@@ -83,6 +83,11 @@ public final class Connection extends ConnectionTimer implements OutputSink {
     /** Reads made and read interest raised, for {@link #onReadable}'s report. */
     private int reads;
     private boolean interestRaised;
+    /**
+     * Made by the listener with no layer and never switched: may serve another socket after its close
+     * if the protocol agrees ({@link ConnectionRecycler}).
+     */
+    private boolean reusable;
 
     /** A connection on {@code io} speaking {@code protocol}. Thread: the loop owning {@code ctx}. */
     public Connection(LoopContext ctx, SocketEndpoint io, Protocol protocol) {
@@ -90,6 +95,38 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         this.io = io;
         this.pool = ctx.pool;
         this.protocol = protocol;
+        open();
+    }
+
+    /**
+     * A plain connection the listener made, which {@link ConnectionRecycler} may keep after its close
+     * for another socket. Thread: the loop owning {@code ctx}.
+     */
+    static Connection reusable(LoopContext ctx, SocketEndpoint io, Protocol protocol) {
+        Connection c = new Connection(ctx, io, protocol);
+        c.reusable = true;
+        return c;
+    }
+
+    /**
+     * This closed connection, kept by the {@link ConnectionRecycler}, now serves {@code socket} with the
+     * same protocol object: every field is as a new connection's before the protocol hears
+     * {@link Protocol#onOpen} again (it starts afresh there).
+     */
+    void reopen(SocketEndpoint socket) {
+        io = socket;
+        state = State.OPEN;
+        readPaused = false;
+        resumedByDrain = false;
+        peerEnded = false;
+        awaitingWritable = false;
+        reads = 0;
+        interestRaised = false;
+        resetTimer();
+        open();
+    }
+
+    private void open() {
         ctx.metrics.accepted++;
         ctx.tick();
         protocol.onOpen(this);
@@ -239,6 +276,9 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         }
         ctx.metrics.closed++;
         io.close();
+        if (reusable && protocol.recyclable()) {
+            ctx.recycler.kept(this);
+        }
     }
 
     // ---------------------------------------------------------------- input
@@ -539,6 +579,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
      * {@code next} at once). The old protocol is forgotten; it must hold nothing.
      */
     public void switchTo(Protocol next) {
+        reusable = false; // the old protocol may be reached from what the new one was given
         protocol = next;
         next.onOpen(this);
     }

@@ -66,6 +66,13 @@ abstract class ConnectionTimer extends Timeout {
         timerSince = ctx.nowMillis;
     }
 
+    /** A recycled connection's timer starts as a new one's (it was cancelled at the close). */
+    final void resetTimer() {
+        timerPhase = PHASE_NONE;
+        timerSince = 0;
+        restartPhase = false;
+    }
+
     /** Takes the node off the wheel (the connection closed). */
     final void cancelTimer() {
         ctx.timers.cancel(this);

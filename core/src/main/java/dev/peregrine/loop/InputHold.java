@@ -110,6 +110,7 @@ final class InputHold {
             buf = null;
             end = 0;
         }
+        drained = 0; // the drain budget is per connection: a recycled one starts with all of it
     }
 
     /**

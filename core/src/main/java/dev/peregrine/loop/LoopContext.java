@@ -30,6 +30,8 @@ public final class LoopContext {
     final TimerWheel timers = new TimerWheel(10, 1024, System.currentTimeMillis());
     /** Protocols for the connections the listener accepts (null for a loop with no listener). */
     private final ProtocolFactory protocols;
+    /** Closed plain connections kept, with their protocol, for the next accepted sockets. */
+    final ConnectionRecycler recycler = new ConnectionRecycler(this);
     private EventLoop eventLoop;
     private volatile Thread loopThread;
     private long lastMillis;
@@ -82,7 +84,15 @@ public final class LoopContext {
         if (loopThread == null) {
             loopThread = Thread.currentThread(); // for the watchdog's stack trace; once, not per request
         }
-        return newConnection(socket, setup.layer(), protocols.newProtocol());
+        if (setup.layer() != null) {
+            return newConnection(socket, setup.layer(), protocols.newProtocol());
+        }
+        Connection spare = recycler.take();
+        if (spare != null) {
+            spare.reopen(socket);
+            return spare;
+        }
+        return Connection.reusable(this, socket, protocols.newProtocol());
     }
 
     /** A connection over {@code socket} with {@code layer} (or none) speaking {@code protocol} (outbound connections). */

@@ -108,4 +108,14 @@ public interface Protocol {
 
     /** The connection closed; return what the protocol holds. Called once. */
     void onClosed(Connection c);
+
+    /**
+     * After {@link #onClosed}: whether nothing outside this protocol and its connection can still reach
+     * either (no task, thread or handler holds them), so the loop may keep both for another socket of
+     * the same listener; {@link #onOpen} must then start afresh. False by default: only a protocol that
+     * resets itself in {@code onOpen} may say yes ({@code ConnectionRecycler}).
+     */
+    default boolean recyclable() {
+        return false;
+    }
 }

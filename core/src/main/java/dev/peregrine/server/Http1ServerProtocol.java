@@ -94,21 +94,29 @@ public final class Http1ServerProtocol implements Protocol, InlineSite {
     private long timedSince;
     private int timedKey;
     /** When the connection is past {@code maxConnectionAge} (loop clock), or never ({@link ConnectionAge}). */
-    private final long agedAt;
+    private long agedAt;
 
     Http1ServerProtocol(ServerLoop srv) {
         this.srv = srv;
         this.switches = srv.setup.switches();
         ServerConfig config = srv.config;
         this.framer = new RequestFramer(srv.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold());
-        int maxRequests = srv.config.maxRequestsPerConnection();
-        this.requestsLeft = maxRequests > 0 ? maxRequests : -1;
-        this.agedAt = ConnectionAge.agedAt(config);
     }
 
+    /**
+     * A connection accepted, or a recycled one with this protocol ({@link #recyclable}): every
+     * per-connection field starts afresh here.
+     */
     @Override
     public void onOpen(Connection c) {
         this.c = c;
+        fresh = true;
+        continueSent = false;
+        timing = false;
+        int maxRequests = srv.config.maxRequestsPerConnection();
+        requestsLeft = maxRequests > 0 ? maxRequests : -1;
+        agedAt = ConnectionAge.agedAt(srv.config);
+        framer.reset();
     }
 
     // ---------------------------------------------------------------- Protocol
@@ -295,6 +303,15 @@ public final class Http1ServerProtocol implements Protocol, InlineSite {
             work.onClosed(); // off-loop hook: the handler learns through its streams
         }
         framer.reset();
+    }
+
+    /**
+     * Only a connection that never handed anything off the loop: an exchange, a body in pieces or a
+     * streamed body may still be completed by another thread or a late task after the close.
+     */
+    @Override
+    public boolean recyclable() {
+        return work == null;
     }
 
     // ---------------------------------------------------------------- framing and dispatch

@@ -23,6 +23,9 @@ public final class ConnectionHarness {
     /** A new connection on an existing loop (reused across connections, as a real loop is). */
     public ConnectionHarness(LoopContext ctx) {
         this.ctx = ctx;
+        if (ctx.eventLoop() instanceof TestConfigs.TaskLoop) {
+            ((TestConfigs.TaskLoop) ctx.eventLoop()).runTasks(); // recycles the connections closed so far
+        }
         connection = ctx.newConnection(io);
     }
 
