@@ -1,7 +1,6 @@
 package dev.peregrine.loop;
 
 import dev.peregrine.buffer.BufferPool;
-import dev.peregrine.http1.OutputSink;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -18,10 +17,9 @@ import java.nio.ByteBuffer;
  * ({@code input}); later reads append to it and the protocol is offered the whole again. An idle
  * connection holds no buffer.
  *
- * <p><b>Output.</b> The protocol encodes into the loop's shared write buffer ({@link #out()}); the
- * batch leaves in one write when the input that caused it has been handled ({@link #flush}). What
- * the socket does not take is kept in a lent buffer ({@code output}) and written when the socket is
- * writable; while more than {@code maxPendingOutput} bytes wait, the connection is not read
+ * <p><b>Output.</b> The batch and what the socket refused are its superclass {@link ConnectionOutput}'s
+ * (drawn there); the batch leaves when the input that caused it has been handled ({@link #flush}).
+ * While more than {@code maxPendingOutput} bytes wait, the connection is not read
  * ({@link #pauseReading}, counted in {@code readPauses}).
  *
  * <pre>
@@ -41,7 +39,10 @@ import java.nio.ByteBuffer;
  * with RST, which could destroy the last response before the client reads it.
  *
  * <p><b>Timer.</b> The connection is its own node in the loop's timer wheel; the phases (WRITE,
- * DRAIN, or the protocol's) are drawn in {@link ConnectionTimer}, its superclass.
+ * DRAIN, or the protocol's) are drawn in {@link ConnectionTimer}, the superclass of its output.
+ *
+ * <p><b>Reuse.</b> A closed plain connection may serve another socket ({@link ConnectionRecycler},
+ * {@link #reopen}).
  *
  * <p><b>Readiness report.</b> {@link #onReadable} returns whether a read moved bytes (or the end of
  * stream), or the connection asked to read again, so an edge-triggered transport knows when to stop
@@ -49,7 +50,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Thread: the owning loop thread only.
  */
-public final class Connection extends ConnectionTimer implements OutputSink {
+public final class Connection extends ConnectionOutput {
     /** The close sequence (see the class javadoc). */
     public enum State { OPEN, CLOSING, DRAINING, CLOSED }
 
@@ -58,7 +59,6 @@ public final class Connection extends ConnectionTimer implements OutputSink {
 
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
 
-    private SocketEndpoint io;
     private final BufferPool pool;
     private Protocol protocol;
     private State state = State.OPEN;
@@ -68,18 +68,11 @@ public final class Connection extends ConnectionTimer implements OutputSink {
      * whole never has one.
      */
     private InputHold input;
-    /** Bytes the socket has not taken; created the first time it refuses some, then kept. */
-    private OutputBacklog output;
     private boolean readPaused;
     /** writePending lifted the pause: input held meanwhile waits to be offered again. */
     private boolean resumedByDrain;
     /** The peer ended its input while the protocol was producing: close once that is answered. */
     private boolean peerEnded;
-    /**
-     * The protocol wrote the socket itself (sendfile) and waits for writability: timed as pending output
-     * (WRITE), so a peer that stops reading a file is closed after {@code writeTimeout} as for any output.
-     */
-    private boolean awaitingWritable;
     /** Reads made and read interest raised, for {@link #onReadable}'s report. */
     private int reads;
     private boolean interestRaised;
@@ -91,8 +84,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
 
     /** A connection on {@code io} speaking {@code protocol}. Thread: the loop owning {@code ctx}. */
     public Connection(LoopContext ctx, SocketEndpoint io, Protocol protocol) {
-        super(ctx);
-        this.io = io;
+        super(ctx, io);
         this.pool = ctx.pool;
         this.protocol = protocol;
         open();
@@ -114,15 +106,13 @@ public final class Connection extends ConnectionTimer implements OutputSink {
      * {@link Protocol#onOpen} again (it starts afresh there).
      */
     void reopen(SocketEndpoint socket) {
-        io = socket;
+        resetOutput(socket);
         state = State.OPEN;
         readPaused = false;
         resumedByDrain = false;
         peerEnded = false;
-        awaitingWritable = false;
         reads = 0;
         interestRaised = false;
-        resetTimer();
         open();
     }
 
@@ -167,20 +157,17 @@ public final class Connection extends ConnectionTimer implements OutputSink {
             ByteBuffer buf;
             int n;
             if (heldInput() != null) {
-                if (input.full()) {
-                    if (input.atMaximum()) {
-                        ctx.tick();
-                        protocol.onInputOverflow(this);
-                        if (state != State.OPEN) {
-                            releaseInput();
-                        }
-                        flush();
-                        updateTimer();
-                        return;
+                n = input.readMore(this, protocol.expectedInput());
+                if (n == InputHold.OVERFLOW) {
+                    ctx.tick();
+                    protocol.onInputOverflow(this);
+                    if (state != State.OPEN) {
+                        releaseInput();
                     }
-                    input.grow(protocol.expectedInput());
+                    flush();
+                    updateTimer();
+                    return;
                 }
-                n = input.readFrom(this);
                 buf = input.buffer();
             } else {
                 buf = ctx.readBuffer;
@@ -222,7 +209,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         if (state == State.DRAINING) {
             return;
         }
-        if (awaitingWritable) {
+        if (awaitingWritable()) {
             progressed(); // the peer took bytes the protocol sent itself: the write timeout starts again
         }
         boolean wasPaused = readPaused;
@@ -271,9 +258,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         cancelTimer();
         releaseInput();
         protocol.onClosed(this);
-        if (output != null) {
-            output.release();
-        }
+        releaseOutput();
         ctx.metrics.closed++;
         io.close();
         if (reusable && protocol.recyclable()) {
@@ -415,18 +400,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         return peerEnded;
     }
 
-    // ---------------------------------------------------------------- output
-
-    @Override
-    public ByteBuffer out() {
-        return ctx.writeBuffer;
-    }
-
-    /** Writes what the batch holds now (the encoder calls this when the write buffer is full). */
-    @Override
-    public void drain() {
-        flushBatch();
-    }
+    // ---------------------------------------------------------------- output (ConnectionOutput's hooks)
 
     /** Writes the batch; then, if closing and nothing is pending or still produced, starts draining. */
     public void flush() {
@@ -436,84 +410,32 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         }
     }
 
-    /** Writes the batch now; what the socket refuses is kept and written on writability. */
-    public void flushBatch() {
-        ByteBuffer out = ctx.writeBuffer;
-        if (out.position() == 0) {
-            return;
-        }
-        if (state == State.CLOSED || state == State.DRAINING) {
-            out.clear();
-            return;
-        }
-        out.flip();
-        try {
-            if (!hasPendingOutput()) {
-                int n = io.write(out);
-                ctx.metrics.bytesOut += n;
-                if (out.hasRemaining()) {
-                    if (output == null) {
-                        output = new OutputBacklog(pool);
-                    }
-                    output.append(out);
-                    io.writeInterest(true);
-                }
-            } else {
-                output.append(out);
-                writePending();
-            }
-        } catch (IOException e) {
-            out.clear();
-            close();
-            return;
-        }
-        out.clear();
-        if (pendingOutput() > ctx.config.maxPendingOutput() && !readPaused) {
-            pauseReading(); // backpressure: stop reading until the peer takes its output
+    @Override
+    boolean acceptsOutput() {
+        return state == State.OPEN || state == State.CLOSING;
+    }
+
+    @Override
+    void outputFailed() {
+        close();
+    }
+
+    @Override
+    void outputBacklogged() {
+        if (!readPaused) {
+            pauseReading();
         }
     }
 
-    /** Unsent bytes kept for this connection. */
-    public int pendingOutput() {
-        return output == null ? 0 : output.size();
-    }
-
-    private boolean hasPendingOutput() {
-        return output != null && !output.isEmpty();
-    }
-
-    /** Turns write readiness reports on (a protocol writing the socket itself, e.g. sendfile). */
-    public void writeInterest(boolean on) {
-        awaitingWritable = on;
-        io.writeInterest(on || hasPendingOutput());
-    }
-
-    private void writePending() {
-        if (!hasPendingOutput()) {
-            return;
-        }
-        try {
-            int n = output.writeTo(io);
-            ctx.metrics.bytesOut += n;
-            if (n > 0) {
-                progressed(); // the write timeout starts again
-            }
-        } catch (IOException e) {
-            close();
-            return;
-        }
-        if (output.isEmpty()) {
-            io.writeInterest(false);
-            if (state == State.CLOSING && !protocol.producing()) {
-                startDraining();
-            } else if (readPaused && state == State.OPEN) {
-                // Resumed here, wherever the output drained: also mid-batch, when no writability follows.
-                readPaused = false;
-                resumedByDrain = true;
-                readInterest(true);
-            }
-        } else {
-            io.writeInterest(true);
+    @Override
+    void outputDrained() {
+        if (state == State.CLOSING && !protocol.producing()) {
+            startDraining();
+        } else if (readPaused && state == State.OPEN) {
+            // Resumed here, wherever the output drained: also mid-batch, when no writability follows.
+            readPaused = false;
+            resumedByDrain = true;
+            readInterest(true);
         }
     }
 
@@ -603,7 +525,7 @@ public final class Connection extends ConnectionTimer implements OutputSink {
         if (state == State.DRAINING) {
             return PHASE_DRAIN;
         }
-        return hasPendingOutput() || awaitingWritable ? PHASE_WRITE : protocol.timerPhase();
+        return writing() ? PHASE_WRITE : protocol.timerPhase();
     }
 
     @Override

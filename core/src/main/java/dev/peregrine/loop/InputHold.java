@@ -51,24 +51,27 @@ final class InputHold {
         return end;
     }
 
-    /** Whether the next read has no room left. */
-    boolean full() {
-        return buf.capacity() == end;
-    }
+    /** {@link #readMore}: the buffer is full and as large as the pool lends, so nothing more fits. */
+    static final int OVERFLOW = Integer.MIN_VALUE;
 
-    /** Whether the buffer is as large as the pool lends: a full one cannot grow. */
-    boolean atMaximum() {
-        return buf.capacity() >= pool.maxBufferSize();
-    }
-
-    /** Doubles the buffer, but never past what the protocol expects (and never int overflow). */
-    void grow(long expected) {
-        int next = (int) Math.min(2L * buf.capacity(), Math.max(expected, pool.maxBufferSize()));
-        buf = pool.grow(buf, 0, end, next);
+    /**
+     * Appends one read of {@code c}'s socket after the held bytes, first doubling a full buffer (never
+     * past what the protocol expects, {@code expected}); returns what the read returned, or
+     * {@link #OVERFLOW}.
+     */
+    int readMore(Connection c, long expected) throws IOException {
+        if (buf.capacity() == end) {
+            if (buf.capacity() >= pool.maxBufferSize()) {
+                return OVERFLOW;
+            }
+            int next = (int) Math.min(2L * buf.capacity(), Math.max(expected, pool.maxBufferSize()));
+            buf = pool.grow(buf, 0, end, next);
+        }
+        return readFrom(c);
     }
 
     /** Appends one read of {@code c}'s socket after the held bytes; returns what the read returned. */
-    int readFrom(Connection c) throws IOException {
+    private int readFrom(Connection c) throws IOException {
         buf.limit(buf.capacity()).position(end);
         int n = c.read(buf);
         if (n > 0) {

@@ -63,7 +63,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Thread: the owning loop thread only.
  */
-public final class Http1ServerProtocol implements Protocol, InlineSite {
+public final class Http1ServerProtocol extends RequestBudget implements Protocol, InlineSite {
     private static final int NEED_MORE = -1;
     private static final int STOP = -2;
     /** {@link #streamBody} leaves the request to the ordinary path. */
@@ -74,7 +74,6 @@ public final class Http1ServerProtocol implements Protocol, InlineSite {
     private static final int T_HEAD = 2;
     private static final int T_BODY = 3;
 
-    private final ServerLoop srv;
     private final ProtocolSwitches switches;
     private Connection c;
     /** No request has begun yet: the preface and ALPN are looked at once, before the first. */
@@ -87,17 +86,9 @@ public final class Http1ServerProtocol implements Protocol, InlineSite {
      * request. Made on the first hand-off ({@link #offLoopHost}): inline-only connections have none.
      */
     private OffLoopWork work;
-    /** Requests this connection may still serve; -1 for no limit. The one that brings it to 0 closes. */
-    private int requestsLeft;
-    /** Ops: when the request being answered was dispatched, and its series ({@link RequestDurations}). */
-    private boolean timing;
-    private long timedSince;
-    private int timedKey;
-    /** When the connection is past {@code maxConnectionAge} (loop clock), or never ({@link ConnectionAge}). */
-    private long agedAt;
 
     Http1ServerProtocol(ServerLoop srv) {
-        this.srv = srv;
+        super(srv);
         this.switches = srv.setup.switches();
         ServerConfig config = srv.config;
         this.framer = new RequestFramer(srv.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold());
@@ -112,10 +103,7 @@ public final class Http1ServerProtocol implements Protocol, InlineSite {
         this.c = c;
         fresh = true;
         continueSent = false;
-        timing = false;
-        int maxRequests = srv.config.maxRequestsPerConnection();
-        requestsLeft = maxRequests > 0 ? maxRequests : -1;
-        agedAt = ConnectionAge.agedAt(srv.config);
+        startBudget();
         framer.reset();
     }
 
@@ -246,7 +234,7 @@ public final class Http1ServerProtocol implements Protocol, InlineSite {
             case T_BODY:
                 return config.bodyTimeoutMillis();
             default:
-                return ConnectionAge.idleMillis(config, agedAt, c.timerSinceMillis()); // idleTimeout, or less once aged
+                return idleMillis(c.timerSinceMillis()); // idleTimeout, or less once aged
         }
     }
 
@@ -259,7 +247,7 @@ public final class Http1ServerProtocol implements Protocol, InlineSite {
     public void onTimeout(Connection c, int phase) {
         LoopMetrics m = srv.metrics;
         if (phase == T_IDLE) {
-            if (srv.loop.nowMillis() >= agedAt) {
+            if (aged()) {
                 m.agedConnections++; // retired after maxConnectionAge and its grace
             } else {
                 m.timedOut(LoopMetrics.TIMEOUT_IDLE);
@@ -292,7 +280,7 @@ public final class Http1ServerProtocol implements Protocol, InlineSite {
             c.closeAfterOutput();
             c.releaseInput();
         } else {
-            requestsLeft = 1;
+            lastRequest();
         }
         c.updateTimer();
     }
@@ -482,41 +470,6 @@ public final class Http1ServerProtocol implements Protocol, InlineSite {
         }
         return work;
     }
-
-    /**
-     * Counts a response against {@code maxRequestsPerConnection} (and the one request a shutdown lets
-     * finish), whatever ran its handler (inline here, off the loop in {@link Exchange}); true when it is
-     * the last the connection may serve, also because the connection is past {@code maxConnectionAge}.
-     * Records the request's duration under {@code status} when histograms are on.
-     */
-    boolean lastAllowed(int status) {
-        if (timing) { // ops: the response is encoded: histogram, and JFR when slow
-            timing = false;
-            RequestDurations.requestDone(srv, timedKey, status, System.nanoTime() - timedSince);
-        }
-        if (requestsLeft > 0 && --requestsLeft == 0) {
-            return true;
-        }
-        if (srv.loop.nowMillis() >= agedAt) {
-            srv.metrics.agedConnections++;
-            return true;
-        }
-        return false;
-    }
-
-    /**
-     * Ops: starts the request's clock when histograms are on or a JFR recording wants slow handlers
-     * (off: one null test and one flag load).
-     */
-    private void beginTiming(RequestView req) {
-        if (srv.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers()) {
-            timing = true;
-            timedSince = System.nanoTime();
-            timedKey = RequestDurations.key(req.routeId(), req.methodId(), 0);
-        }
-    }
-
-
 
     /** Answers {@code 100 Continue} once, for an HTTP/1.1 request that asked and whose body is still to come. */
     private void sendContinue(RequestView req) {

@@ -1,0 +1,162 @@
+package dev.peregrine.loop;
+
+import dev.peregrine.http1.OutputSink;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * A connection's output: the superclass of {@link Connection} between it and {@link ConnectionTimer},
+ * so that the batch and its backlog cost no object of their own. The protocol encodes into the loop's
+ * shared write buffer ({@link #out()}); the batch leaves in one write when the input that caused it has
+ * been handled ({@link #flushBatch}). What the socket does not take is kept in a lent buffer
+ * ({@link OutputBacklog}, made the first time the socket refuses bytes) and written when the socket is
+ * writable ({@link #writePending}).
+ * <pre>
+ *   batch --flushBatch--&gt; socket takes all ------------------------------&gt; done (no object, no buffer)
+ *                        \-- socket refuses some --&gt; backlog, write interest on
+ *                                                     | more than maxPendingOutput: outputBacklogged() (pause reading)
+ *   writable --writePending--&gt; backlog empty --&gt; write interest off, outputDrained() (drain, or resume reading)
+ * </pre>
+ * A failed write is {@link #outputFailed()}: the connection closes. Each write that moved bytes
+ * restarts the WRITE phase's clock ({@link #progressed}).
+ *
+ * <p>Thread: the owning loop thread only.
+ */
+abstract class ConnectionOutput extends ConnectionTimer implements OutputSink {
+    /** The socket (or the layer over it); replaced when a recycled connection serves another. */
+    SocketEndpoint io;
+    /** Bytes the socket has not taken; created the first time it refuses some, then kept. */
+    private OutputBacklog backlog;
+    /**
+     * The protocol wrote the socket itself (sendfile) and waits for writability: timed as pending output
+     * (WRITE), so a peer that stops reading a file is closed after {@code writeTimeout} as for any output.
+     */
+    private boolean awaitingWritable;
+
+    ConnectionOutput(LoopContext ctx, SocketEndpoint io) {
+        super(ctx);
+        this.io = io;
+    }
+
+    /** Whether output is still written (not once draining or closed): else a batch is dropped. */
+    abstract boolean acceptsOutput();
+
+    /** A write failed (the peer is gone): close. */
+    abstract void outputFailed();
+
+    /** More than {@code maxPendingOutput} bytes wait for the peer. */
+    abstract void outputBacklogged();
+
+    /** The backlog has just been written out. */
+    abstract void outputDrained();
+
+    @Override
+    public ByteBuffer out() {
+        return ctx.writeBuffer;
+    }
+
+    /** Writes what the batch holds now (the encoder calls this when the write buffer is full). */
+    @Override
+    public void drain() {
+        flushBatch();
+    }
+
+    /** Writes the batch now; what the socket refuses is kept and written on writability. */
+    public void flushBatch() {
+        ByteBuffer out = ctx.writeBuffer;
+        if (out.position() == 0) {
+            return;
+        }
+        if (!acceptsOutput()) {
+            out.clear();
+            return;
+        }
+        out.flip();
+        try {
+            if (!hasPendingOutput()) {
+                int n = io.write(out);
+                ctx.metrics.bytesOut += n;
+                if (out.hasRemaining()) {
+                    if (backlog == null) {
+                        backlog = new OutputBacklog(ctx.pool);
+                    }
+                    backlog.append(out);
+                    io.writeInterest(true);
+                }
+            } else {
+                backlog.append(out);
+                writePending();
+            }
+        } catch (IOException e) {
+            out.clear();
+            outputFailed();
+            return;
+        }
+        out.clear();
+        if (pendingOutput() > ctx.config.maxPendingOutput()) {
+            outputBacklogged(); // backpressure: stop reading until the peer takes its output
+        }
+    }
+
+    /** Unsent bytes kept for this connection. */
+    public int pendingOutput() {
+        return backlog == null ? 0 : backlog.size();
+    }
+
+    final boolean hasPendingOutput() {
+        return backlog != null && !backlog.isEmpty();
+    }
+
+    /** Whether the connection waits for the peer to take output (the WRITE timer phase). */
+    final boolean writing() {
+        return awaitingWritable || hasPendingOutput();
+    }
+
+    final boolean awaitingWritable() {
+        return awaitingWritable;
+    }
+
+    /** Turns write readiness reports on (a protocol writing the socket itself, e.g. sendfile). */
+    public void writeInterest(boolean on) {
+        awaitingWritable = on;
+        io.writeInterest(on || hasPendingOutput());
+    }
+
+    /** Writes what the backlog holds as far as the socket takes it. */
+    final void writePending() {
+        if (!hasPendingOutput()) {
+            return;
+        }
+        try {
+            int n = backlog.writeTo(io);
+            ctx.metrics.bytesOut += n;
+            if (n > 0) {
+                progressed(); // the write timeout starts again
+            }
+        } catch (IOException e) {
+            outputFailed();
+            return;
+        }
+        if (backlog.isEmpty()) {
+            io.writeInterest(false);
+            outputDrained();
+        } else {
+            io.writeInterest(true);
+        }
+    }
+
+    /** Drops what is pending (the connection closed). */
+    final void releaseOutput() {
+        if (backlog != null) {
+            backlog.release();
+        }
+    }
+
+    /** A recycled connection's output starts as a new one's, on {@code socket}. */
+    final void resetOutput(SocketEndpoint socket) {
+        io = socket;
+        awaitingWritable = false;
+        resetTimer();
+    }
+}
