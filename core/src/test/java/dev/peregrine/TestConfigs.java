@@ -16,13 +16,18 @@ public final class TestConfigs {
 
     /**
      * A loop's resources as a server's loop has them (its accepted connections speak HTTP/1.1 to
-     * {@code router}), not bound to an {@code EventLoop}: {@code newConnection(socket)} gives a server
-     * connection.
+     * {@code router}), bound to a {@link TaskLoop} the test drives: {@code newConnection(socket)} gives a
+     * server connection.
      */
     public static LoopContext serverLoop(ServerConfig config, Router router) {
-        LoopContext ctx = new LoopContext(ServerSetup.of(config, router).listener());
+        LoopContext ctx = unboundServerLoop(config, router);
         ctx.bind(new TaskLoop());
         return ctx;
+    }
+
+    /** {@link #serverLoop}'s context before a loop is bound: for a test that runs a real loop over it. */
+    public static LoopContext unboundServerLoop(ServerConfig config, Router router) {
+        return new LoopContext(ServerSetup.of(config, router).listener());
     }
 
     /**

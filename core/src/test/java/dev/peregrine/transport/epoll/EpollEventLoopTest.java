@@ -29,7 +29,7 @@ class EpollEventLoopTest {
         try (Server s = Server.builder().host("127.0.0.1").port(0).threads(1).transport("nio").start()) {
             config = s.config(); // ServerConfig comes from the builder only
         }
-        ctx = dev.peregrine.TestConfigs.serverLoop(config, Router.builder().build());
+        ctx = dev.peregrine.TestConfigs.unboundServerLoop(config, Router.builder().build());
         loop = new EpollEventLoop(0, ctx, null, new dev.peregrine.transport.ConnectionLimit(16, 1));
         loop.start();
     }
