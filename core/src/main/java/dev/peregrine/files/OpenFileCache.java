@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -44,6 +45,8 @@ final class OpenFileCache implements AutoCloseable {
         final long size;
         final long modifiedMillis;
         final Object fileKey;
+        /** Stats {@link #path} for validation; made once (a view per lookup would be one more object). */
+        final BasicFileAttributeView attributes;
         final String etag;
         final String lastModified;
         /**
@@ -53,6 +56,11 @@ final class OpenFileCache implements AutoCloseable {
         final byte[] bytes;
         /** The media type, set by the handler at first use (a benign race: every writer stores the same value). */
         String mediaType;
+        /**
+         * The identity representation's validator and option fields, preformatted by the handler at first
+         * use ({@code ResponseView.fields}; the same benign race).
+         */
+        byte[] fields;
         /**
          * When a stat last found the file unchanged ({@link System#nanoTime}). Written by any loop without
          * a lock: a stale read only makes one more stat.
@@ -68,6 +76,7 @@ final class OpenFileCache implements AutoCloseable {
             this.size = attrs.size();
             this.modifiedMillis = attrs.lastModifiedTime().toMillis();
             this.fileKey = attrs.fileKey();
+            this.attributes = Files.getFileAttributeView(path, BasicFileAttributeView.class);
             this.etag = StaticFiles.etag(size, modifiedMillis);
             this.lastModified = StaticFiles.lastModified(modifiedMillis);
             this.bytes = size <= IN_MEMORY_MAX ? readWhole(channel, (int) size) : null;
@@ -99,7 +108,7 @@ final class OpenFileCache implements AutoCloseable {
 
     private final int capacity;
     private final long validNanos;
-    private final LinkedHashMap<String, OpenFile> files;
+    private final LinkedHashMap<PathKey, OpenFile> files;
     private int open;
 
     OpenFileCache(int capacity) {
@@ -113,8 +122,14 @@ final class OpenFileCache implements AutoCloseable {
         this.files = new LinkedHashMap<>(16, 0.75f, true);
     }
 
-    /** The file cached under {@code key} if it is still what was opened (one stat); else null. */
-    OpenFile lookup(String key) {
+    /**
+     * The file cached under {@code key} (a probe will do: it is not kept) if it is still what was opened
+     * (one stat, unless validated less than {@code validMillis} ago); else null. No allocation but the
+     * JDK's for the stat: {@code readAttributes} makes its attribute object, the modification time and
+     * the file key (about 150 to 200 bytes on JDK 17 and 25), the price of noticing a file replaced by
+     * another of the same size and time; within the validity, nothing.
+     */
+    OpenFile lookup(PathKey key) {
         OpenFile f;
         synchronized (this) {
             f = files.get(key);
@@ -127,7 +142,7 @@ final class OpenFileCache implements AutoCloseable {
             return f; // trusted for a while without a stat (StaticOptions.cacheValid)
         }
         try {
-            if (f.sameAs(Files.readAttributes(f.path, BasicFileAttributes.class))) {
+            if (f.sameAs(f.attributes.readAttributes())) {
                 f.validatedNanos = now;
                 return f;
             }
@@ -139,10 +154,10 @@ final class OpenFileCache implements AutoCloseable {
     }
 
     /**
-     * Opens {@code path} (already resolved and checked by the caller) and caches it under {@code key}.
-     * Null when it vanished meanwhile.
+     * Opens {@code path} (already resolved and checked by the caller) and caches it under a copy of
+     * {@code key}. Null when it vanished meanwhile.
      */
-    OpenFile open(String key, Path path) throws IOException {
+    OpenFile open(PathKey key, Path path) throws IOException {
         FileChannel ch;
         try {
             ch = FileChannel.open(path, StandardOpenOption.READ);
@@ -159,7 +174,7 @@ final class OpenFileCache implements AutoCloseable {
         }
         List<OpenFile> toClose = new ArrayList<>(1);
         synchronized (this) {
-            OpenFile old = files.put(key, f);
+            OpenFile old = files.put(key.copy(), f);
             open++;
             if (old != null) {
                 dropLocked(old, toClose);
@@ -205,7 +220,7 @@ final class OpenFileCache implements AutoCloseable {
         return open;
     }
 
-    private void drop(String key, OpenFile f) {
+    private void drop(PathKey key, OpenFile f) {
         List<OpenFile> toClose = new ArrayList<>(1);
         synchronized (this) {
             if (files.get(key) == f) {
@@ -233,7 +248,7 @@ final class OpenFileCache implements AutoCloseable {
     public void close() {
         List<OpenFile> toClose = new ArrayList<>();
         synchronized (this) {
-            for (Map.Entry<String, OpenFile> e : files.entrySet()) {
+            for (Map.Entry<PathKey, OpenFile> e : files.entrySet()) {
                 dropLocked(e.getValue(), toClose);
             }
             files.clear();

@@ -3,7 +3,10 @@ package dev.peregrine.files;
 import dev.peregrine.Handler;
 import dev.peregrine.Request;
 import dev.peregrine.Response;
+import dev.peregrine.buffer.AsciiView;
+import dev.peregrine.http1.AcceptEncoding;
 import dev.peregrine.http1.MediaTypes;
+import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseView;
 
 import java.io.IOException;
@@ -90,14 +93,14 @@ public final class StaticFiles implements Handler, AutoCloseable {
 
     @Override
     public void handle(Request req, Response res) throws Exception {
-        String rel = req.pathParam("*");
-        String key = rel == null ? "" : rel;
-        OpenFileCache.OpenFile cached = cache == null ? null : cache.lookup(key);
+        PathKey key = cache == null ? null : key(req);
+        OpenFileCache.OpenFile cached = key == null ? null : cache.lookup(key);
         Path file;
         if (cached != null) {
             file = cached.path; // resolved and checked when it was opened; unchanged since (same inode, size, time)
         } else {
-            file = resolve(key);
+            String rel = req.pathParam("*");
+            file = resolve(rel == null ? "" : rel);
             if (file == null) {
                 res.error(404);
                 return;
@@ -134,36 +137,49 @@ public final class StaticFiles implements Handler, AutoCloseable {
         Path body = file;
         OpenFileCache.OpenFile bodyFile = cached;
         String range = req.header("Range");
-        if (options.precompressed) {
-            res.header("Vary", "Accept-Encoding");
-            if (range == null) {
-                for (String[] e : StaticOptions.ENCODINGS) {
-                    if (!accepts(req.header("Accept-Encoding"), e[0])) {
-                        continue;
-                    }
-                    Path sibling = file.resolveSibling(file.getFileName() + e[1]);
-                    String siblingKey = key + '\0' + e[1]; // never a request's key: NUL is refused in paths
-                    OpenFileCache.OpenFile s = cache == null ? null : cache.lookup(siblingKey);
-                    if (s == null && Files.isRegularFile(sibling) && inside(sibling)) {
-                        s = cache == null ? null : cache.open(siblingKey, sibling);
-                        if (cache != null && s == null) {
-                            continue; // removed meanwhile
-                        }
-                    } else if (s == null) {
-                        continue;
-                    }
-                    encoding = e[0];
-                    body = sibling;
-                    bodyFile = s;
-                    size = s != null ? s.size : Files.size(sibling);
-                    etag = etag.substring(0, etag.length() - 1) + "-" + e[0] + "\"";
-                    break;
+        CharSequence acceptEncoding = options.precompressed && range == null ? req.headerView("Accept-Encoding") : null;
+        if (acceptEncoding != null) {
+            for (String[] e : StaticOptions.ENCODINGS) {
+                if (!AcceptEncoding.accepts(acceptEncoding, e[0])) {
+                    continue;
                 }
+                Path sibling = file.resolveSibling(file.getFileName() + e[1]);
+                OpenFileCache.OpenFile s = null;
+                if (cache != null) {
+                    int keyLength = key.length();
+                    s = cache.lookup(key.appendSibling(e[1])); // NUL then the suffix: never a request's key
+                    if (s == null && Files.isRegularFile(sibling) && inside(sibling)) {
+                        s = cache.open(key, sibling);
+                    }
+                    key.truncate(keyLength);
+                    if (s == null) {
+                        continue; // absent, outside, or removed meanwhile
+                    }
+                } else if (!Files.isRegularFile(sibling) || !inside(sibling)) {
+                    continue;
+                }
+                encoding = e[0];
+                body = sibling;
+                bodyFile = s;
+                size = s != null ? s.size : Files.size(sibling);
+                etag = etag.substring(0, etag.length() - 1) + "-" + e[0] + "\"";
+                break;
             }
         }
-        res.header("ETag", etag).header("Last-Modified", lastModified).header("Accept-Ranges", "bytes");
-        if (options.cacheControl != null) {
-            res.header("Cache-Control", options.cacheControl);
+        if (cached != null && encoding == null && res instanceof ResponseView view) {
+            byte[] fields = cached.fields;
+            if (fields == null) {
+                cached.fields = fields = fields(etag, lastModified);
+            }
+            view.fields(fields); // the same bytes for every response with this file: no per-request checks
+        } else {
+            if (options.precompressed) {
+                res.header("Vary", "Accept-Encoding");
+            }
+            res.header("ETag", etag).header("Last-Modified", lastModified).header("Accept-Ranges", "bytes");
+            if (options.cacheControl != null) {
+                res.header("Cache-Control", options.cacheControl);
+            }
         }
         String type = cached != null ? cached.mediaType : null;
         if (type == null) {
@@ -184,7 +200,8 @@ public final class StaticFiles implements Handler, AutoCloseable {
             return;
         }
         CharSequence ifNoneMatch = req.headerView("If-None-Match");
-        if (ifNoneMatch != null ? matches(ifNoneMatch, etag, true) : notModifiedSince(req.header("If-Modified-Since"), modifiedSeconds)) {
+        if (ifNoneMatch != null ? matches(ifNoneMatch, etag, true)
+                : notModifiedSince(req.headerView("If-Modified-Since"), lastModified, modifiedSeconds)) {
             res.status(304);
             return;
         }
@@ -231,6 +248,33 @@ public final class StaticFiles implements Handler, AutoCloseable {
         } else {
             res.sendFile(path, offset, length);
         }
+    }
+
+    /**
+     * This request's cache key in the thread's probe: the {@code *} parameter decoded from the request's
+     * own bytes when {@code req} is the loop's view (no allocation), else from its String.
+     */
+    private static PathKey key(Request req) {
+        PathKey key = PathKey.probe();
+        AsciiView raw = req instanceof RequestView view ? view.rawPathParam("*") : null;
+        if (raw != null) {
+            return key.decode(raw.buffer(), raw.start(), raw.end());
+        }
+        String rel = req.pathParam("*");
+        return key.set(rel == null ? "" : rel);
+    }
+
+    /** The identity representation's fields, as {@link ResponseView#fields} takes them. */
+    private byte[] fields(String etag, String lastModified) {
+        StringBuilder b = new StringBuilder(160);
+        if (options.precompressed) {
+            b.append("Vary: Accept-Encoding\r\n");
+        }
+        b.append("ETag: ").append(etag).append("\r\nLast-Modified: ").append(lastModified).append("\r\nAccept-Ranges: bytes\r\n");
+        if (options.cacheControl != null) {
+            b.append("Cache-Control: ").append(options.cacheControl).append("\r\n"); // checked by StaticOptions
+        }
+        return b.toString().getBytes(StandardCharsets.ISO_8859_1);
     }
 
     /** Closes the cached open files (the server stopped); the cache fills again if the handler is used again. */
@@ -340,10 +384,6 @@ public final class StaticFiles implements Handler, AutoCloseable {
         return MediaTypes.forFileName(name);
     }
 
-    static boolean accepts(String acceptEncoding, String coding) {
-        return dev.peregrine.http1.AcceptEncoding.accepts(acceptEncoding, coding);
-    }
-
     /** If-Match / If-None-Match against {@code etag}: strong comparison, or weak for If-None-Match (RFC 9110 §8.8.3.2). */
     static boolean matches(CharSequence header, String etag, boolean weak) {
         int n = header.length();
@@ -388,8 +428,18 @@ public final class StaticFiles implements Handler, AutoCloseable {
         return since != null && modifiedSeconds > since;
     }
 
-    private static boolean notModifiedSince(String date, long modifiedSeconds) {
-        Long since = parseDate(date);
+    /**
+     * If-Modified-Since: the date we sent as Last-Modified (what a cache echoes) is compared as it is,
+     * without parsing; any other date is parsed.
+     */
+    private static boolean notModifiedSince(CharSequence date, String lastModified, long modifiedSeconds) {
+        if (date == null) {
+            return false;
+        }
+        if (date.length() == lastModified.length() && regionEquals(date, 0, lastModified)) {
+            return true;
+        }
+        Long since = parseDate(date.toString());
         return since != null && modifiedSeconds <= since;
     }
 

@@ -67,8 +67,19 @@ public final class StaticOptions {
             return this;
         }
 
-        /** The {@code Cache-Control} value of every file response; null (the default) for none. */
+        /**
+         * The {@code Cache-Control} value of every file response; null (the default) for none.
+         *
+         * @throws IllegalArgumentException for a control character (CR, LF, NUL...) or non-ASCII, as
+         *         {@code Response.header} would refuse it: the value is written into every answer as it is
+         */
         public Builder cacheControl(String value) {
+            for (int i = 0; value != null && i < value.length(); i++) {
+                char c = value.charAt(i);
+                if (c > 0x7E || !dev.peregrine.http1.HttpTokens.FIELD_VALUE[c]) {
+                    throw new IllegalArgumentException("invalid character in cacheControl at index " + i);
+                }
+            }
             this.cacheControl = value;
             return this;
         }

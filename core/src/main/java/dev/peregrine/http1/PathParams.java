@@ -1,5 +1,7 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.buffer.AsciiView;
+
 import java.nio.ByteBuffer;
 
 /**
@@ -26,12 +28,23 @@ final class PathParams {
 
     /** The value of {@code name} decoded from {@code path}, or null when the route has no such parameter. */
     String value(String name, ByteBuffer path) {
+        int i = indexOf(name);
+        return i < 0 ? null : RequestText.percentDecoded(path, start[i], end[i]);
+    }
+
+    /** {@code view} pointed at the raw (still percent-encoded) bytes of {@code name} in {@code path}, or null. */
+    AsciiView raw(String name, ByteBuffer path, AsciiView view) {
+        int i = indexOf(name);
+        return i < 0 ? null : view.set(path, start[i], end[i]);
+    }
+
+    private int indexOf(String name) {
         for (int i = 0; i < count; i++) {
             if (names[i].equals(name)) {
-                return RequestText.percentDecoded(path, start[i], end[i]);
+                return i;
             }
         }
-        return null;
+        return -1;
     }
 
     /** Copies {@code from}'s parameters, each index moved by {@code shift}. {@code from} may be this. */

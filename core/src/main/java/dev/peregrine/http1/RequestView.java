@@ -70,6 +70,7 @@ public final class RequestView implements Request {
     final RequestBody body = new RequestBody();
 
     private final AsciiView pathView = new AsciiView();
+    private final AsciiView rawParamView = new AsciiView();
     private final RequestCursors cursors = new RequestCursors();
     private final AsciiView[] nameViews;
     private final AsciiView[] valueViews;
@@ -245,6 +246,16 @@ public final class RequestView implements Request {
     public String pathParam(String name) {
         checkLive();
         return params.value(name, pathBuffer());
+    }
+
+    /**
+     * The bytes matched by {@code {name}} as sent (percent-encoding kept), a view over
+     * {@link #pathBuffer()} re-pointed by each call, or null. No allocation: for handlers that decode
+     * into their own buffer ({@code files.StaticFiles}' cache lookup).
+     */
+    public AsciiView rawPathParam(String name) {
+        checkLive();
+        return params.raw(name, pathBuffer(), rawParamView);
     }
 
     @Override

@@ -107,6 +107,9 @@ public final class ResponseEncoder {
             out = putLatin1(sink, out, res.headerValues[i]);
             out = put(sink, out, CRLF);
         }
+        if (res.fields != null) {
+            out = put(sink, out, res.fields);
+        }
         if (res.requestId != null) {
             out = put(sink, out, REQUEST_ID);
             out = putLatin1(sink, out, res.requestId);

@@ -34,6 +34,8 @@ public final class ResponseView implements Response {
     String[] headerNames = new String[16];
     CharSequence[] headerValues = new CharSequence[16];
     int headerCount;
+    /** Header lines written after the handler's, as they are; see {@link #fields(byte[])}. */
+    byte[] fields;
     int bodyKind;
     byte[] bodyBytes;
     ByteBuffer bodyBuffer;
@@ -109,6 +111,7 @@ public final class ResponseView implements Response {
             headerValues[i] = null;
         }
         headerCount = 0;
+        fields = null;
         bodyKind = BODY_NONE;
         bodyBytes = null;
         bodyBuffer = null;
@@ -129,6 +132,16 @@ public final class ResponseView implements Response {
      */
     public void sendAsIs() {
         asIs = true;
+    }
+
+    /**
+     * Header lines the encoder copies as they are after those set with {@link #header}: each
+     * {@code Name: value\r\n}, already checked as {@link #header} checks (no CR, LF or NUL inside a line),
+     * kept by reference and not copied. For a handler that answers the same fields many times
+     * ({@code files.StaticFiles}: a cached file's ETag and Last-Modified). For this response only.
+     */
+    public void fields(byte[] lines) {
+        fields = lines;
     }
 
     /** Sets the id the encoder echoes as {@code X-Request-Id} (null: none). */
