@@ -119,6 +119,11 @@ class StaticFilesTransportsTest {
         assertEquals(0, notModified.body().length);
         assertEquals(etag, h(notModified, "ETag"));
         assertEquals("public, max-age=60", h(notModified, "Cache-Control"));
+        // RFC 9110 §15.4.5: what a cache updates, no representation metadata (the ETag validates).
+        assertNull(h(notModified, "Content-Type"));
+        assertNull(h(notModified, "Last-Modified"));
+        assertNull(h(notModified, "Accept-Ranges"));
+        assertEquals("Accept-Encoding", h(notModified, "Vary"));
         assertEquals(304, get("/static/data.bin", "If-None-Match", "W/" + etag).statusCode());
         assertEquals(304, get("/static/data.bin", "If-None-Match", "\"a\", " + etag).statusCode());
         assertEquals(304, get("/static/data.bin", "If-Modified-Since", lastModified).statusCode());

@@ -61,6 +61,8 @@ final class OpenFileCache implements AutoCloseable {
          * use ({@code ResponseView.fields}; the same benign race).
          */
         byte[] fields;
+        /** The same for a 304 ({@code StaticFiles.notModified}). */
+        byte[] notModifiedFields;
         /**
          * When a stat last found the file unchanged ({@link System#nanoTime}). Written by any loop without
          * a lock: a stale read only makes one more stat.
@@ -77,8 +79,8 @@ final class OpenFileCache implements AutoCloseable {
             this.modifiedMillis = attrs.lastModifiedTime().toMillis();
             this.fileKey = attrs.fileKey();
             this.attributes = Files.getFileAttributeView(path, BasicFileAttributeView.class);
-            this.etag = StaticFiles.etag(size, modifiedMillis);
-            this.lastModified = StaticFiles.lastModified(modifiedMillis);
+            this.etag = Validators.etag(size, modifiedMillis);
+            this.lastModified = Validators.lastModified(modifiedMillis);
             this.bytes = size <= IN_MEMORY_MAX ? readWhole(channel, (int) size) : null;
         }
 

@@ -15,11 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
 
@@ -34,7 +29,8 @@ import java.util.Locale;
  *       301 to {@code dir/} (so relative links in the index work); there are no listings.</li>
  *   <li>Validators: a strong {@code ETag} from size and modification time, and {@code Last-Modified}.
  *       Preconditions in the order of RFC 9110 §13.2.2: If-Match (412), If-Unmodified-Since (412),
- *       If-None-Match (304), If-Modified-Since (304), then If-Range.</li>
+ *       If-None-Match (304), If-Modified-Since (304), then If-Range ({@link Validators}). A 304 carries
+ *       Vary, ETag and Cache-Control only (RFC 9110 §15.4.5: no representation metadata).</li>
  *   <li>Ranges (RFC 9110 §14): one range gets 206 with {@code Content-Range}; several get
  *       {@code multipart/byteranges}; none satisfiable gets 416 with {@code Content-Range: bytes *}/size.
  *       A malformed Range header is ignored (200). More than {@code maxRanges} ranges, or overlapping
@@ -48,17 +44,17 @@ import java.util.Locale;
  *       held in memory and leave with their head in one write (never compressed on the fly either).</li>
  *   <li>Open files are kept in a bounded cache ({@link OpenFileCache}, {@code openFileCache} files, LRU): a
  *       request for a cached file costs one {@code stat}, which also validates it (size, modification
- *       time, inode); a changed file is opened again. They are closed when evicted and when the server
- *       stops ({@link #close()}).</li>
+ *       time, inode; none within {@code StaticOptions.cacheValid}); a changed file is opened again. They
+ *       are closed when evicted and when the server stops ({@link #close()}). The cache is looked up with
+ *       the request's own bytes ({@link PathKey}, decoded into the thread's probe) and a cached file's
+ *       fields are preformatted once ({@code ResponseView.fields}): a hit within the validity, and its
+ *       304, allocate nothing.</li>
  * </ul>
  * It runs on the loop: file metadata calls are short, and reading the bytes happens as the socket takes them.
  *
  * <p>Thread: any loop (its only mutable state is the cache, which guards itself).
  */
 public final class StaticFiles implements Handler, AutoCloseable {
-    /** IMF-fixdate (RFC 9110 §5.6.7): two-digit day, GMT. */
-    static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
-            .withZone(ZoneOffset.UTC);
     /** Largest total of several ranges assembled in memory for multipart/byteranges. */
     private static final long MAX_MULTIPART_BYTES = 8L * 1024 * 1024;
 
@@ -129,8 +125,8 @@ public final class StaticFiles implements Handler, AutoCloseable {
             BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
             size = attrs.size();
             modifiedSeconds = attrs.lastModifiedTime().toMillis() / 1000;
-            etag = etag(size, attrs.lastModifiedTime().toMillis());
-            lastModified = lastModified(attrs.lastModifiedTime().toMillis());
+            etag = Validators.etag(size, attrs.lastModifiedTime().toMillis());
+            lastModified = Validators.lastModified(attrs.lastModifiedTime().toMillis());
         }
 
         String encoding = null;
@@ -166,46 +162,27 @@ public final class StaticFiles implements Handler, AutoCloseable {
                 break;
             }
         }
-        if (cached != null && encoding == null && res instanceof ResponseView view) {
-            byte[] fields = cached.fields;
-            if (fields == null) {
-                cached.fields = fields = fields(etag, lastModified);
-            }
-            view.fields(fields); // the same bytes for every response with this file: no per-request checks
-        } else {
-            if (options.precompressed) {
-                res.header("Vary", "Accept-Encoding");
-            }
-            res.header("ETag", etag).header("Last-Modified", lastModified).header("Accept-Ranges", "bytes");
-            if (options.cacheControl != null) {
-                res.header("Cache-Control", options.cacheControl);
+        // RFC 9110 §13.2.2: the order in which preconditions are evaluated.
+        CharSequence ifMatch = req.headerView("If-Match"); // views: the 304 path allocates nothing here
+        boolean failed = ifMatch != null ? !Validators.matches(ifMatch, etag, false)
+                : Validators.modifiedAfter(req.header("If-Unmodified-Since"), modifiedSeconds);
+        if (!failed) {
+            CharSequence ifNoneMatch = req.headerView("If-None-Match");
+            if (ifNoneMatch != null ? Validators.matches(ifNoneMatch, etag, true)
+                    : Validators.notModifiedSince(req.headerView("If-Modified-Since"), lastModified, modifiedSeconds)) {
+                notModified(res, encoding == null ? cached : null, etag);
+                return;
             }
         }
-        String type = cached != null ? cached.mediaType : null;
-        if (type == null) {
-            type = mediaType(file.getFileName().toString());
-            if (cached != null) {
-                cached.mediaType = type;
-            }
-        }
-        res.contentType(type);
+        String type = representation(res, file, encoding == null ? cached : null, cached, etag, lastModified);
         if (encoding != null) {
             res.header("Content-Encoding", encoding);
         }
-
-        // RFC 9110 §13.2.2: the order in which preconditions are evaluated.
-        CharSequence ifMatch = req.headerView("If-Match"); // views: the 304 path allocates nothing here
-        if (ifMatch != null ? !matches(ifMatch, etag, false) : modifiedAfter(req.header("If-Unmodified-Since"), modifiedSeconds)) {
+        if (failed) {
             res.error(412);
             return;
         }
-        CharSequence ifNoneMatch = req.headerView("If-None-Match");
-        if (ifNoneMatch != null ? matches(ifNoneMatch, etag, true)
-                : notModifiedSince(req.headerView("If-Modified-Since"), lastModified, modifiedSeconds)) {
-            res.status(304);
-            return;
-        }
-        if (range != null && req.method().equals("GET") && ifRangeHolds(req.header("If-Range"), etag, lastModified)) {
+        if (range != null && req.method().equals("GET") && Validators.ifRangeHolds(req.header("If-Range"), etag, lastModified)) {
             List<long[]> ranges = Ranges.parse(range, size, options.maxRanges);
             if (ranges == Ranges.UNSATISFIABLE) {
                 res.error(416);
@@ -264,13 +241,76 @@ public final class StaticFiles implements Handler, AutoCloseable {
         return key.set(rel == null ? "" : rel);
     }
 
-    /** The identity representation's fields, as {@link ResponseView#fields} takes them. */
+    /**
+     * A 304 (RFC 9110 §15.4.5) carries the fields a cache must update: Vary, ETag and Cache-Control, and no
+     * representation metadata (Content-Type, Last-Modified, Accept-Ranges: the ETag validates): the head
+     * nginx sends, less its Last-Modified. {@code identity}: the cached file when the answer is its own
+     * bytes (no precompressed sibling), whose fields are preformatted once.
+     */
+    private void notModified(Response res, OpenFileCache.OpenFile identity, String etag) {
+        res.status(304);
+        if (identity != null && res instanceof ResponseView view) {
+            byte[] fields = identity.notModifiedFields;
+            if (fields == null) {
+                identity.notModifiedFields = fields = fields(etag, null);
+            }
+            view.fields(fields); // the same bytes for every 304 of this file: no per-request checks
+        } else {
+            if (options.precompressed) {
+                res.header("Vary", "Accept-Encoding");
+            }
+            res.header("ETag", etag);
+            if (options.cacheControl != null) {
+                res.header("Cache-Control", options.cacheControl);
+            }
+        }
+    }
+
+    /**
+     * Sets the validators, Vary, Cache-Control and Content-Type of a 200, 206, 412 or 416 and returns the
+     * type. {@code identity} as for {@link #notModified}; {@code cached}, the file's entry (its media type).
+     */
+    private String representation(Response res, Path file, OpenFileCache.OpenFile identity, OpenFileCache.OpenFile cached,
+                                  String etag, String lastModified) {
+        if (identity != null && res instanceof ResponseView view) {
+            byte[] fields = identity.fields;
+            if (fields == null) {
+                identity.fields = fields = fields(etag, lastModified);
+            }
+            view.fields(fields);
+        } else {
+            if (options.precompressed) {
+                res.header("Vary", "Accept-Encoding");
+            }
+            res.header("ETag", etag).header("Last-Modified", lastModified).header("Accept-Ranges", "bytes");
+            if (options.cacheControl != null) {
+                res.header("Cache-Control", options.cacheControl);
+            }
+        }
+        String type = cached != null ? cached.mediaType : null;
+        if (type == null) {
+            type = mediaType(file.getFileName().toString());
+            if (cached != null) {
+                cached.mediaType = type;
+            }
+        }
+        res.contentType(type);
+        return type;
+    }
+
+    /**
+     * The fields {@link #representation} (or, without {@code lastModified}, {@link #notModified}) sets,
+     * as {@link ResponseView#fields} takes them.
+     */
     private byte[] fields(String etag, String lastModified) {
         StringBuilder b = new StringBuilder(160);
         if (options.precompressed) {
             b.append("Vary: Accept-Encoding\r\n");
         }
-        b.append("ETag: ").append(etag).append("\r\nLast-Modified: ").append(lastModified).append("\r\nAccept-Ranges: bytes\r\n");
+        b.append("ETag: ").append(etag).append("\r\n");
+        if (lastModified != null) {
+            b.append("Last-Modified: ").append(lastModified).append("\r\nAccept-Ranges: bytes\r\n");
+        }
         if (options.cacheControl != null) {
             b.append("Cache-Control: ").append(options.cacheControl).append("\r\n"); // checked by StaticOptions
         }
@@ -288,16 +328,6 @@ public final class StaticFiles implements Handler, AutoCloseable {
     /** Files held open by the cache now (tests, metrics). */
     public int openFiles() {
         return cache == null ? 0 : cache.openCount();
-    }
-
-    /** The strong ETag of a file of {@code size} bytes modified at {@code modifiedMillis}. */
-    static String etag(long size, long modifiedMillis) {
-        return "\"" + Long.toHexString(size) + "-" + Long.toHexString(modifiedMillis) + "\"";
-    }
-
-    /** Last-Modified for {@code modifiedMillis}, whole seconds. */
-    static String lastModified(long modifiedMillis) {
-        return HTTP_DATE.format(Instant.ofEpochSecond(modifiedMillis / 1000));
     }
 
     /** Several ranges as one {@code multipart/byteranges} body (RFC 9110 §14.6), assembled in memory. */
@@ -382,85 +412,5 @@ public final class StaticFiles implements Handler, AutoCloseable {
             }
         }
         return MediaTypes.forFileName(name);
-    }
-
-    /** If-Match / If-None-Match against {@code etag}: strong comparison, or weak for If-None-Match (RFC 9110 §8.8.3.2). */
-    static boolean matches(CharSequence header, String etag, boolean weak) {
-        int n = header.length();
-        for (int start = 0; start <= n; ) {
-            int end = start;
-            while (end < n && header.charAt(end) != ',') {
-                end++;
-            }
-            int from = start;
-            int to = end;
-            while (from < to && header.charAt(from) <= ' ') {
-                from++;
-            }
-            while (to > from && header.charAt(to - 1) <= ' ') {
-                to--;
-            }
-            if (to - from == 1 && header.charAt(from) == '*' && start == 0 && end == n) {
-                return true; // "*" alone: any current representation
-            }
-            if (to - from > 2 && header.charAt(from) == 'W' && header.charAt(from + 1) == '/') {
-                from = weak ? from + 2 : to; // a weak tag never matches strongly
-            }
-            if (to - from == etag.length() && regionEquals(header, from, etag)) {
-                return true;
-            }
-            start = end + 1;
-        }
-        return false;
-    }
-
-    private static boolean regionEquals(CharSequence s, int from, String t) {
-        for (int i = 0; i < t.length(); i++) {
-            if (s.charAt(from + i) != t.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean modifiedAfter(String date, long modifiedSeconds) {
-        Long since = parseDate(date);
-        return since != null && modifiedSeconds > since;
-    }
-
-    /**
-     * If-Modified-Since: the date we sent as Last-Modified (what a cache echoes) is compared as it is,
-     * without parsing; any other date is parsed.
-     */
-    private static boolean notModifiedSince(CharSequence date, String lastModified, long modifiedSeconds) {
-        if (date == null) {
-            return false;
-        }
-        if (date.length() == lastModified.length() && regionEquals(date, 0, lastModified)) {
-            return true;
-        }
-        Long since = parseDate(date.toString());
-        return since != null && modifiedSeconds <= since;
-    }
-
-    /** If-Range (RFC 9110 §13.1.5): absent, or a strong ETag equal to ours, or exactly our Last-Modified. */
-    private static boolean ifRangeHolds(String ifRange, String etag, String lastModified) {
-        if (ifRange == null) {
-            return true;
-        }
-        String v = ifRange.trim();
-        return v.startsWith("\"") ? v.equals(etag) : v.equals(lastModified);
-    }
-
-    /** An IMF-fixdate as epoch seconds, or null when it is not one (then the condition is ignored). */
-    static Long parseDate(String s) {
-        if (s == null) {
-            return null;
-        }
-        try {
-            return ZonedDateTime.parse(s.trim(), HTTP_DATE).toEpochSecond();
-        } catch (DateTimeParseException e) {
-            return null;
-        }
     }
 }
