@@ -9,10 +9,8 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The open files of one {@link StaticFiles}, least recently used first out, at most {@code capacity}
@@ -32,8 +30,10 @@ import java.util.Map;
  *   drop(f): out of the map; closed now if refs == 0, else by the last release()
  *   close(): drops everything (the server stopped); the cache is empty but usable again
  * </pre>
- * Shared by every loop serving the directory, so the map is guarded by this object's lock; it is held
- * only for map and counter updates, never across a system call.
+ * Shared by every loop serving the directory: lookups read a {@code ConcurrentHashMap} without a lock and
+ * stamp the entry's last use; opening, dropping and lending take this object's lock, held only for map
+ * and counter updates, never across a system call. Least recently used means the oldest stamp, found by a
+ * scan when a file opened past the bound.
  *
  * <p>Thread: any.
  */
@@ -68,6 +68,11 @@ final class OpenFileCache implements AutoCloseable {
          * a lock: a stale read only makes one more stat.
          */
         long validatedNanos;
+        /**
+         * When a lookup last found it ({@link System#nanoTime}): the eviction order. Written by any loop
+         * without a lock: a stale read may evict a file used a moment ago, never a wrong one.
+         */
+        long usedNanos;
         private int refs;
         private boolean dropped;
         private boolean closed;
@@ -110,7 +115,8 @@ final class OpenFileCache implements AutoCloseable {
 
     private final int capacity;
     private final long validNanos;
-    private final LinkedHashMap<PathKey, OpenFile> files;
+    /** Read without a lock by lookups; changed under this object's lock. */
+    private final ConcurrentHashMap<PathKey, OpenFile> files;
     private int open;
 
     OpenFileCache(int capacity) {
@@ -121,7 +127,7 @@ final class OpenFileCache implements AutoCloseable {
     OpenFileCache(int capacity, long validMillis) {
         this.validNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(validMillis);
         this.capacity = capacity;
-        this.files = new LinkedHashMap<>(16, 0.75f, true);
+        this.files = new ConcurrentHashMap<>();
     }
 
     /**
@@ -132,14 +138,12 @@ final class OpenFileCache implements AutoCloseable {
      * another of the same size and time; within the validity, nothing.
      */
     OpenFile lookup(PathKey key) {
-        OpenFile f;
-        synchronized (this) {
-            f = files.get(key);
-        }
+        OpenFile f = files.get(key);
         if (f == null) {
             return null;
         }
-        long now = validNanos == 0 ? 0 : System.nanoTime();
+        long now = System.nanoTime();
+        f.usedNanos = now;
         if (validNanos != 0 && now - f.validatedNanos < validNanos) {
             return f; // trusted for a while without a stat (StaticOptions.cacheValid)
         }
@@ -170,6 +174,7 @@ final class OpenFileCache implements AutoCloseable {
         try {
             f = new OpenFile(path, ch, Files.readAttributes(path, BasicFileAttributes.class));
             f.validatedNanos = System.nanoTime();
+            f.usedNanos = f.validatedNanos;
         } catch (IOException e) {
             ch.close();
             throw e;
@@ -181,11 +186,8 @@ final class OpenFileCache implements AutoCloseable {
             if (old != null) {
                 dropLocked(old, toClose);
             }
-            Iterator<OpenFile> eldest = files.values().iterator();
-            while (files.size() > capacity && eldest.hasNext()) {
-                OpenFile e = eldest.next();
-                eldest.remove();
-                dropLocked(e, toClose);
+            if (files.size() > capacity) {
+                evictLocked(toClose);
             }
         }
         closeAll(toClose);
@@ -225,12 +227,30 @@ final class OpenFileCache implements AutoCloseable {
     private void drop(PathKey key, OpenFile f) {
         List<OpenFile> toClose = new ArrayList<>(1);
         synchronized (this) {
-            if (files.get(key) == f) {
-                files.remove(key);
-            }
+            files.remove(key, f);
             dropLocked(f, toClose);
         }
         closeAll(toClose);
+    }
+
+    /**
+     * Drops the least recently used file. A scan of the map: O(capacity) per file opened past the bound,
+     * which keeps hits free of a lock and of list updates (a hit only stamps {@link OpenFile#usedNanos}).
+     */
+    private void evictLocked(List<OpenFile> toClose) {
+        PathKey eldestKey = null;
+        OpenFile eldest = null;
+        for (var e : files.entrySet()) {
+            OpenFile f = e.getValue();
+            if (eldest == null || f.usedNanos - eldest.usedNanos < 0) {
+                eldestKey = e.getKey();
+                eldest = f;
+            }
+        }
+        if (eldest != null) {
+            files.remove(eldestKey, eldest);
+            dropLocked(eldest, toClose);
+        }
     }
 
     private void dropLocked(OpenFile f, List<OpenFile> toClose) {
@@ -250,8 +270,8 @@ final class OpenFileCache implements AutoCloseable {
     public void close() {
         List<OpenFile> toClose = new ArrayList<>();
         synchronized (this) {
-            for (Map.Entry<PathKey, OpenFile> e : files.entrySet()) {
-                dropLocked(e.getValue(), toClose);
+            for (OpenFile f : files.values()) {
+                dropLocked(f, toClose);
             }
             files.clear();
         }
