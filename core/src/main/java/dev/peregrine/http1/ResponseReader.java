@@ -12,16 +12,18 @@ import java.util.List;
  *
  * <p><b>Restartable,</b> like {@link RequestFramer}: on {@link #NEED_MORE} the caller keeps the bytes
  * from the response's first byte (with {@link #keep}, which drops chunk framing already decoded) and
- * calls {@link #read} again from there with more. The head is parsed once it is whole.
+ * calls {@link #read} again from there with more. Nothing is parsed twice: the head
+ * ({@link ResponseHead}, one pass, a word at a time) and a chunked body ({@link ChunkedDecoder}) both
+ * resume where the last call stopped, their positions kept relative to the response's first byte.
  * <pre>
  *   read() --&gt; interim 1xx heads skipped (counted) --&gt; HEAD: NEED_MORE until CRLF CRLF, bad -&gt; error
- *          (the status line is judged as soon as it is whole, and its prefix as soon as it cannot
- *          become HTTP/1.x, so a peer that is not an HTTP server is refused without waiting)
+ *          (judged byte by byte as it arrives, so a peer that is not an HTTP server is refused at
+ *          its first wrong byte, without waiting)
  *          --&gt; no body (HEAD request, 204, 304) | Content-Length | chunked | until close
  *          --&gt; NEED_MORE while the body is incomplete; the message end when complete
  *   atEndOfInput() --&gt; a body read until close is complete; anything else incomplete is an error
  * </pre>
- * Errors are {@code -1000 - reason} codes; {@link #error()} gives the reason as text, which the client
+ * Errors are {@link #ERROR}; {@link #error()} gives the reason as text, which the client
  * puts in its exception with the host.
  *
  * <p>Thread: the connection's loop thread; one per client connection, reused for every response.
@@ -33,17 +35,13 @@ public final class ResponseReader {
     /** An interim (1xx) response ended at {@link #interimEnd()}: consume it and read on from there. */
     public static final int INTERIM = -3;
 
-    private static final int MAX_STATUS_LINE = 8 * 1024;
-
     private final int maxHeadSize;
     private final long maxBodySize;
+    private final ResponseHead parser;
+    private final ResponseFields fields;
     private ChunkedDecoder chunked;
     private boolean headRequest;
     private int status;
-    private String reason;
-    private final ResponseFields fields = new ResponseFields();
-    private final List<String> names = fields.names;
-    private final List<String> values = fields.values;
     private long contentLength;
     private int bodyKind;
     private int bodyStart;
@@ -67,6 +65,8 @@ public final class ResponseReader {
     public ResponseReader(int maxHeadSize, long maxBodySize) {
         this.maxHeadSize = maxHeadSize;
         this.maxBodySize = maxBodySize;
+        this.parser = new ResponseHead(maxHeadSize);
+        this.fields = parser.fields;
     }
 
     /** Prepares for the response to a new request; {@code head} when that request is HEAD. */
@@ -76,6 +76,7 @@ public final class ResponseReader {
         headRel = 0;
         interim = 0;
         error = null;
+        parser.reset();
         if (chunked != null) {
             chunked.reset();
         }
@@ -147,10 +148,11 @@ public final class ResponseReader {
 
     /** The final head's end, INTERIM for a 1xx, NEED_MORE or ERROR; frames the body. */
     private int finalHead(ByteBuffer b, int pos, int end) {
-        int r = head(b, pos, end);
+        int r = parser.parse(b, pos, end);
         if (r < 0) {
-            return r;
+            return r == ERROR ? fail(parser.error()) : r;
         }
+        status = parser.code();
         if (status == 101) {
             // RFC 9110 §15.2.2: only an answer to an Upgrade request, which this reader's callers
             // do not send; what follows it is another protocol, not a response to read on.
@@ -161,6 +163,7 @@ public final class ResponseReader {
             interimStatus = status;
             status = 0;
             interimEnd = r;
+            parser.reset(); // the next head starts at interimEnd
             return INTERIM;
         }
         headRel = r - pos;
@@ -218,164 +221,14 @@ public final class ResponseReader {
         return ERROR;
     }
 
-    /** Parses one head at {@code pos}; returns its end, NEED_MORE or ERROR. */
-    private int head(ByteBuffer b, int pos, int end) {
-        int lineEnd = findCrlf(b, pos, end);
-        if (lineEnd == -2) {
-            return fail("malformed status line: a line ended by a bare LF");
-        }
-        if (lineEnd < 0) {
-            if (end - pos > MAX_STATUS_LINE) {
-                return fail("status line longer than " + MAX_STATUS_LINE + " bytes");
-            }
-            return end - pos > 0 && !plausibleStart(b, pos, end) ? fail("malformed status line") : NEED_MORE;
-        }
-        // Judge a whole status line at once, head complete or not: a peer that is not an HTTP server
-        // ("SSH-2.0-...\r\n", then silence) is refused now, not after the read timeout, and the
-        // verdict does not depend on where the bytes were split.
-        if (!statusLine(b, pos, lineEnd)) {
-            return ERROR;
-        }
-        int statusSeen = status;
-        status = 0; // status != 0 means "head parsed": only once the head is whole
-        int headLimit = pos + maxHeadSize;
-        int crlfcrlf = -1;
-        for (int i = lineEnd; i + 3 < end; i++) {
-            if (b.get(i) == '\r' && b.get(i + 1) == '\n' && b.get(i + 2) == '\r' && b.get(i + 3) == '\n') {
-                crlfcrlf = i;
-                break;
-            }
-            if (b.get(i + 1) == '\n' && b.get(i) != '\r') {
-                // Refused when seen, as the request parser does: waiting for a CRLFCRLF that a peer
-                // ending its lines with LF alone never sends would last until the read timeout.
-                return fail("malformed header field: a line ended by a bare LF");
-            }
-            if (i > headLimit) {
-                return fail("response head larger than " + maxHeadSize + " bytes");
-            }
-        }
-        if (crlfcrlf < 0) {
-            return end - pos > maxHeadSize ? fail("response head larger than " + maxHeadSize + " bytes") : NEED_MORE;
-        }
-        status = statusSeen;
-        fields.clear();
-        int p = lineEnd + 2;
-        while (p < crlfcrlf + 2) {
-            int e = findCrlf(b, p, crlfcrlf + 2);
-            if (e < 0) {
-                return fail("malformed header field: a line ended by a bare LF or CR");
-            }
-            if (!field(b, p, e)) {
-                return ERROR;
-            }
-            p = e + 2;
-        }
-        return crlfcrlf + 4;
-    }
-
-    /** A constant, not a literal in the method: that would be a new array for every response read. */
-    private static final byte[] HTTP_1_PREFIX = {'H', 'T', 'T', 'P', '/', '1', '.'};
-
-    /** Whether the bytes so far could begin {@code HTTP/1.x}. */
-    private static boolean plausibleStart(ByteBuffer b, int pos, int end) {
-        for (int i = 0; i < HTTP_1_PREFIX.length && pos + i < end; i++) {
-            if (b.get(pos + i) != HTTP_1_PREFIX[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** {@code HTTP/1.x SP 3DIGIT [SP reason]} (RFC 9112 §4; a missing SP before an empty reason is tolerated). */
-    private boolean statusLine(ByteBuffer b, int pos, int lineEnd) {
-        int length = lineEnd - pos;
-        if (length < 12 || !plausibleStart(b, pos, pos + 7) || (b.get(pos + 7) != '1' && b.get(pos + 7) != '0')
-                || b.get(pos + 8) != ' ') {
-            fail("malformed status line: " + ResponseFields.printable(b, pos, lineEnd));
-            return false;
-        }
-        int code = 0;
-        for (int i = pos + 9; i < pos + 12; i++) {
-            int d = b.get(i) - '0';
-            if (d < 0 || d > 9) {
-                fail("malformed status code: " + ResponseFields.printable(b, pos, lineEnd));
-                return false;
-            }
-            code = code * 10 + d;
-        }
-        if (length > 12 && b.get(pos + 12) != ' ') {
-            fail("malformed status line: " + ResponseFields.printable(b, pos, lineEnd));
-            return false;
-        }
-        status = code;
-        if (status < 100) {
-            fail("status code below 100: " + status);
-            return false;
-        }
-        for (int i = pos + 13; i < lineEnd; i++) {
-            int c = b.get(i) & 0xFF;
-            if (c != '\t' && (c < 0x20 || c == 0x7F)) {
-                fail("control character in the reason phrase");
-                return false;
-            }
-        }
-        reason = length > 13 ? ResponseFields.text(b, pos + 13, lineEnd, reason) : "";
-        return true;
-    }
-
-    /** {@code token ":" OWS value OWS} (RFC 9112 §5); no whitespace before the colon, no obs-fold. */
-    private boolean field(ByteBuffer b, int p, int e) {
-        int colon = -1;
-        for (int i = p; i < e; i++) {
-            int c = b.get(i) & 0xFF;
-            if (c == ':') {
-                colon = i;
-                break;
-            }
-            if (!HttpTokens.TCHAR[c]) {
-                fail(i == p && (c == ' ' || c == '\t') ? "obsolete line folding in a header field" : "malformed header field name");
-                return false;
-            }
-        }
-        if (colon <= p) {
-            fail("malformed header field");
-            return false;
-        }
-        int vs = colon + 1;
-        int ve = e;
-        while (vs < ve && (b.get(vs) == ' ' || b.get(vs) == '\t')) {
-            vs++;
-        }
-        while (ve > vs && (b.get(ve - 1) == ' ' || b.get(ve - 1) == '\t')) {
-            ve--;
-        }
-        for (int i = vs; i < ve; i++) {
-            int c = b.get(i) & 0xFF;
-            if (!HttpTokens.FIELD_VALUE[c]) {
-                fail("invalid byte 0x" + Integer.toHexString(c) + " in a header field value");
-                return false;
-            }
-        }
-        fields.add(b, p, colon, vs, ve);
-        return true;
-    }
-
     /** Decides how the body is framed (RFC 9112 §6.3). */
     private boolean frame() {
-        String te = null;
-        String cl = null;
-        for (int i = 0; i < names.size(); i++) {
-            String n = names.get(i);
-            if (n.equalsIgnoreCase("Transfer-Encoding")) {
-                te = te == null ? values.get(i) : te + "," + values.get(i);
-            } else if (n.equalsIgnoreCase("Content-Length")) {
-                if (cl != null && !cl.equals(values.get(i))) {
-                    fail("conflicting Content-Length values");
-                    return false;
-                }
-                cl = values.get(i);
-            }
+        if (parser.conflictingLengths()) {
+            fail("conflicting Content-Length values");
+            return false;
         }
+        String te = parser.transferEncoding();
+        String cl = parser.contentLength();
         if (headRequest || status == 204 || status == 304) {
             bodyKind = NONE;
             return true;
@@ -432,33 +285,21 @@ public final class ResponseReader {
         return to - from;
     }
 
-    private static int findCrlf(ByteBuffer b, int from, int end) {
-        for (int i = from; i + 1 < end; i++) {
-            if (b.get(i) == '\r') {
-                return b.get(i + 1) == '\n' ? i : -2;
-            }
-            if (b.get(i) == '\n') {
-                return -2;
-            }
-        }
-        return -1;
-    }
-
     public int status() {
         return status;
     }
 
     public String reason() {
-        return reason;
+        return parser.reason();
     }
 
     /** Header names of the final response, in order (a copy is made by the caller that keeps them). */
     public List<String> names() {
-        return names;
+        return fields.names;
     }
 
     public List<String> values() {
-        return values;
+        return fields.values;
     }
 
     /**
