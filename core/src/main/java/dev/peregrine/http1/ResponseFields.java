@@ -1,6 +1,9 @@
 package dev.peregrine.http1;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,16 +16,23 @@ import java.util.List;
  * bytes equal the previous response's at the same position is that same {@code String}, and lists
  * whose every element is the same are the same unmodifiable copy.
  * <pre>
- *   field i of this response:  bytes == seenNames[i]'s chars ? seenNames[i] : new String  (same for values)
+ *   field i of this response:  bytes == nameBytes[i] (a word at a time) ? seenNames[i] : new String  (same for values)
  *   namesCopy():               every names.get(i) == lastNames.get(i) ? lastNames : List.copyOf(names)
  * </pre>
  * Thread: the reader's (the connection's loop thread). Copies handed out never change.
  */
 final class ResponseFields {
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     final List<String> names = new ArrayList<>();
     final List<String> values = new ArrayList<>();
+    /** Slot i holds field i of the previous responses: the String and its bytes (to compare a word at a time). */
     private String[] seenNames = new String[16];
     private String[] seenValues = new String[16];
+    private byte[][] nameBytes = new byte[16][];
+    private byte[][] valueBytes = new byte[16][];
+    private String seenReason;
+    private byte[] reasonBytes;
     private List<String> lastNames = List.of();
     private List<String> lastValues = List.of();
 
@@ -38,13 +48,58 @@ final class ResponseFields {
         if (n == seenNames.length) {
             seenNames = Arrays.copyOf(seenNames, 2 * n);
             seenValues = Arrays.copyOf(seenValues, 2 * n);
+            nameBytes = Arrays.copyOf(nameBytes, 2 * n);
+            valueBytes = Arrays.copyOf(valueBytes, 2 * n);
         }
-        String name = text(b, p, colon, seenNames[n]);
-        String value = text(b, vs, ve, seenValues[n]);
-        seenNames[n] = name;
-        seenValues[n] = value;
+        boolean le = b.order() == ByteOrder.LITTLE_ENDIAN;
+        String name = seenNames[n];
+        if (name == null || !same(b, p, colon, name.length(), nameBytes[n], le)) {
+            byte[] a = nameBytes[n] = bytes(b, p, colon, nameBytes[n]);
+            name = seenNames[n] = new String(a, 0, colon - p, StandardCharsets.ISO_8859_1);
+        }
+        String value = seenValues[n];
+        if (value == null || !same(b, vs, ve, value.length(), valueBytes[n], le)) {
+            byte[] a = valueBytes[n] = bytes(b, vs, ve, valueBytes[n]);
+            value = seenValues[n] = new String(a, 0, ve - vs, StandardCharsets.ISO_8859_1);
+        }
         names.add(name);
         values.add(value);
+    }
+
+    /** The reason phrase {@code [from, to)}: the previous one itself when its bytes are the same. */
+    String reason(ByteBuffer b, int from, int to) {
+        if (seenReason == null || !same(b, from, to, seenReason.length(), reasonBytes, b.order() == ByteOrder.LITTLE_ENDIAN)) {
+            reasonBytes = bytes(b, from, to, reasonBytes);
+            seenReason = new String(reasonBytes, 0, to - from, StandardCharsets.ISO_8859_1);
+        }
+        return seenReason;
+    }
+
+    /** Whether {@code [from, to)} of {@code b} holds the {@code length} bytes of {@code seen}; eight at a time. */
+    private static boolean same(ByteBuffer b, int from, int to, int length, byte[] seen, boolean littleEndian) {
+        if (to - from != length) {
+            return false;
+        }
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            long w = b.getLong(from + i);
+            if ((littleEndian ? w : Long.reverseBytes(w)) != (long) LONG_LE.get(seen, i)) {
+                return false;
+            }
+        }
+        for (; i < length; i++) {
+            if (b.get(from + i) != seen[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code [from, to)} of {@code b} copied into {@code into}, or into a new array when it is too small. */
+    private static byte[] bytes(ByteBuffer b, int from, int to, byte[] into) {
+        byte[] a = into != null && into.length >= to - from ? into : new byte[Math.max(16, to - from)];
+        b.get(from, a, 0, to - from);
+        return a;
     }
 
     List<String> namesCopy() {
@@ -67,22 +122,6 @@ final class ResponseFields {
             }
         }
         return true;
-    }
-
-    /** The ISO-8859-1 text of {@code [from, to)}: {@code seen} itself when it holds the same bytes, else a new String. */
-    static String text(ByteBuffer b, int from, int to, String seen) {
-        if (seen != null && seen.length() == to - from) {
-            int i = 0;
-            while (i < to - from && seen.charAt(i) == (b.get(from + i) & 0xFF)) {
-                i++;
-            }
-            if (i == to - from) {
-                return seen;
-            }
-        }
-        byte[] a = new byte[to - from];
-        b.get(from, a);
-        return new String(a, StandardCharsets.ISO_8859_1);
     }
 
     /** At most 80 characters of {@code [from, to)} for an error message, controls and non-ASCII as {@code ?}. */

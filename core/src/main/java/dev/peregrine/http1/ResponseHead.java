@@ -115,97 +115,119 @@ final class ResponseHead {
         boolean le = b.order() == ByteOrder.LITTLE_ENDIAN;
         int lim = (int) Math.min(end, (long) pos + maxHeadSize); // bytes past lim cannot be this head's
         int p = pos + rel;
-        if (phase <= STATUS_LF) {
+        int ph = phase;
+        if (ph <= STATUS_LF) {
             p = statusLine(b, pos, p, end, lim, le);
             if (p < 0) {
                 return p;
             }
+            ph = LINE_START;
         }
+        // One field per turn; each case falls through to the next part of the line. A phase is only
+        // stored when the bytes run out (stop), for the next call to resume there.
+        int c;
         while (true) {
-            if (p >= lim) {
-                return stop(pos, p, end, "response head larger than " + maxHeadSize + " bytes");
-            }
-            int c;
-            switch (phase) {
+            switch (ph) {
                 case LINE_START:
+                    if (p >= lim) {
+                        return stop(LINE_START, pos, p, end);
+                    }
                     c = b.get(p) & 0xFF;
                     if (c == '\r') {
-                        phase = END_LF;
+                        ph = END_LF;
                         p++;
-                    } else if (c == ' ' || c == '\t') {
-                        return fail("obsolete line folding in a header field");
-                    } else {
-                        lineRel = p - pos;
-                        phase = NAME;
+                        continue;
                     }
-                    continue;
-                case NAME:
-                    if (p + 8 <= lim) {
-                        long unusual = Swar.notAlnumDashMask(word(b, p, le));
-                        if (unusual == 0) {
-                            p += 8;
-                            continue;
-                        }
-                        p += Swar.firstIndex(unusual); // still below lim: the byte of interest
-                    }
-                    c = b.get(p) & 0xFF;
-                    if (HttpTokens.TCHAR[c]) {
-                        p++;
-                    } else if (c == ':' && p - pos > lineRel) {
-                        colonRel = p - pos;
-                        phase = VALUE_LEAD;
-                        p++;
-                    } else {
-                        return fail(c == ':' ? "malformed header field: an empty name"
-                                : c == '\r' ? "malformed header field: a line without a colon"
-                                : c == '\n' ? "malformed header field: a line ended by a bare LF"
-                                : "malformed header field name"); // whitespace before the colon too (RFC 9112 §5.1)
-                    }
-                    continue;
-                case VALUE_LEAD:
-                    c = b.get(p);
                     if (c == ' ' || c == '\t') {
-                        p++;
-                    } else {
-                        valueRel = p - pos;
-                        phase = VALUE;
+                        return fail("obsolete line folding in a header field");
                     }
-                    continue;
+                    lineRel = p - pos;
+                    // fall through
+                case NAME:
+                    while (true) {
+                        if (p + 8 <= lim) {
+                            long unusual = Swar.notAlnumDashMask(word(b, p, le));
+                            if (unusual == 0) {
+                                p += 8;
+                                continue;
+                            }
+                            p += Swar.firstIndex(unusual); // still below lim: the byte of interest
+                        } else if (p >= lim) {
+                            return stop(NAME, pos, p, end);
+                        }
+                        c = b.get(p) & 0xFF;
+                        if (HttpTokens.TCHAR[c]) {
+                            p++;
+                        } else if (c == ':' && p - pos > lineRel) {
+                            break;
+                        } else {
+                            return fail(c == ':' ? "malformed header field: an empty name"
+                                    : c == '\r' ? "malformed header field: a line without a colon"
+                                    : c == '\n' ? "malformed header field: a line ended by a bare LF"
+                                    : "malformed header field name"); // whitespace before the colon too (RFC 9112 §5.1)
+                        }
+                    }
+                    colonRel = p - pos;
+                    p++;
+                    // fall through
+                case VALUE_LEAD:
+                    while (true) {
+                        if (p >= lim) {
+                            return stop(VALUE_LEAD, pos, p, end);
+                        }
+                        c = b.get(p);
+                        if (c != ' ' && c != '\t') {
+                            break;
+                        }
+                        p++;
+                    }
+                    valueRel = p - pos;
+                    // fall through
                 case VALUE:
-                    if (p + 8 <= lim) {
-                        long w = word(b, p, le);
-                        long controls = Swar.lessMask(w, 0x20) | Swar.equalMask(w, DEL);
-                        if (controls == 0) {
-                            p += 8;
-                            continue;
+                    while (true) {
+                        if (p + 8 <= lim) {
+                            long w = word(b, p, le);
+                            long controls = Swar.lessMask(w, 0x20) | Swar.equalMask(w, DEL);
+                            if (controls == 0) {
+                                p += 8;
+                                continue;
+                            }
+                            p += Swar.firstIndex(controls);
+                        } else if (p >= lim) {
+                            return stop(VALUE, pos, p, end);
                         }
-                        p += Swar.firstIndex(controls);
-                    }
-                    c = b.get(p) & 0xFF;
-                    if (c == '\r') {
-                        int ve = p;
-                        while (ve > pos + valueRel && ((c = b.get(ve - 1)) == ' ' || c == '\t')) {
-                            ve--; // trailing OWS, only ever a few bytes back
+                        c = b.get(p) & 0xFF;
+                        if (c == '\r') {
+                            break;
                         }
-                        valueEndRel = ve - pos;
-                        phase = VALUE_LF;
+                        if (!HttpTokens.FIELD_VALUE[c]) {
+                            return fail(c == '\n' ? "malformed header field: a line ended by a bare LF"
+                                    : "invalid byte 0x" + Integer.toHexString(c) + " in a header field value");
+                        }
                         p++;
-                    } else if (HttpTokens.FIELD_VALUE[c]) {
-                        p++;
-                    } else {
-                        return fail(c == '\n' ? "malformed header field: a line ended by a bare LF"
-                                : "invalid byte 0x" + Integer.toHexString(c) + " in a header field value");
                     }
-                    continue;
+                    int ve = p;
+                    while (ve > pos + valueRel && ((c = b.get(ve - 1)) == ' ' || c == '\t')) {
+                        ve--; // trailing OWS, only ever a few bytes back
+                    }
+                    valueEndRel = ve - pos;
+                    p++;
+                    // fall through
                 case VALUE_LF:
+                    if (p >= lim) {
+                        return stop(VALUE_LF, pos, p, end);
+                    }
                     if (b.get(p) != '\n') {
                         return fail("malformed header field: a CR not followed by LF");
                     }
                     field(b, pos);
-                    phase = LINE_START;
                     p++;
+                    ph = LINE_START;
                     continue;
                 default: // END_LF
+                    if (p >= lim) {
+                        return stop(END_LF, pos, p, end);
+                    }
                     if (b.get(p) != '\n') {
                         return fail("malformed header field: a CR not followed by LF");
                     }
@@ -223,8 +245,9 @@ final class ResponseHead {
         int slim = Math.min(lim, pos + MAX_STATUS_LINE + 2);
         while (true) {
             if (p >= slim) {
-                return stop(pos, p, end, slim < lim ? "status line longer than " + MAX_STATUS_LINE + " bytes"
-                        : "response head larger than " + maxHeadSize + " bytes");
+                rel = p - pos;
+                return p < end ? fail(slim < lim ? "status line longer than " + MAX_STATUS_LINE + " bytes"
+                        : "response head larger than " + maxHeadSize + " bytes") : NEED_MORE;
             }
             int at = p - pos;
             int c;
@@ -276,7 +299,7 @@ final class ResponseHead {
                     }
                     c = b.get(p) & 0xFF;
                     if (c == '\r') {
-                        reason = p - pos > REASON_AT ? ResponseFields.text(b, pos + REASON_AT, p, reason) : "";
+                        reason = p - pos > REASON_AT ? fields.reason(b, pos + REASON_AT, p) : "";
                         phase = STATUS_LF;
                     } else if (c == '\n') {
                         return failStatus(b, pos, p, c);
@@ -315,10 +338,11 @@ final class ResponseHead {
         }
     }
 
-    /** At the limit {@code p}: NEED_MORE while the bytes end there, else the limit was passed. */
-    private int stop(int pos, int p, int end, String tooLong) {
+    /** The bytes ran out at {@code p} in phase {@code ph}: NEED_MORE while they end there, else the head is too large. */
+    private int stop(int ph, int pos, int p, int end) {
+        phase = ph;
         rel = p - pos;
-        return p < end ? fail(tooLong) : NEED_MORE;
+        return p < end ? fail("response head larger than " + maxHeadSize + " bytes") : NEED_MORE;
     }
 
     private int failStatus(ByteBuffer b, int pos, int p, int c) {
