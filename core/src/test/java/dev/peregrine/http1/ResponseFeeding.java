@@ -4,15 +4,22 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Feeds a response to a {@link ResponseReader} as the client connection does: in two pieces split
- * at {@code k} (0: whole), keeping from the response's first byte on NEED_MORE ({@link ResponseReader#keep}),
- * skipping interim responses, and, when asked, telling the reader the peer closed after the last byte.
+ * at {@code k} (0: whole), keeping from the response's first byte on NEED_MORE ({@link ResponseReader#keep})
+ * into a new buffer, skipping interim responses, and, when asked, telling the reader the peer closed
+ * after the last byte. Every call must make progress: an interim response consumes bytes, a message
+ * ends inside the bytes held, and the end of input gives a verdict.
  */
 final class ResponseFeeding {
-    /** What the reader made of the bytes: {@code result} is the message end, ERROR or NEED_MORE. */
-    record Outcome(int result, ByteBuffer buffer, ResponseReader reader) {
+    /**
+     * What the reader made of the bytes: {@code result} is the message end, ERROR or NEED_MORE;
+     * {@code unread} the bytes after a complete message, those not fed yet included.
+     */
+    record Outcome(int result, ByteBuffer buffer, ResponseReader reader, int unread) {
         boolean error() {
             return result == ResponseReader.ERROR;
         }
@@ -32,7 +39,20 @@ final class ResponseFeeding {
     private ResponseFeeding() {
     }
 
+    /** {@code wire} holds one response and nothing after it: a message must end where the bytes do. */
     static Outcome feed(ResponseReader r, byte[] wire, int k, boolean peerClosesAfter) {
+        return feed(r, wire, k, peerClosesAfter, false);
+    }
+
+    /**
+     * {@code wire} may hold bytes after the response (a mutated one may end early): they are counted
+     * in {@link Outcome#unread}. The peer closes after the last byte.
+     */
+    static Outcome feedAllowingMore(ResponseReader r, byte[] wire, int k) {
+        return feed(r, wire, k, true, true);
+    }
+
+    private static Outcome feed(ResponseReader r, byte[] wire, int k, boolean peerClosesAfter, boolean moreMayFollow) {
         ByteBuffer b = buffer(wire.length + 16);
         int start = 0;
         int end = 0;
@@ -42,17 +62,22 @@ final class ResponseFeeding {
             b.put(end, wire, fed, piece);
             end += piece;
             fed += piece;
-            while (true) {
+            for (int interim = 0; ; interim++) {
+                assertTrue(interim <= 64, "more than 64 interim responses in a few bytes");
                 int res = r.read(b, start, end);
                 if (res == ResponseReader.INTERIM) {
+                    assertTrue(r.interimEnd() > start, "an interim response that consumed nothing");
                     start = r.interimEnd();
                     continue;
                 }
                 if (res >= 0) {
-                    assertEquals(end, res, "the message ends where the bytes do");
+                    assertTrue(res > start && res <= end, "message end " + res + " outside " + start + ".." + end);
+                    if (!moreMayFollow) {
+                        assertEquals(end, res, "the message ends where the bytes do");
+                    }
                 }
                 if (res != ResponseReader.NEED_MORE) {
-                    return new Outcome(res, b, r);
+                    return new Outcome(res, b, r, res >= 0 ? end - res + wire.length - fed : 0);
                 }
                 break;
             }
@@ -61,7 +86,12 @@ final class ResponseFeeding {
             start = 0;
             b = kept;
         }
-        return new Outcome(peerClosesAfter ? r.atEndOfInput(b, start, end) : ResponseReader.NEED_MORE, b, r);
+        if (!peerClosesAfter) {
+            return new Outcome(ResponseReader.NEED_MORE, b, r, 0);
+        }
+        int res = r.atEndOfInput(b, start, end);
+        assertNotEquals(ResponseReader.NEED_MORE, res, "NEED_MORE at end of input");
+        return new Outcome(res, b, r, 0);
     }
 
     static ByteBuffer buffer(int n) {

@@ -3,15 +3,12 @@ package dev.peregrine.http1;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@link ResponseReader} on mutations of valid responses (a byte replaced, inserted, deleted or
@@ -95,79 +92,22 @@ class ResponseReaderMutationTest {
         return out;
     }
 
-    private static ByteBuffer buffer(int n) {
-        return ByteBuffer.allocateDirect(n).order(ByteOrder.LITTLE_ENDIAN);
-    }
-
     /**
      * Feeds {@code wire} in two pieces split at {@code k} (0: whole) the way the client connection
-     * does (keep from the response's start on NEED_MORE), then ends the input. Returns
-     * "response STATUS BODY [+N unread]" or "error: REASON". Bounded: each call must make progress.
+     * does ({@link ResponseFeeding#feedAllowingMore}: bytes may follow the response), then ends the
+     * input. Returns "response STATUS BODY +N unread" or "error: REASON".
      */
     private static String outcome(byte[] wire, int k) {
         ResponseReader r = new ResponseReader(16 * 1024, MAX_BODY);
         r.expect(false);
-        ByteBuffer b = buffer(wire.length + 16);
-        int[] start = {0}; // moved past interim responses by drive
-        int end = 0;
-        int fed = 0;
-        int[] pieces = k == 0 ? new int[] {wire.length} : new int[] {k, wire.length - k};
-        for (int piece : pieces) {
-            b.put(end, wire, fed, piece);
-            end += piece;
-            fed += piece;
-            String done = drive(r, b, start, end, wire.length - fed, false);
-            if (done != null) {
-                return done;
-            }
-            ByteBuffer kept = buffer(wire.length + 16);
-            end = r.keep(b, start[0], end, kept);
-            start[0] = 0;
-            b = kept;
+        ResponseFeeding.Outcome o = ResponseFeeding.feedAllowingMore(r, wire, k);
+        if (o.error()) {
+            // the reason's kind; the detail after ':' may be shorter when a prefix was refused early
+            String why = r.error();
+            int colon = why.indexOf(':');
+            return "error: " + (colon > 0 ? why.substring(0, colon) : why);
         }
-        String done = drive(r, b, start, end, 0, true);
-        if (done == null) {
-            fail("no outcome at end of input");
-        }
-        return done;
-    }
-
-    /**
-     * Reads until a response, an error or NEED_MORE (null); at end of input, asks atEndOfInput.
-     * {@code from[0]} is where the response starts, moved past each interim response; {@code unfed}
-     * bytes of the wire have not arrived yet (they count as unread after a complete response).
-     */
-    private static String drive(ResponseReader r, ByteBuffer b, int[] from, int end, int unfed, boolean eof) {
-        for (int guard = 0; guard < 64; guard++) {
-            int start = from[0];
-            int res = eof ? r.atEndOfInput(b, start, end) : r.read(b, start, end);
-            if (res == ResponseReader.INTERIM) {
-                if (r.interimEnd() <= start) {
-                    fail("an interim response that consumed nothing");
-                }
-                start = r.interimEnd();
-                from[0] = start;
-                continue;
-            }
-            if (res == ResponseReader.ERROR) {
-                // the reason's kind; the detail after ':' may be shorter when a prefix was refused early
-                String why = r.error();
-                int colon = why.indexOf(':');
-                return "error: " + (colon > 0 ? why.substring(0, colon) : why);
-            }
-            if (res == ResponseReader.NEED_MORE) {
-                if (eof) {
-                    fail("NEED_MORE at end of input");
-                }
-                return null;
-            }
-            assertTrue(res > start && res <= end, "message end " + res + " outside " + start + ".." + end);
-            byte[] body = new byte[r.bodyLength()];
-            b.get(r.bodyStart(), body);
-            return "response " + r.status() + " " + new String(body, StandardCharsets.ISO_8859_1) + " +" + (end - res + unfed) + " unread";
-        }
-        fail("more than 64 interim responses in a few bytes");
-        return null;
+        return "response " + r.status() + " " + o.body() + " +" + o.unread() + " unread";
     }
 
     private static String show(byte[] wire) {
