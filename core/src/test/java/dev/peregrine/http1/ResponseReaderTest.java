@@ -44,7 +44,18 @@ class ResponseReaderTest {
                 Arguments.of("bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "malformed chunked body"),
                 Arguments.of("NUL in a value", "HTTP/1.1 200 OK\r\nX: a\u0000b\r\nContent-Length: 0\r\n\r\n", "invalid byte 0x0"),
                 Arguments.of("bare LF", "HTTP/1.1 200 OK\nContent-Length: 0\r\n\r\n", "malformed status line"),
-                Arguments.of("too large", "HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n", "larger than"));
+                Arguments.of("too large", "HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n", "larger than"),
+                Arguments.of("status below 100", "HTTP/1.1 099 Low\r\n\r\n", "status code below 100"),
+                Arguments.of("four-digit status", "HTTP/1.1 2000 OK\r\n\r\n", "malformed status line"),
+                Arguments.of("control in the reason", "HTTP/1.1 200 A long reason\u0001phrase\r\n\r\n", "control character in the reason"),
+                Arguments.of("CR without LF after the status line", "HTTP/1.1 200 OK\rX: y\r\n\r\n", "malformed status line"),
+                Arguments.of("bare CR in a value", "HTTP/1.1 200 OK\r\nX: a\rb\r\n\r\n", "CR not followed by LF"),
+                Arguments.of("bare LF after a value", "HTTP/1.1 200 OK\r\nX: a\n\r\n", "bare LF"),
+                Arguments.of("no colon", "HTTP/1.1 200 OK\r\nJustAName\r\n\r\n", "malformed header field"),
+                Arguments.of("empty name", "HTTP/1.1 200 OK\r\n: v\r\n\r\n", "malformed header field"),
+                Arguments.of("bad byte in a long name", "HTTP/1.1 200 OK\r\nX-A-Rather-Long-Name\u0001: v\r\n\r\n", "malformed header field name"),
+                Arguments.of("DEL deep in a long value", "HTTP/1.1 200 OK\r\nX: abcdefghijklmnopqrstuvwxyz\u007fz\r\n\r\n", "invalid byte 0x7f"),
+                Arguments.of("CR without LF after the fields", "HTTP/1.1 200 OK\r\nX: y\r\n\rZ", "CR not followed by LF"));
     }
 
     /** Feeds {@code wire} split at {@code k} (0: whole), as the connection does; returns body text or "error: ...". */
@@ -204,6 +215,56 @@ class ResponseReaderTest {
                     : r.bodyFraming() == ResponseReader.BODY_CHUNKED ? "chunked"
                     : r.bodyFraming() == ResponseReader.BODY_UNTIL_CLOSE ? "until close" : String.valueOf(r.contentLength());
             assertEquals(c[1], got, c[0]);
+        }
+    }
+    @Test
+    void theHeadLimitHoldsAtEverySplitAndAHeadOfExactlyTheLimitReads() {
+        String exact = "HTTP/1.1 200 OK\r\nX-Fill: " + "v".repeat(64 - 17 - 8 - 4) + "\r\n\r\n";
+        assertEquals(64, exact.length());
+        byte[] fits = exact.getBytes(StandardCharsets.ISO_8859_1);
+        byte[] over = exact.replace("X-Fill: ", "X-Fill: w").getBytes(StandardCharsets.ISO_8859_1);
+        for (int k = 0; k < over.length; k++) {
+            ResponseReader r = new ResponseReader(64, 1000);
+            r.expect(false);
+            ResponseFeeding.Outcome o = ResponseFeeding.feed(r, fits, Math.min(k, fits.length - 1), true);
+            assertEquals(fits.length, o.result(), "split at " + k + ": " + r.error());
+            r.expect(false);
+            o = ResponseFeeding.feed(r, over, k, false);
+            assertTrue(o.error() && r.error().equals("response head larger than 64 bytes"), "split at " + k + ": " + r.error());
+        }
+        byte[] longLine = ("HTTP/1.1 200 " + "r".repeat(ResponseHead.MAX_STATUS_LINE) + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        for (int k : new int[] {0, 1, 13, ResponseHead.MAX_STATUS_LINE, longLine.length - 3}) {
+            ResponseReader r = new ResponseReader(64 * 1024, 1000);
+            r.expect(false);
+            assertTrue(ResponseFeeding.feed(r, longLine, k, false).error(), "split at " + k);
+            assertTrue(r.error().startsWith("status line longer than"), r.error());
+        }
+    }
+
+    @Test
+    void aBigEndianHeapBufferReadsLikeALittleEndianDirectOne() {
+        // the word-at-a-time scans read a long in the buffer's order: both orders must see the same bytes
+        String[] wires = {
+            "HTTP/1.1 200 A reason phrase long enough\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 5\r\n\r\nhello",
+            "HTTP/1.1 200 OK\r\nX-Long-Header-Name: a value of some length\u0000\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nX-Long-Header-Name\t: v\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        };
+        for (String wire : wires) {
+            byte[] bytes = wire.getBytes(StandardCharsets.ISO_8859_1);
+            ResponseReader little = new ResponseReader(8192, 1000);
+            little.expect(false);
+            ByteBuffer direct = ResponseFeeding.buffer(bytes.length);
+            direct.put(0, bytes);
+            int l = little.read(direct, 0, bytes.length);
+            ResponseReader big = new ResponseReader(8192, 1000);
+            big.expect(false);
+            int g = big.read(ByteBuffer.wrap(bytes.clone()), 0, bytes.length);
+            assertEquals(l, g, wire);
+            assertEquals(little.error(), big.error(), wire);
+            assertEquals(little.names(), big.names(), wire);
+            assertEquals(little.values(), big.values(), wire);
+            assertEquals(little.reason(), big.reason(), wire);
         }
     }
 }
