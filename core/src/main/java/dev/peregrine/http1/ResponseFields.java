@@ -1,13 +1,13 @@
 package dev.peregrine.http1;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.util.AbstractList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.RandomAccess;
 
 /**
  * The header fields of the response a {@link ResponseReader} is reading, as {@code String}s, without
@@ -16,90 +16,161 @@ import java.util.List;
  * bytes equal the previous response's at the same position is that same {@code String}, and lists
  * whose every element is the same are the same unmodifiable copy.
  * <pre>
- *   field i of this response:  bytes == nameBytes[i] (a word at a time) ? seenNames[i] : new String  (same for values)
+ *   field i of this response:  bytes == seenNames[i]'s (a word at a time) ? seenNames[i].text : new String  (same for values)
  *   namesCopy():               every names.get(i) == lastNames.get(i) ? lastNames : List.copyOf(names)
  * </pre>
  * Thread: the reader's (the connection's loop thread). Copies handed out never change.
  */
 final class ResponseFields {
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /** {@link #add}: a field that does not frame the body. */
+    static final int OTHER = 0;
+    /** {@link #add}: a {@code Content-Length} field, in any case. */
+    static final int CONTENT_LENGTH = 1;
+    /** {@link #add}: a {@code Transfer-Encoding} field, in any case. */
+    static final int TRANSFER_ENCODING = 2;
 
-    final List<String> names = new ArrayList<>();
-    final List<String> values = new ArrayList<>();
-    /** Slot i holds field i of the previous responses: the String and its bytes (to compare a word at a time). */
-    private String[] seenNames = new String[16];
-    private String[] seenValues = new String[16];
-    private byte[][] nameBytes = new byte[16][];
-    private byte[][] valueBytes = new byte[16][];
-    private String seenReason;
-    private byte[] reasonBytes;
+    final Strings names = new Strings();
+    final Strings values = new Strings();
+    /** Slot i: field i of the previous responses, name and value. */
+    private Seen[] seenNames = new Seen[0];
+    private Seen[] seenValues = new Seen[0];
+    private final Seen seenReason = new Seen();
+    private byte[] scratch = new byte[64];
     private List<String> lastNames = List.of();
     private List<String> lastValues = List.of();
 
     /** A new response begins. */
     void clear() {
-        names.clear();
-        values.clear();
+        names.size = 0;
+        values.size = 0;
     }
 
-    /** Adds the field with name {@code [p, colon)} and value {@code [vs, ve)} of {@code b} (already validated). */
-    void add(ByteBuffer b, int p, int colon, int vs, int ve) {
-        int n = names.size();
+    /**
+     * Adds the field with name {@code [p, colon)} and value {@code [vs, ve)} of {@code b} (already
+     * validated); returns what the name is: {@link #OTHER}, {@link #CONTENT_LENGTH} or
+     * {@link #TRANSFER_ENCODING}.
+     */
+    int add(ByteBuffer b, int p, int colon, int vs, int ve) {
+        int n = names.size;
         if (n == seenNames.length) {
-            seenNames = Arrays.copyOf(seenNames, 2 * n);
-            seenValues = Arrays.copyOf(seenValues, 2 * n);
-            nameBytes = Arrays.copyOf(nameBytes, 2 * n);
-            valueBytes = Arrays.copyOf(valueBytes, 2 * n);
+            seenNames = Arrays.copyOf(seenNames, Math.max(8, 2 * n));
+            seenValues = Arrays.copyOf(seenValues, seenNames.length);
+            for (int i = n; i < seenNames.length; i++) {
+                seenNames[i] = new Seen();
+                seenValues[i] = new Seen();
+            }
         }
         boolean le = b.order() == ByteOrder.LITTLE_ENDIAN;
-        String name = seenNames[n];
-        if (name == null || !same(b, p, colon, name.length(), nameBytes[n], le)) {
-            byte[] a = nameBytes[n] = bytes(b, p, colon, nameBytes[n]);
-            name = seenNames[n] = new String(a, 0, colon - p, StandardCharsets.ISO_8859_1);
+        Seen name = seenNames[n];
+        if (!name.holds(b, p, colon, le)) {
+            name.take(b, p, colon, le, scratch(colon - p));
+            name.kind = colon - p == 14 && name.text.equalsIgnoreCase("Content-Length") ? CONTENT_LENGTH
+                    : colon - p == 17 && name.text.equalsIgnoreCase("Transfer-Encoding") ? TRANSFER_ENCODING : OTHER;
         }
-        String value = seenValues[n];
-        if (value == null || !same(b, vs, ve, value.length(), valueBytes[n], le)) {
-            byte[] a = valueBytes[n] = bytes(b, vs, ve, valueBytes[n]);
-            value = seenValues[n] = new String(a, 0, ve - vs, StandardCharsets.ISO_8859_1);
+        Seen value = seenValues[n];
+        if (!value.holds(b, vs, ve, le)) {
+            value.take(b, vs, ve, le, scratch(ve - vs));
         }
-        names.add(name);
-        values.add(value);
+        names.add(name.text);
+        values.add(value.text);
+        return name.kind;
     }
 
     /** The reason phrase {@code [from, to)}: the previous one itself when its bytes are the same. */
     String reason(ByteBuffer b, int from, int to) {
-        if (seenReason == null || !same(b, from, to, seenReason.length(), reasonBytes, b.order() == ByteOrder.LITTLE_ENDIAN)) {
-            reasonBytes = bytes(b, from, to, reasonBytes);
-            seenReason = new String(reasonBytes, 0, to - from, StandardCharsets.ISO_8859_1);
+        boolean le = b.order() == ByteOrder.LITTLE_ENDIAN;
+        if (!seenReason.holds(b, from, to, le)) {
+            seenReason.take(b, from, to, le, scratch(to - from));
         }
-        return seenReason;
+        return seenReason.text;
     }
 
-    /** Whether {@code [from, to)} of {@code b} holds the {@code length} bytes of {@code seen}; eight at a time. */
-    private static boolean same(ByteBuffer b, int from, int to, int length, byte[] seen, boolean littleEndian) {
-        if (to - from != length) {
-            return false;
+    private byte[] scratch(int n) {
+        if (scratch.length < n) {
+            scratch = new byte[Math.max(n, 2 * scratch.length)];
         }
-        int i = 0;
-        for (; i + 8 <= length; i += 8) {
-            long w = b.getLong(from + i);
-            if ((littleEndian ? w : Long.reverseBytes(w)) != (long) LONG_LE.get(seen, i)) {
-                return false;
-            }
-        }
-        for (; i < length; i++) {
-            if (b.get(from + i) != seen[i]) {
-                return false;
-            }
-        }
-        return true;
+        return scratch;
     }
 
-    /** {@code [from, to)} of {@code b} copied into {@code into}, or into a new array when it is too small. */
-    private static byte[] bytes(ByteBuffer b, int from, int to, byte[] into) {
-        byte[] a = into != null && into.length >= to - from ? into : new byte[Math.max(16, to - from)];
-        b.get(from, a, 0, to - from);
-        return a;
+    /**
+     * A text seen at one position of the previous responses, with its bytes packed into words the way
+     * a little-endian {@code getLong} reads them, so that the next response's bytes are compared eight
+     * at a time:
+     * <pre>
+     *   text "Content-Type" (12 bytes):  words[0] = "Content-" as a long, words[1] = "Type" in its low 4 bytes
+     * </pre>
+     */
+    private static final class Seen {
+        String text;
+        long[] words = new long[2];
+        int kind;
+
+        /** Whether {@code [from, to)} of {@code b} holds the bytes of {@link #text}. */
+        boolean holds(ByteBuffer b, int from, int to, boolean littleEndian) {
+            int length = to - from;
+            if (text == null || text.length() != length) {
+                return false;
+            }
+            int i = 0;
+            for (; i + 8 <= length; i += 8) {
+                long w = b.getLong(from + i);
+                if ((littleEndian ? w : Long.reverseBytes(w)) != words[i >>> 3]) {
+                    return false;
+                }
+            }
+            long tail = words[i >>> 3]; // take() sized words for the tail
+            for (int shift = 0; i < length; i++, shift += 8) {
+                if (b.get(from + i) != (byte) (tail >>> shift)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Makes {@code [from, to)} of {@code b} the text seen here (a new String). */
+        void take(ByteBuffer b, int from, int to, boolean littleEndian, byte[] scratch) {
+            int length = to - from;
+            b.get(from, scratch, 0, length);
+            text = new String(scratch, 0, length, StandardCharsets.ISO_8859_1);
+            if (words.length < (length >>> 3) + 1) {
+                words = new long[(length >>> 3) + 1];
+            }
+            int i = 0;
+            for (; i + 8 <= length; i += 8) {
+                long w = b.getLong(from + i);
+                words[i >>> 3] = littleEndian ? w : Long.reverseBytes(w);
+            }
+            long tail = 0;
+            for (int shift = 0; i < length; i++, shift += 8) {
+                tail |= (scratch[i] & 0xFFL) << shift;
+            }
+            words[i >>> 3] = tail;
+        }
+    }
+
+    /** A list of the fields' Strings, emptied without clearing (its Strings live on in the slots anyway). */
+    static final class Strings extends AbstractList<String> implements RandomAccess {
+        private String[] a = new String[16];
+        int size;
+
+        @Override
+        public boolean add(String s) {
+            if (size == a.length) {
+                a = Arrays.copyOf(a, 2 * size);
+            }
+            a[size++] = s;
+            return true;
+        }
+
+        @Override
+        public String get(int i) {
+            return a[Objects.checkIndex(i, size)];
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
     }
 
     List<String> namesCopy() {

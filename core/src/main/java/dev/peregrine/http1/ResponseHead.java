@@ -320,21 +320,17 @@ final class ResponseHead {
 
     /** A field's line ended: keeps it, and notes it when it frames the body. */
     private void field(ByteBuffer b, int pos) {
-        fields.add(b, pos + lineRel, pos + colonRel, pos + valueRel, pos + valueEndRel);
-        int n = colonRel - lineRel;
-        if (n == 14 || n == 17) {
-            int last = fields.names.size() - 1;
-            String name = fields.names.get(last);
-            String value = fields.values.get(last);
-            if (name.equalsIgnoreCase("Content-Length")) {
-                if (contentLength == null) {
-                    contentLength = value;
-                } else if (!contentLength.equals(value)) {
-                    conflictingLengths = true;
-                }
-            } else if (name.equalsIgnoreCase("Transfer-Encoding")) {
-                transferEncoding = transferEncoding == null ? value : transferEncoding + "," + value;
+        int kind = fields.add(b, pos + lineRel, pos + colonRel, pos + valueRel, pos + valueEndRel);
+        if (kind == ResponseFields.CONTENT_LENGTH) {
+            String value = fields.values.get(fields.values.size - 1);
+            if (contentLength == null) {
+                contentLength = value;
+            } else if (!contentLength.equals(value)) {
+                conflictingLengths = true;
             }
+        } else if (kind == ResponseFields.TRANSFER_ENCODING) {
+            String value = fields.values.get(fields.values.size - 1);
+            transferEncoding = transferEncoding == null ? value : transferEncoding + "," + value;
         }
     }
 

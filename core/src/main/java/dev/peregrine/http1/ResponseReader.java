@@ -43,6 +43,9 @@ public final class ResponseReader {
     private boolean headRequest;
     private int status;
     private long contentLength;
+    /** The last Content-Length value parsed, and what it gave. */
+    private String lengthText;
+    private long lengthValue;
     private int bodyKind;
     private int bodyStart;
     private int bodyLength;
@@ -250,7 +253,11 @@ public final class ResponseReader {
             return true;
         }
         if (cl != null) {
-            long length = ResponseFraming.contentLength(cl);
+            if (cl != lengthText) { // the same String as last time when the bytes repeated (ResponseFields)
+                lengthValue = ResponseFraming.contentLength(cl);
+                lengthText = cl;
+            }
+            long length = lengthValue;
             if (length == ResponseFraming.CONFLICTING) {
                 fail("conflicting Content-Length values");
                 return false;

@@ -46,7 +46,7 @@ public final class ResponseReaderBefore {
     private boolean headRequest;
     private int status;
     private String reason;
-    private final ResponseFields fields = new ResponseFields();
+    private final ResponseFieldsBefore fields = new ResponseFieldsBefore();
     private final List<String> names = fields.names;
     private final List<String> values = fields.values;
     private long contentLength;
@@ -296,20 +296,20 @@ public final class ResponseReaderBefore {
         int length = lineEnd - pos;
         if (length < 12 || !plausibleStart(b, pos, pos + 7) || (b.get(pos + 7) != '1' && b.get(pos + 7) != '0')
                 || b.get(pos + 8) != ' ') {
-            fail("malformed status line: " + ResponseFields.printable(b, pos, lineEnd));
+            fail("malformed status line: " + ResponseFieldsBefore.printable(b, pos, lineEnd));
             return false;
         }
         int code = 0;
         for (int i = pos + 9; i < pos + 12; i++) {
             int d = b.get(i) - '0';
             if (d < 0 || d > 9) {
-                fail("malformed status code: " + ResponseFields.printable(b, pos, lineEnd));
+                fail("malformed status code: " + ResponseFieldsBefore.printable(b, pos, lineEnd));
                 return false;
             }
             code = code * 10 + d;
         }
         if (length > 12 && b.get(pos + 12) != ' ') {
-            fail("malformed status line: " + ResponseFields.printable(b, pos, lineEnd));
+            fail("malformed status line: " + ResponseFieldsBefore.printable(b, pos, lineEnd));
             return false;
         }
         status = code;
@@ -324,7 +324,7 @@ public final class ResponseReaderBefore {
                 return false;
             }
         }
-        reason = length > 13 ? ResponseFields.text(b, pos + 13, lineEnd, reason) : "";
+        reason = length > 13 ? ResponseFieldsBefore.text(b, pos + 13, lineEnd, reason) : "";
         return true;
     }
 
@@ -408,7 +408,7 @@ public final class ResponseReaderBefore {
                 return false;
             }
             if (length == ResponseFraming.MALFORMED) {
-                fail("malformed Content-Length: " + ResponseFields.printable(cl));
+                fail("malformed Content-Length: " + ResponseFieldsBefore.printable(cl));
                 return false;
             }
             contentLength = length;
@@ -468,7 +468,7 @@ public final class ResponseReaderBefore {
 
     /**
      * An unmodifiable copy of {@link #names()} to keep past this reader's next response: the previous
-     * copy itself when every name is the same String as then ({@link ResponseFields}).
+     * copy itself when every name is the same String as then ({@link ResponseFieldsBefore}).
      */
     public List<String> namesCopy() {
         return fields.namesCopy();
