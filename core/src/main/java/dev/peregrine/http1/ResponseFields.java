@@ -118,13 +118,23 @@ final class ResponseFields {
                     return false;
                 }
             }
-            long tail = words[i >>> 3]; // take() sized words for the tail
-            for (int shift = 0; i < length; i++, shift += 8) {
-                if (b.get(from + i) != (byte) (tail >>> shift)) {
-                    return false;
-                }
+            return i == length || tail(b, from + i, length - i, littleEndian) == words[i >>> 3];
+        }
+
+        /**
+         * The last {@code n} (1 to 7) bytes at {@code at} packed like a word: one read of a whole word
+         * masked when the buffer goes on past them (it does in a head: CRLF follows), else byte by byte.
+         */
+        private static long tail(ByteBuffer b, int at, int n, boolean littleEndian) {
+            if (at + 8 <= b.limit()) {
+                long w = b.getLong(at);
+                return (littleEndian ? w : Long.reverseBytes(w)) & (-1L >>> (64 - 8 * n));
             }
-            return true;
+            long tail = 0;
+            for (int i = 0, shift = 0; i < n; i++, shift += 8) {
+                tail |= (b.get(at + i) & 0xFFL) << shift;
+            }
+            return tail;
         }
 
         /** Makes {@code [from, to)} of {@code b} the text seen here (a new String). */
@@ -140,11 +150,7 @@ final class ResponseFields {
                 long w = b.getLong(from + i);
                 words[i >>> 3] = littleEndian ? w : Long.reverseBytes(w);
             }
-            long tail = 0;
-            for (int shift = 0; i < length; i++, shift += 8) {
-                tail |= (scratch[i] & 0xFFL) << shift;
-            }
-            words[i >>> 3] = tail;
+            words[i >>> 3] = i == length ? 0 : tail(b, from + i, length - i, littleEndian);
         }
     }
 
