@@ -380,11 +380,6 @@ final class ResponseHead {
         return transferEncoding;
     }
 
-    /** Bytes read of the head so far. */
-    int length() {
-        return rel;
-    }
-
     String error() {
         return error;
     }
