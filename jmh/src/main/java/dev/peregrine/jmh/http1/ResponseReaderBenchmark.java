@@ -1,7 +1,6 @@
 package dev.peregrine.jmh.http1;
 
 import dev.peregrine.http1.ResponseReader;
-import dev.peregrine.http1.ResponseReaderBefore;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -20,9 +19,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client's response reader alone on a direct little-endian buffer, as a client connection uses it,
- * beside the reader as it was before its one-pass rewrite ({@code reader=before}, the class
- * {@code ResponseReaderBefore}) in the same run. Per op:
+ * The client's response reader alone on a direct little-endian buffer, as a client connection uses it.
+ * (The figures before its one-pass rewrite were measured in the same run against the old class, commit
+ * 0f7fa82's {@code ResponseReader}; README lists them.) Per op:
  * <ul>
  *   <li>{@code single}: one typical 200 response (six fields, a 13-byte body), whole;</li>
  *   <li>{@code pipelined16}: a batch of 16 such responses back to back, read one after another;</li>
@@ -49,15 +48,10 @@ public class ResponseReaderBenchmark {
             + "\r\n"
             + "Hello, World!";
 
-    @Param({"before", "after"})
-    public String reader;
-
     @Param({"single", "pipelined16", "split"})
     public String shape;
 
     private final ResponseReader after = new ResponseReader(16 * 1024, 1 << 20);
-    private final ResponseReaderBefore before = new ResponseReaderBefore(16 * 1024, 1 << 20);
-    private boolean old;
     private ByteBuffer buf;
     private int length;
     private int responses;
@@ -65,7 +59,6 @@ public class ResponseReaderBenchmark {
 
     @Setup
     public void setup() {
-        old = reader.equals("before");
         byte[] one = RESPONSE.getBytes(StandardCharsets.US_ASCII);
         responses = shape.equals("pipelined16") ? 16 : 1;
         buf = ByteBuffer.allocateDirect(one.length * responses).order(ByteOrder.LITTLE_ENDIAN);
@@ -88,7 +81,7 @@ public class ResponseReaderBenchmark {
         for (int i = 0; i < responses; i++) {
             int r = readOne(pos, cut > 0 ? pos + cut : length); // split: NEED_MORE, the connection keeps the bytes
             if (cut > 0) {
-                r = old ? before.read(buf, pos, length) : after.read(buf, pos, length);
+                r = after.read(buf, pos, length);
             }
             pos = r;
         }
@@ -97,10 +90,6 @@ public class ResponseReaderBenchmark {
 
     /** Starts a response at {@code pos} with bytes up to {@code end}. */
     private int readOne(int pos, int end) {
-        if (old) {
-            before.expect(false);
-            return before.read(buf, pos, end);
-        }
         after.expect(false);
         return after.read(buf, pos, end);
     }
