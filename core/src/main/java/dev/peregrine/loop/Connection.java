@@ -17,7 +17,7 @@ import java.nio.ByteBuffer;
  * ({@code input}); later reads append to it and the protocol is offered the whole again. An idle
  * connection holds no buffer.
  *
- * <p><b>Output.</b> The batch and what the socket refused are its superclass {@link ConnectionOutput}'s
+ * <p><b>Output.</b> The batch and what the socket refused are its superclass {@link ConnectionIo}'s
  * (drawn there); the batch leaves when the input that caused it has been handled ({@link #flush}).
  * While more than {@code maxPendingOutput} bytes wait, the connection is not read
  * ({@link #pauseReading}, counted in {@code readPauses}).
@@ -44,13 +44,12 @@ import java.nio.ByteBuffer;
  * <p><b>Reuse.</b> A closed plain connection may serve another socket ({@link ConnectionRecycler},
  * {@link #reopen}).
  *
- * <p><b>Readiness report.</b> {@link #onReadable} returns whether a read moved bytes (or the end of
- * stream), or the connection asked to read again, so an edge-triggered transport knows when to stop
- * calling it without counting reads of its own.
+ * <p><b>Readiness report.</b> {@link #onReadable} says whether the call read or asked to read again
+ * (its superclass {@link ConnectionIo} counts).
  *
  * <p>Thread: the owning loop thread only.
  */
-public final class Connection extends ConnectionOutput {
+public final class Connection extends ConnectionIo {
     /** The close sequence (see the class javadoc). */
     public enum State { OPEN, CLOSING, DRAINING, CLOSED }
 
@@ -73,9 +72,6 @@ public final class Connection extends ConnectionOutput {
     private boolean resumedByDrain;
     /** The peer ended its input while the protocol was producing: close once that is answered. */
     private boolean peerEnded;
-    /** Reads made and read interest raised, for {@link #onReadable}'s report. */
-    private int reads;
-    private boolean interestRaised;
     /**
      * Made by the listener with no layer and never switched: may serve another socket after its close
      * if the protocol agrees ({@link ConnectionRecycler}).
@@ -106,13 +102,11 @@ public final class Connection extends ConnectionOutput {
      * {@link Protocol#onOpen} again (it starts afresh there).
      */
     void reopen(SocketEndpoint socket) {
-        resetOutput(socket);
+        resetIo(socket);
         state = State.OPEN;
         readPaused = false;
         resumedByDrain = false;
         peerEnded = false;
-        reads = 0;
-        interestRaised = false;
         open();
     }
 
@@ -125,19 +119,8 @@ public final class Connection extends ConnectionOutput {
 
     // ---------------------------------------------------------------- transport events
 
-    /**
-     * The socket has bytes (or EOF) to read. Returns whether the connection read it, or asked to read
-     * it again, during the call: false means it takes no input now (paused, closing, closed) and an
-     * edge-triggered transport should keep the readiness for later.
-     */
-    public boolean onReadable() {
-        int before = reads;
-        interestRaised = false;
-        readable();
-        return reads != before || interestRaised;
-    }
-
-    private void readable() {
+    @Override
+    void readable() {
         if (state == State.DRAINING) {
             discardInput();
             return;
@@ -220,8 +203,7 @@ public final class Connection extends ConnectionOutput {
         if (protocol.producing()) {
             protocol.onOutputReady(this);
         } else if (wasPaused && !readPaused && state == State.OPEN && heldInput() != null) {
-            resumedByDrain = false;
-            process(input.buffer(), 0, input.length()); // input that arrived while reading was paused
+            resumedByDrain = true; // input that arrived while reading was paused
             processHeld();
         }
         updateTimer();
@@ -317,25 +299,6 @@ public final class Connection extends ConnectionOutput {
         resumedByDrain = false;
     }
 
-    /**
-     * Reads from the socket into {@code dst} (for a protocol reading the socket itself in
-     * {@link Protocol#onReadable}); -1 at end of stream.
-     */
-    public int read(ByteBuffer dst) throws IOException {
-        int n = io.read(dst);
-        if (n != 0) {
-            // Only reads that moved something count for onReadable's report: a 0 means the socket is
-            // empty, or a layer (TLS) waits on something that will call onReadable again by itself.
-            reads++;
-        }
-        return n;
-    }
-
-    /** Turns the transport's read interest on or off, without touching the backpressure pause. */
-    public void readInterest(boolean on) {
-        interestRaised |= on;
-        io.readInterest(on);
-    }
 
     /** The input held for the protocol ({@code [0, heldInputLength())}), or null when none is held. */
     public ByteBuffer heldInput() {
@@ -400,7 +363,7 @@ public final class Connection extends ConnectionOutput {
         return peerEnded;
     }
 
-    // ---------------------------------------------------------------- output (ConnectionOutput's hooks)
+    // ---------------------------------------------------------------- output (ConnectionIo's hooks)
 
     /** Writes the batch; then, if closing and nothing is pending or still produced, starts draining. */
     public void flush() {

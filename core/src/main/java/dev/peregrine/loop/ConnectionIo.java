@@ -6,8 +6,15 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A connection's output: the superclass of {@link Connection} between it and {@link ConnectionTimer},
- * so that the batch and its backlog cost no object of their own. The protocol encodes into the loop's
+ * A connection's socket side: the superclass of {@link Connection} between it and
+ * {@link ConnectionTimer}, so that it costs no object of its own. It counts reads for the readiness
+ * report and keeps the output.
+ *
+ * <p><b>Readiness report.</b> {@link #onReadable} returns whether a read moved bytes (or the end of
+ * stream), or the connection asked to read again, so an edge-triggered transport knows when to stop
+ * calling it without counting reads of its own.
+ *
+ * <p><b>Output.</b> The protocol encodes into the loop's
  * shared write buffer ({@link #out()}); the batch leaves in one write when the input that caused it has
  * been handled ({@link #flushBatch}). What the socket does not take is kept in a lent buffer
  * ({@link OutputBacklog}, made the first time the socket refuses bytes) and written when the socket is
@@ -23,7 +30,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Thread: the owning loop thread only.
  */
-abstract class ConnectionOutput extends ConnectionTimer implements OutputSink {
+abstract class ConnectionIo extends ConnectionTimer implements OutputSink {
     /** The socket (or the layer over it); replaced when a recycled connection serves another. */
     SocketEndpoint io;
     /** Bytes the socket has not taken; created the first time it refuses some, then kept. */
@@ -33,10 +40,48 @@ abstract class ConnectionOutput extends ConnectionTimer implements OutputSink {
      * (WRITE), so a peer that stops reading a file is closed after {@code writeTimeout} as for any output.
      */
     private boolean awaitingWritable;
+    /** Reads made and read interest raised, for {@link #onReadable}'s report. */
+    private int reads;
+    private boolean interestRaised;
 
-    ConnectionOutput(LoopContext ctx, SocketEndpoint io) {
+    ConnectionIo(LoopContext ctx, SocketEndpoint io) {
         super(ctx);
         this.io = io;
+    }
+
+    /** The socket is readable: read it, or not (paused, closing), as the connection's state says. */
+    abstract void readable();
+
+    /**
+     * The socket has bytes (or EOF) to read. Returns whether the connection read it, or asked to read
+     * it again, during the call: false means it takes no input now (paused, closing, closed) and an
+     * edge-triggered transport should keep the readiness for later.
+     */
+    public final boolean onReadable() {
+        int before = reads;
+        interestRaised = false;
+        readable();
+        return reads != before || interestRaised;
+    }
+
+    /**
+     * Reads from the socket into {@code dst} (for a protocol reading the socket itself in
+     * {@link Protocol#onReadable}); -1 at end of stream.
+     */
+    public int read(ByteBuffer dst) throws IOException {
+        int n = io.read(dst);
+        if (n != 0) {
+            // Only reads that moved something count for onReadable's report: a 0 means the socket is
+            // empty, or a layer (TLS) waits on something that will call onReadable again by itself.
+            reads++;
+        }
+        return n;
+    }
+
+    /** Turns the transport's read interest on or off, without touching the backpressure pause. */
+    public void readInterest(boolean on) {
+        interestRaised |= on;
+        io.readInterest(on);
     }
 
     /** Whether output is still written (not once draining or closed): else a batch is dropped. */
@@ -153,10 +198,12 @@ abstract class ConnectionOutput extends ConnectionTimer implements OutputSink {
         }
     }
 
-    /** A recycled connection's output starts as a new one's, on {@code socket}. */
-    final void resetOutput(SocketEndpoint socket) {
+    /** A recycled connection's socket side starts as a new one's, on {@code socket}. */
+    final void resetIo(SocketEndpoint socket) {
         io = socket;
         awaitingWritable = false;
+        reads = 0;
+        interestRaised = false;
         resetTimer();
     }
 }
