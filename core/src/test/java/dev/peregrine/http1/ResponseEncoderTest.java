@@ -143,6 +143,40 @@ class ResponseEncoderTest {
         }
     }
 
+    /**
+     * A 200 with a content type and nothing else leaves in fewer copies (status, Server and Date as
+     * one array): the same bytes as the general path, in every connection mode, and its Date follows
+     * the clock.
+     */
+    @Test
+    void theCommonAnswerIsTheSameBytesAsTheGeneralPath() {
+        for (boolean keepAlive : new boolean[] {true, false}) {
+            for (boolean http10 : new boolean[] {true, false}) {
+                ResponseView r = res();
+                r.contentType("text/plain").body("Hello".getBytes(StandardCharsets.US_ASCII));
+                String close = keepAlive && !http10 ? "" : keepAlive ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+                assertEquals("HTTP/1.1 200 OK\r\nServer: Peregrine\r\n" + DATE + "Content-Type: text/plain\r\nContent-Length: 5\r\n"
+                        + close + "\r\nHello", encode(r, false, keepAlive, http10), "keepAlive " + keepAlive + " http10 " + http10);
+                r.header("X-A", "b"); // the general path
+                assertEquals("HTTP/1.1 200 OK\r\nServer: Peregrine\r\n" + DATE + "Content-Type: text/plain\r\nX-A: b\r\n"
+                        + "Content-Length: 5\r\n" + close + "\r\nHello", encode(r, false, keepAlive, http10));
+                ResponseView withFields = res();
+                withFields.contentType("text/plain").body("Hello".getBytes(StandardCharsets.US_ASCII));
+                withFields.fields("ETag: \"1\"\r\n".getBytes(StandardCharsets.US_ASCII)); // preformatted lines: the general path
+                assertEquals("HTTP/1.1 200 OK\r\nServer: Peregrine\r\n" + DATE + "Content-Type: text/plain\r\nETag: \"1\"\r\n"
+                        + "Content-Length: 5\r\n" + close + "\r\nHello", encode(withFields, false, keepAlive, http10));
+            }
+        }
+        ResponseEncoder e = new ResponseEncoder();
+        ResponseView r = res();
+        r.contentType("text/plain").body(new byte[0]);
+        e.tick(NOW);
+        e.tick(NOW + 1000);
+        Sink later = new Sink(4096);
+        e.encode(r, false, true, false, later);
+        assertTrue(later.all().contains("Date: Sun, 22 Nov 2026 06:28:47 GMT\r\nContent-Type: text/plain\r\nContent-Length: 0\r\n\r\n"));
+    }
+
     @Test
     void errorsContinueAndTheDateTick() {
         ResponseEncoder e = new ResponseEncoder();
