@@ -39,6 +39,11 @@ import java.util.Map;
 public final class Server implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
 
+    static {
+        // The client's in-memory dialer reaches the loops through this slot: the API names no loop.
+        dev.peregrine.transport.ServerLoops.install(Server::loopsFor);
+    }
+
     private final ServerConfig config;
     private final TransportServer running;
     /** The HTTPS listener's loops, or null. */
@@ -91,6 +96,17 @@ public final class Server implements AutoCloseable {
             return runningTls.port();
         }
         return tls != null ? running.port() : -1;
+    }
+
+    /** The loops of the listener speaking plain HTTP or TLS ({@link dev.peregrine.transport.ServerLoops}). */
+    private List<LoopContext> loopsFor(boolean https) {
+        if (closed) {
+            return List.of();
+        }
+        if (https) {
+            return runningTls != null ? runningTls.loops() : tls != null ? running.loops() : List.of();
+        }
+        return tls != null && runningTls == null ? List.of() : running.loops();
     }
 
     /** The transport serving: {@link Transport#NIO} or {@link Transport#EPOLL}, never AUTO. */

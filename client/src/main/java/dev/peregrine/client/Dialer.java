@@ -3,12 +3,17 @@ package dev.peregrine.client;
 import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.EndpointLayer;
 import dev.peregrine.loop.EventLoop;
+import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.Protocol;
+import dev.peregrine.transport.MemoryPipe;
+import dev.peregrine.transport.ServerLoops;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * How the client obtains a connection for a {@code host:port} ({@link HttpClient.Builder#dialer}): TCP to
@@ -21,6 +26,9 @@ import java.nio.file.Path;
  *                             plain HTTP: a local peer needs no TLS); Host still names the URL's host
  *   connectProxy(proxy)       TCP to the proxy, "CONNECT host:port" (RFC 9110 §9.3.6), then HTTP over
  *                             the tunnel; the proxy looks the host up; plain http URLs
+ *   inMemory(server)          no socket: a Server of this JVM accepts the connection on one of its loops
+ *                             (http: its plain listener's, https: its TLS listener's); the URL's host and
+ *                             port only go in Host and key the pool
  * </pre>
  * A dial that cannot be made (refused, timed out, a proxy answering other than 2xx, a transport that
  * cannot) fails the call with {@link ClientException.Phase#CONNECT} and the reason.
@@ -35,9 +43,9 @@ public abstract class Dialer {
         }
 
         @Override
-        void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
+        void dial(LoopContext ctx, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
                   long timeoutMillis, ConnectCallback callback) {
-            loop.connect(target, tls, protocol, timeoutMillis, callback);
+            ctx.eventLoop().connect(target, tls, protocol, timeoutMillis, callback);
         }
 
         @Override
@@ -100,6 +108,45 @@ public abstract class Dialer {
         };
     }
 
+    /**
+     * Every connection to {@code server}, a started {@link dev.peregrine.Server} of this JVM, with no socket
+     * (fasthttp's in-memory listener): the server accepts it on one of its loops, round-robin, as if from
+     * its listener (its routes, settings and, for {@code https} URLs, its TLS listener's certificate), and
+     * the client's connection is an ordinary one of the host's pool. Timeouts, pipelining, the reuse path
+     * and the server's graceful stop behave as over TCP. A server that has closed, or serves no listener for
+     * the URL's scheme, fails the call with phase CONNECT saying so.
+     */
+    public static Dialer inMemory(dev.peregrine.Server server) {
+        if (server == null) {
+            throw new IllegalArgumentException("server must not be null");
+        }
+        AtomicInteger next = new AtomicInteger();
+        return new Dialer() {
+            @Override
+            boolean resolvesTarget() {
+                return false;
+            }
+
+            @Override
+            void dial(LoopContext ctx, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
+                      long timeoutMillis, ConnectCallback callback) {
+                List<LoopContext> loops = ServerLoops.of(server, https);
+                if (loops.isEmpty()) {
+                    callback.failed(new IOException("the in-memory server " + (https ? "serves no https" : "serves no plain http")
+                            + " or has closed"));
+                    return;
+                }
+                MemoryPipe.connect(ctx, https ? tls : null, protocol,
+                        loops.get(Math.floorMod(next.getAndIncrement(), loops.size())), callback);
+            }
+
+            @Override
+            public String toString() {
+                return "in-memory:" + server;
+            }
+        };
+    }
+
     /** Whether the pool must look the URL's host up before {@link #dial} (off the loop). */
     abstract boolean resolvesTarget();
 
@@ -107,7 +154,7 @@ public abstract class Dialer {
      * Opens a connection speaking {@code protocol} for {@code target} (resolved when
      * {@link #resolvesTarget}, else unresolved) and tells {@code callback}. Thread: {@code loop}'s.
      */
-    abstract void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
+    abstract void dial(LoopContext ctx, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
                        long timeoutMillis, ConnectCallback callback);
 
     /** A dialer that needs no lookup of the target and carries plain http only (the https call fails saying why). */
@@ -126,12 +173,12 @@ public abstract class Dialer {
         }
 
         @Override
-        final void dial(EventLoop loop, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
+        final void dial(LoopContext ctx, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
                         long timeoutMillis, ConnectCallback callback) {
             if (https) {
                 callback.failed(new IOException(noHttps));
             } else {
-                open(loop, target, protocol, timeoutMillis, callback);
+                open(ctx.eventLoop(), target, protocol, timeoutMillis, callback);
             }
         }
 

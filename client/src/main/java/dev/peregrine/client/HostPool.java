@@ -140,7 +140,7 @@ final class HostPool implements CallSite {
             }
         }
         ClientConnection conn = new ClientConnection(this);
-        client.dialer.dial(ctx.eventLoop(), address, https, tls, conn, client.connectTimeoutMillis, new ConnectCallback() {
+        client.dialer.dial(ctx, address, https, tls, conn, client.connectTimeoutMillis, new ConnectCallback() {
             @Override
             public void connected(Connection c) {
                 conn.start(call);

@@ -167,7 +167,7 @@ final class PipelineHost implements CallSite {
     }
 
     private void open(PipelineConnection conn) {
-        client.dialer.dial(ctx.eventLoop(), address, https, tls, conn, client.connectTimeoutMillis, new ConnectCallback() {
+        client.dialer.dial(ctx, address, https, tls, conn, client.connectTimeoutMillis, new ConnectCallback() {
             @Override
             public void connected(Connection c) {
                 conn.connected();

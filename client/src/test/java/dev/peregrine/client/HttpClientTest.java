@@ -203,24 +203,13 @@ class HttpClientTest {
         dev.peregrine.tls.TlsConfig tls = dev.peregrine.tls.TlsConfig.selfSigned();
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).tls(tls)
                 .get("/s", (req, res) -> res.text("secure")).start();
-             HttpClient client = HttpClient.builder().transport(t).sslContext(trusting(tls.certificate())).build()) {
+             HttpClient client = HttpClient.builder().transport(t).sslContext(TrustingContext.of(tls.certificate())).build()) {
             assertEquals("secure", client.get("https://localhost:" + server.httpsPort() + "/s").text());
             assertEquals("secure", client.get("https://localhost:" + server.httpsPort() + "/s").text());
             assertEquals(1, server.metrics().accepted);
         }
     }
 
-    private static javax.net.ssl.SSLContext trusting(java.security.cert.X509Certificate cert) throws Exception {
-        java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
-        ks.load(null, null);
-        ks.setCertificateEntry("c", cert);
-        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
-                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(ks);
-        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
-        ctx.init(null, tmf.getTrustManagers(), null);
-        return ctx;
-    }
 
     @ParameterizedTest
     @MethodSource("transports")

@@ -336,7 +336,7 @@ class PipelineClientTest {
         dev.peregrine.tls.TlsConfig tls = dev.peregrine.tls.TlsConfig.selfSigned();
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).tls(tls)
                 .get("/n", (req, res) -> res.text("n=" + req.queryParam("i"))).start();
-             HttpClient http = HttpClient.builder().transport(t).sslContext(trusting(tls.certificate())).build();
+             HttpClient http = HttpClient.builder().transport(t).sslContext(TrustingContext.of(tls.certificate())).build();
              PipelineClient pipe = PipelineClient.on(http).build()) {
             List<CompletableFuture<ClientResponse>> fs = new ArrayList<>();
             for (int i = 0; i < 500; i++) {
@@ -349,17 +349,6 @@ class PipelineClientTest {
         }
     }
 
-    private static javax.net.ssl.SSLContext trusting(java.security.cert.X509Certificate cert) throws Exception {
-        java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
-        ks.load(null, null);
-        ks.setCertificateEntry("c", cert);
-        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
-                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(ks);
-        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
-        ctx.init(null, tmf.getTrustManagers(), null);
-        return ctx;
-    }
 
     @Test
     void aConnectionPastMaxLifetimeTakesNoNewCallAndIsClosedOnceIdle() throws Exception {

@@ -33,6 +33,9 @@ public final class LoopContext {
     /** Closed plain connections kept, with their protocol, for the next accepted sockets. */
     final ConnectionRecycler recycler = new ConnectionRecycler(this);
     private EventLoop eventLoop;
+    /** Connections made from no socket ({@code transport.MemoryPipe}): the loop's stop reaches them here. */
+    private final java.util.Set<Connection> adopted = new java.util.HashSet<>();
+    private boolean adoptionOver;
     private volatile Thread loopThread;
     private long lastMillis;
 
@@ -104,6 +107,40 @@ public final class LoopContext {
         Connection connection = new Connection(this, endpoint, protocol);
         endpoint.attach(connection);
         return connection;
+    }
+
+    /**
+     * Makes the loop answer for {@code c}, a connection on no socket of the loop's selector or epoll set
+     * (an in-memory one): its stop shuts it down and closes it like the others. Returns false, adopting
+     * nothing, once the loop is stopping. Thread: the loop.
+     */
+    public boolean adopt(Connection c) {
+        if (adoptionOver) {
+            return false;
+        }
+        adopted.add(c);
+        return true;
+    }
+
+    /** {@code c} closed: the loop forgets it. Thread: the loop. */
+    public void forget(Connection c) {
+        adopted.remove(c);
+    }
+
+    /** The loop begins its graceful stop: adopted connections finish what they do (see {@link Connection#shutdown}). */
+    public void shutdownAdopted() {
+        adoptionOver = true;
+        for (Connection c : adopted.toArray(new Connection[0])) {
+            c.shutdown();
+        }
+    }
+
+    /** The loop's grace is over: adopted connections still open close now. */
+    public void closeAdopted() {
+        adoptionOver = true;
+        for (Connection c : adopted.toArray(new Connection[0])) {
+            c.close();
+        }
     }
 
     /** The loop's factory of accepted connections' protocols (and their shared per-loop state), or null. */

@@ -358,6 +358,7 @@ final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readi
                 e.connection.shutdown();
                 e = next;
             }
+            ctx.shutdownAdopted(); // in-memory connections (MemoryPipe) have no endpoint in the list
             finishStopIfDone();
         });
         if (!taken) {
@@ -382,6 +383,7 @@ final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readi
         while (open != null) {
             open.connection.close(); // unlinks it
         }
+        ctx.closeAdopted();
         for (OutboundConnect c : new java.util.ArrayList<>(connecting)) {
             c.fail(new IOException("event loop " + index + " stopped"));
         }

@@ -385,6 +385,7 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
             for (Connection c : connections()) {
                 c.shutdown();
             }
+            ctx.shutdownAdopted(); // in-memory connections (MemoryPipe) have no key
         });
     }
 
@@ -419,6 +420,7 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
         for (Connection c : left) {
             c.close();
         }
+        ctx.closeAdopted();
         for (SelectionKey k : selector.keys()) {
             if (k.attachment() instanceof OutboundConnect) {
                 ((OutboundConnect) k.attachment()).fail(new IOException("event loop " + index + " stopped"));
