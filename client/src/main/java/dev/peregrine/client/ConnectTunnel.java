@@ -15,8 +15,10 @@ import java.nio.charset.StandardCharsets;
  * tunnel and, once the proxy grants it, hands the live connection to the client's protocol.
  * <pre>
  *   TCP connected --&gt; "CONNECT host:port HTTP/1.1" written, the connect timeout runs again
- *     --&gt; 2xx head read: switchTo(client protocol), the caller's callback hears "connected";
- *                        bytes after the head go to the client protocol in the same turn
+ *     --&gt; 2xx head read: switchTo(client protocol), for https the origin's TLS begins on the same
+ *                        socket ({@link TunnelTls}), the caller's callback hears "connected";
+ *                        bytes after the head go to the client protocol in the same turn (https: none
+ *                        may come before the ClientHello: such bytes are a refusal)
  *     --&gt; other status, a malformed answer, FIN, or the timeout: the callback hears "failed" with the
  *                        reason, the connection closes (the client protocol never saw it)
  * </pre>
@@ -34,17 +36,20 @@ final class ConnectTunnel implements Protocol {
     private final Protocol next;
     private final long timeoutMillis;
     private final ConnectCallback callback;
+    /** For an https origin: TLS to start inside the tunnel once it is up; null for http. */
+    private final TunnelTls tls;
     private final ResponseReader reader = new ResponseReader(16 * 1024, 0);
     private boolean over;
 
     ConnectTunnel(InetSocketAddress proxy, String authority, String proxyAuthorization, Protocol next, long timeoutMillis,
-                  ConnectCallback callback) {
+                  ConnectCallback callback, TunnelTls tls) {
         this.proxy = proxy;
         this.authority = authority;
         this.proxyAuthorization = proxyAuthorization;
         this.next = next;
         this.timeoutMillis = timeoutMillis;
         this.callback = callback;
+        this.tls = tls;
     }
 
     /** What the loop's connect tells: on TCP connected, the CONNECT request; a failed connect goes on as it is. */
@@ -92,9 +97,17 @@ final class ConnectTunnel implements Protocol {
             refuse(c, "answered " + reader.status() + " " + reader.reason() + " to CONNECT " + authority);
             return end;
         }
+        if (tls != null && r < end) {
+            // The origin cannot speak before our ClientHello: these bytes are the proxy's, and not TLS.
+            refuse(c, "sent bytes after its " + reader.status() + " to CONNECT " + authority + ", before the TLS handshake");
+            return end;
+        }
         over = true;
         c.switchTo(next);
         c.restartTimerPhase();
+        if (tls != null) {
+            tls.begin(); // RFC 9110 §9.3.6: from here the tunnel carries the origin's TLS
+        }
         callback.connected(c); // the client protocol writes its request now; bytes past r are offered to it next
         return r;
     }

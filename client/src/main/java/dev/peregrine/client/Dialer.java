@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   unixDomainSocket(path)    every host's connections go to the socket file (NIO transport only;
  *                             plain HTTP: a local peer needs no TLS); Host still names the URL's host
  *   connectProxy(proxy)       TCP to the proxy, "CONNECT host:port" (RFC 9110 §9.3.6), then HTTP over
- *                             the tunnel; the proxy looks the host up; plain http URLs
+ *                             the tunnel (https: TLS with the origin inside it); the proxy looks the host up
  *   inMemory(server)          no socket: a Server of this JVM accepts the connection on one of its loops
  *                             (http: its plain listener's, https: its TLS listener's); the URL's host and
  *                             port only go in Host and key the pool
@@ -83,8 +83,11 @@ public abstract class Dialer {
     /**
      * Through the HTTP proxy at {@code proxy}: each connection is a tunnel opened with {@code CONNECT
      * host:port} (RFC 9110 §9.3.6), answered 2xx, then used like a direct connection. The proxy looks the
-     * host up. {@code https} URLs are not carried yet (their TLS would have to start inside the tunnel):
-     * such a call fails with phase CONNECT saying so.
+     * host up. For an {@code https} URL the client's TLS starts inside the tunnel once it is up: SNI and
+     * hostname verification name the origin, never the proxy, and the client's trust applies. Pools stay
+     * keyed by scheme, host and port (one proxy per client), so http and https to one origin never share a
+     * tunnel. A proxy answering other than 2xx (407, 502) fails the call with phase CONNECT naming the proxy
+     * and its answer.
      */
     public static Dialer connectProxy(InetSocketAddress proxy) {
         return connectProxy(proxy, null);
@@ -98,12 +101,24 @@ public abstract class Dialer {
         if (proxyAuthorization != null && (proxyAuthorization.indexOf('\r') >= 0 || proxyAuthorization.indexOf('\n') >= 0)) {
             throw new IllegalArgumentException("proxyAuthorization must not hold CR or LF");
         }
-        return new PlainOnly("connect-proxy:" + proxy, "https through a CONNECT proxy is not supported yet (proxy " + proxy + ")") {
+        return new Dialer() {
             @Override
-            void open(EventLoop loop, InetSocketAddress target, Protocol protocol, long timeoutMillis, ConnectCallback callback) {
+            boolean resolvesTarget() {
+                return false; // the proxy looks the host up
+            }
+
+            @Override
+            void dial(LoopContext ctx, InetSocketAddress target, boolean https, EndpointLayer tls, Protocol protocol,
+                      long timeoutMillis, ConnectCallback callback) {
+                TunnelTls tunnelTls = https ? new TunnelTls(tls) : null;
                 ConnectTunnel tunnel = new ConnectTunnel(proxy, target.getHostString() + ":" + target.getPort(),
-                        proxyAuthorization, protocol, timeoutMillis, callback);
-                loop.connect(proxy, null, tunnel, timeoutMillis, tunnel.connectCallback());
+                        proxyAuthorization, protocol, timeoutMillis, callback, tunnelTls);
+                ctx.eventLoop().connect(proxy, tunnelTls, tunnel, timeoutMillis, tunnel.connectCallback());
+            }
+
+            @Override
+            public String toString() {
+                return "connect-proxy:" + proxy;
             }
         };
     }

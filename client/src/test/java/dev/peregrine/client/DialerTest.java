@@ -103,8 +103,48 @@ class DialerTest {
             ClientException refused = failure(noAuth, base + "/hi");
             assertEquals(ClientException.Phase.CONNECT, refused.phase());
             assertTrue(refused.getMessage().contains("407"), refused.getMessage());
-            ClientException https = failure(client, "https://127.0.0.1:" + server.port() + "/hi");
-            assertTrue(https.getMessage().contains("https through a CONNECT proxy"), https.getMessage());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void httpsGoesThroughTheTunnelWithTheOriginsNameVerifiedAndRefusalsNameTheProxy(Transport t) throws Exception {
+        dev.peregrine.tls.TlsConfig tls = dev.peregrine.tls.TlsConfig.selfSigned();
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).https(0, tls)
+                .get("/hi", (req, res) -> res.text("hi " + req.queryParam("n"))).start();
+             ConnectProxy proxy = new ConnectProxy("Basic dXNlcjpwYXNz");
+             HttpClient client = HttpClient.builder().transport(t).sslContext(TrustingContext.of(tls.certificate()))
+                     .dialer(Dialer.connectProxy(proxy.address(), "Basic dXNlcjpwYXNz")).build();
+             PipelineClient pipe = PipelineClient.on(client).build();
+             HttpClient noAuth = HttpClient.builder().transport(t).sslContext(TrustingContext.of(tls.certificate()))
+                     .dialer(Dialer.connectProxy(proxy.address())).build()) {
+            String secure = "https://localhost:" + server.httpsPort();
+            for (int i = 0; i < 3; i++) {
+                assertEquals("hi " + i, client.get(secure + "/hi?n=" + i).text());
+            }
+            assertEquals("hi p", pipe.send(ClientRequest.get(secure + "/hi?n=p")).get(10, TimeUnit.SECONDS).text());
+            assertEquals("hi h", client.get("http://localhost:" + server.port() + "/hi?n=h").text());
+            assertEquals(List.of("CONNECT localhost:" + server.httpsPort(), "CONNECT localhost:" + server.httpsPort(),
+                    "CONNECT localhost:" + server.port()), proxy.tunnels,
+                    "one kept-alive https tunnel for the pool, one for the pipeline, and http to the same host apart");
+
+            // The proxy reaches origin.test (its own mapping), whose certificate names localhost: the client
+            // verifies the origin's name, not the proxy's, inside the tunnel.
+            ClientException wrongName = failure(client, "https://origin.test:" + server.httpsPort() + "/hi");
+            assertEquals("origin.test:" + server.httpsPort(), wrongName.host());
+
+            ClientException refused = failure(noAuth, secure + "/hi");
+            assertEquals(ClientException.Phase.CONNECT, refused.phase());
+            assertTrue(refused.getMessage().contains("proxy " + proxy.address()) && refused.getMessage().contains("407"),
+                    refused.getMessage());
+            int closedPort;
+            try (ServerSocket s = new ServerSocket(0)) {
+                closedPort = s.getLocalPort();
+            }
+            ClientException badGateway = failure(client, "https://localhost:" + closedPort + "/hi");
+            assertEquals(ClientException.Phase.CONNECT, badGateway.phase());
+            assertTrue(badGateway.getMessage().contains("proxy " + proxy.address()) && badGateway.getMessage().contains("502"),
+                    badGateway.getMessage());
         }
     }
 
@@ -163,7 +203,10 @@ class DialerTest {
         }
     }
 
-    /** A real CONNECT proxy (RFC 9110 §9.3.6) requiring {@code Proxy-Authorization}, relaying bytes both ways. */
+    /**
+     * A real CONNECT proxy (RFC 9110 §9.3.6) requiring {@code Proxy-Authorization}, relaying bytes both ways;
+     * {@code origin.test} is its name for the loopback address, and an origin it cannot reach gets 502.
+     */
     private static final class ConnectProxy implements AutoCloseable {
         final ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         final List<String> tunnels = new CopyOnWriteArrayList<>();
@@ -192,7 +235,14 @@ class DialerTest {
                     return;
                 }
                 String[] hostPort = line[1].split(":");
-                try (Socket upstream = new Socket(hostPort[0], Integer.parseInt(hostPort[1]))) {
+                Socket upstream;
+                try {
+                    upstream = new Socket(hostPort[0].equals("origin.test") ? "127.0.0.1" : hostPort[0], Integer.parseInt(hostPort[1]));
+                } catch (IOException e) {
+                    out.write("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                    return;
+                }
+                try (upstream) {
                     tunnels.add(line[0] + " " + line[1]);
                     out.write("HTTP/1.1 200 Connection Established\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
                     Thread back = new Thread(() -> relay(upstream, client), "proxy-back");
