@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   shutdownOutput: FIN after the ring's bytes; close: FIN for the peer, later writes to it fail (reset)
  * </pre>
  * Both connections are {@linkplain LoopContext#adopt adopted} by their loops, so a server's (or client's)
- * stop shuts them down and closes them like its sockets. They are not counted against
+ * stop shuts them down and closes them like its sockets. Like the transports' endpoints, an {@link End}
+ * ignores every event after its own close: the server's loop may reopen a closed plain connection for
+ * another socket. They are not counted against
  * {@code maxConnections}, which bounds what remote peers open.
  *
  * <p>Thread: {@link #connect} on the client's loop; each {@link End} on its owning loop, but for the
@@ -177,23 +179,28 @@ public final class MemoryPipe {
             }
         }
 
+        // Both tasks test this end's own 'closed', not the connection's state: a closed plain connection may
+        // be reopened by its loop for another socket (loop/ConnectionRecycler), and a task queued before
+        // this end closed must not reach it there.
         private void readOnLoop() {
             readQueued.set(false);
             Connection c = connection;
-            if (c == null) {
-                return; // not accepted yet: acceptOnLoop reads
+            if (c == null || closed) {
+                return; // not accepted yet (acceptOnLoop reads), or over
             }
             try {
-                for (int i = 0; i < READS_PER_TURN && readInterest && !c.isClosed() && in.readable(); i++) {
+                for (int i = 0; i < READS_PER_TURN && readInterest && !closed && in.readable(); i++) {
                     if (!c.onReadable()) {
                         return;
                     }
                 }
             } catch (RuntimeException e) {
-                c.close(); // a protocol that throws costs its own connection only, as on the socket loops
+                if (!closed) {
+                    c.close(); // a protocol that throws costs its own connection only, as on the socket loops
+                }
                 return;
             }
-            if (readInterest && !c.isClosed() && in.readable()) {
+            if (readInterest && !closed && in.readable()) {
                 readable(); // more than a turn's worth: behind the loop's other work
             }
         }
@@ -201,11 +208,13 @@ public final class MemoryPipe {
         private void writeOnLoop() {
             writeQueued.set(false);
             Connection c = connection;
-            if (c != null && !c.isClosed() && writeInterest) {
+            if (c != null && !closed && writeInterest) {
                 try {
                     c.onWritable();
                 } catch (RuntimeException e) {
-                    c.close();
+                    if (!closed) {
+                        c.close();
+                    }
                 }
             }
         }
