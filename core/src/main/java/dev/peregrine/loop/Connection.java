@@ -39,7 +39,7 @@ import java.nio.ByteBuffer;
  * with RST, which could destroy the last response before the client reads it.
  *
  * <p><b>Timer.</b> The connection is its own node in the loop's timer wheel; the phases (WRITE,
- * DRAIN, or the protocol's) are drawn in {@link ConnectionTimer}, the superclass of its output.
+ * DRAIN, or the protocol's) are drawn in {@link ConnectionTimer}, the superclass of {@link ConnectionIo}.
  *
  * <p><b>Reuse.</b> A closed plain connection may serve another socket ({@link ConnectionRecycler},
  * {@link #reopen}).
