@@ -179,6 +179,53 @@ class RouterTest {
         assertTrue(answer("PURGE", "/users").startsWith("HTTP/1.1 501 Not Implemented\r\n"));
     }
 
+    /**
+     * Static paths are hashed and compared as words (the first eight bytes, the last eight, the ones
+     * between): every length from 1 to 40 bytes finds its own route, and a path that differs from a
+     * registered one in any single byte, or only in length, is a 404.
+     */
+    @Test
+    void staticPathsOfEveryLengthMatchExactly() throws Exception {
+        Router.Builder b = Router.builder();
+        Handler[] handlers = new Handler[41];
+        for (int n = 1; n <= 40; n++) {
+            int status = 200 + n;
+            handlers[n] = (q, s) -> s.status(status);
+            b.add("GET", path(n), handlers[n]);
+        }
+        Router many = b.build();
+        for (int n = 1; n <= 40; n++) {
+            assertSame(handlers[n], many.resolve(req("GET", path(n)), new int[4], new int[4]), path(n));
+            for (int i = 1; i < n; i++) {
+                char[] c = path(n).toCharArray();
+                c[i] = c[i] == 'z' ? 'y' : 'z';
+                RequestView other = req("GET", new String(c));
+                assertEquals(-1, routeIdOf(many, other), new String(c));
+            }
+            RequestView longer = req("GET", path(n) + "x");
+            if (n < 40) {
+                assertEquals(-1, routeIdOf(many, longer), path(n) + "x");
+            }
+        }
+        // An absolute-form target without a path is "/": a one-byte buffer of its own.
+        Handler root = (q, s) -> s.status(200);
+        assertSame(root, Router.builder().add("GET", "/", root).build().resolve(req("GET", "http://example.com"), new int[4], new int[4]));
+    }
+
+    /** "/a", "/ab", "/abc"... with a letter per position that no other path of that length shares. */
+    private static String path(int n) {
+        StringBuilder s = new StringBuilder("/");
+        for (int i = 1; i < n; i++) {
+            s.append((char) ('a' + (i * 7 + n) % 23));
+        }
+        return s.toString();
+    }
+
+    private static int routeIdOf(Router r, RequestView req) {
+        r.resolve(req, new int[4], new int[4]);
+        return req.routeId();
+    }
+
     @Test
     void staticPathLookupAllocatesNothing() {
         RequestView r = req("GET", "/users");
