@@ -142,7 +142,20 @@ final class FramingFields {
         }
     }
 
+    private static final long KEEP_ALI_8 = Ascii.packLong("keep-ali");
+    private static final long CLOSE_5 = Ascii.packLong("close");
+
     private static void connectionTokens(ByteBuffer b, int vs, int ve, RequestView r) {
+        // The two values clients send, each as one word compare (OR 0x20 maps '-' onto itself); "close"
+        // reads three bytes past the value (its CRLF and one more), masked off, where the buffer has them.
+        if (ve - vs == 10 && (b.getLong(vs) | LOWER_8) == KEEP_ALI_8 && lower2(b, vs + 8) == ('v' | 'e' << 8)) {
+            r.connectionKeepAlive = true;
+            return;
+        }
+        if (ve - vs == 5 && vs + 8 <= b.limit() && ((b.getLong(vs) | LOWER_8) & 0xFF_FFFF_FFFFL) == CLOSE_5) {
+            r.connectionClose = true;
+            return;
+        }
         int p = vs;
         while (p < ve) {
             int c = b.get(p);

@@ -54,6 +54,8 @@ public final class HeadParser {
     private static final long QUESTION = Swar.broadcast('?');
     private static final long HASH = Swar.broadcast('#');
     private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
+    /** CR LF as a little-endian short. */
+    private static final short CRLF = (short) ('\r' | '\n' << 8);
 
 
     private final int maxRequestLine;
@@ -121,6 +123,7 @@ public final class HeadParser {
         // ---- request-target ----
         int targetStart = p;
         while (true) {
+            int c;
             if (p + 8 <= end) {
                 long w = b.getLong(p);
                 long special = Swar.lessMask(w, 0x21) | (w & HIGH_BITS) | Swar.equalMask(w, DEL) | Swar.equalMask(w, QUESTION)
@@ -129,12 +132,14 @@ public final class HeadParser {
                     p += 8;
                     continue;
                 }
-                p += Swar.firstIndex(special);
-            }
-            if (p >= end) {
+                int k = Swar.firstIndex(special);
+                p += k;
+                c = byteAt(w, k);
+            } else if (p < end) {
+                c = b.get(p) & 0xFF;
+            } else {
                 return needMoreInRequestLine(lineStart, end);
             }
-            int c = b.get(p) & 0xFF;
             if (c == ' ') {
                 break;
             }
@@ -185,7 +190,7 @@ public final class HeadParser {
             }
             r.version = version;
         }
-        if (b.get(p + 8) != '\r' || b.get(p + 9) != '\n') {
+        if (b.getShort(p + 8) != CRLF) {
             return -400;
         }
         p += 10;
@@ -194,69 +199,88 @@ public final class HeadParser {
         }
 
         // ---- header fields ----
+        // Names and values are scanned a word at a time; the byte that stops a scan, and where they are
+        // in the same word the bytes around it (the space after the colon, the LF after the CR, the
+        // byte before the CR), are taken from the word instead of being read again one by one.
+        fields:
         while (true) {
-            if (p >= end) {
-                return needMoreInHeaders(start, end);
-            }
-            int c = b.get(p) & 0xFF;
-            if (c == '\r') {
-                if (p + 1 >= end) {
-                    return needMoreInHeaders(start, end);
-                }
-                if (b.get(p + 1) != '\n') {
-                    return -400;
-                }
-                p += 2;
-                break;
-            }
-            if (c == ' ' || c == '\t') {
-                return -400; // obs-fold, or whitespace before the first field: RFC 9112 §2.2, §5.2
-            }
             int ns = p;
+            long w = 0;
+            int k = 8; // index in w of the byte at p; 8: not in a word (read alone)
+            int c;
             while (true) {
                 if (p + 8 <= end) {
-                    long unusual = Swar.notAlnumDashMask(b.getLong(p));
+                    w = b.getLong(p);
+                    long unusual = Swar.notAlnumDashMask(w);
                     if (unusual == 0) {
                         p += 8;
                         continue;
                     }
-                    p += Swar.firstIndex(unusual);
-                }
-                if (p >= end) {
+                    k = Swar.firstIndex(unusual);
+                    p += k;
+                    c = byteAt(w, k);
+                } else if (p < end) {
+                    k = 8;
+                    c = b.get(p) & 0xFF;
+                } else {
                     return needMoreInHeaders(start, end);
                 }
-                c = b.get(p) & 0xFF;
+                if (c == ':') {
+                    break;
+                }
                 if (HttpTokens.TCHAR[c]) {
                     p++;
-                } else if (c == ':') {
-                    break;
-                } else {
-                    return -400; // includes whitespace before the colon, RFC 9112 §5.1
+                    continue;
                 }
+                if (p == ns) {
+                    if (c == '\r') { // the empty line: end of the head
+                        if (p + 1 >= end) {
+                            return needMoreInHeaders(start, end);
+                        }
+                        if ((k < 7 ? byteAt(w, k + 1) : b.get(p + 1)) != '\n') {
+                            return -400;
+                        }
+                        p += 2;
+                        break fields;
+                    }
+                    if (c == ' ' || c == '\t') {
+                        return -400; // obs-fold, or whitespace before the first field: RFC 9112 §2.2, §5.2
+                    }
+                }
+                return -400; // includes whitespace before the colon, RFC 9112 §5.1
             }
             int ne = p;
             if (ne == ns) {
                 return -400;
             }
             p++;
-            while (p < end && ((c = b.get(p)) == ' ' || c == '\t')) {
-                p++;
+            if (k < 6 && byteAt(w, k + 1) == ' ' && (c = byteAt(w, k + 2)) != ' ' && c != '\t') {
+                p++; // the usual single space after the colon
+            } else if (k < 7 && (c = byteAt(w, k + 1)) != ' ' && c != '\t') {
+                // no whitespace after the colon
+            } else {
+                while (p < end && ((c = b.get(p)) == ' ' || c == '\t')) {
+                    p++;
+                }
             }
             int vs = p;
             while (true) {
                 if (p + 8 <= end) {
-                    long w = b.getLong(p);
+                    w = b.getLong(p);
                     long controls = Swar.lessMask(w, 0x20) | Swar.equalMask(w, DEL);
                     if (controls == 0) {
                         p += 8;
                         continue;
                     }
-                    p += Swar.firstIndex(controls);
-                }
-                if (p >= end) {
+                    k = Swar.firstIndex(controls);
+                    p += k;
+                    c = byteAt(w, k);
+                } else if (p < end) {
+                    k = 8;
+                    c = b.get(p) & 0xFF;
+                } else {
                     return needMoreInHeaders(start, end);
                 }
-                c = b.get(p) & 0xFF;
                 if (c == '\r') {
                     break;
                 }
@@ -265,15 +289,24 @@ public final class HeadParser {
                 }
                 p++;
             }
-            if (p + 1 >= end) {
-                return needMoreInHeaders(start, end);
-            }
-            if (b.get(p + 1) != '\n') {
-                return -400; // bare CR
+            if (k < 7) {
+                if (byteAt(w, k + 1) != '\n') {
+                    return -400; // bare CR
+                }
+            } else {
+                if (p + 1 >= end) {
+                    return needMoreInHeaders(start, end);
+                }
+                if (b.get(p + 1) != '\n') {
+                    return -400; // bare CR
+                }
             }
             int ve = p;
-            while (ve > vs && ((c = b.get(ve - 1)) == ' ' || c == '\t')) {
+            if (ve > vs && ((c = (k > 0 && k < 8) ? byteAt(w, k - 1) : b.get(ve - 1)) == ' ' || c == '\t')) {
                 ve--;
+                while (ve > vs && ((c = b.get(ve - 1)) == ' ' || c == '\t')) {
+                    ve--;
+                }
             }
             p += 2;
             int i = r.headerCount;
@@ -294,6 +327,11 @@ public final class HeadParser {
             return -431;
         }
         return framing.finish(r, p);
+    }
+
+    /** Byte {@code k} (0 to 7) of a little-endian word, unsigned. */
+    private static int byteAt(long w, int k) {
+        return (int) (w >>> (k << 3)) & 0xFF;
     }
 
     /** Classifies the target form (RFC 9112 §3.2) and sets the path; returns 0 or a status. */

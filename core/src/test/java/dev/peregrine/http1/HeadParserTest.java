@@ -245,6 +245,16 @@ class HeadParserTest {
         assertFalse(parseOk("GET / HTTP/1.0\r\n\r\n").request.keepAlive());
         assertTrue(parseOk("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").request.keepAlive());
         assertTrue(parseOk("GET / HTTP/1.0\r\nconnection: Upgrade,Keep-Alive\r\n\r\n").request.keepAlive());
+        // The two common values are matched as words, in any case; near misses are other tokens.
+        assertFalse(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: CLOSE\r\n\r\n").request.keepAlive());
+        assertFalse(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: cLoSe \r\n\r\n").request.keepAlive());
+        assertTrue(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: closf\r\n\r\n").request.keepAlive());
+        assertTrue(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: closed\r\n\r\n").request.keepAlive());
+        assertTrue(parseOk("GET / HTTP/1.0\r\nConnection: KEEP-ALIVE\r\n\r\n").request.keepAlive());
+        assertFalse(parseOk("GET / HTTP/1.0\r\nConnection: keep-alivf\r\n\r\n").request.keepAlive());
+        assertFalse(parseOk("GET / HTTP/1.0\r\nConnection: keep_alive\r\n\r\n").request.keepAlive());
+        // "close" with its CRLF as the last bytes of the buffer (the head still incomplete): no read past it.
+        assertEquals(HeadParser.NEED_MORE, parse("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"));
     }
 
     @Test
