@@ -46,6 +46,8 @@ public final class ResponseEncoder {
     private final byte[] okHead = concat(Status.statusLine(200), SERVER, dateLine);
     private long okHeadSecond = Long.MIN_VALUE;
     private final byte[] digits = new byte[20];
+    /** Where {@link #encodeCommon} puts a response together before its one copy into the write buffer. */
+    private final byte[] scratch = new byte[1024];
 
     private CharSequence cachedType;
     private byte[] cachedTypeLine;
@@ -84,25 +86,17 @@ public final class ResponseEncoder {
      * @param http10 the request was HTTP/1.0, which closes unless told otherwise
      */
     public void encode(ResponseView res, boolean head, boolean keepAlive, boolean http10, OutputSink sink) {
+        if (res.status == 200 && res.contentType != null && res.headerCount == 0 && res.fields == null
+                && res.requestId == null && encodeCommon(res, head, keepAlive, http10, sink)) {
+            return;
+        }
         int status = res.status;
         long length = bodyLength(res);
         boolean bodyAllowed = status >= 200 && status != 204 && status != 304;
-        ByteBuffer out;
-        if (status == 200 && res.contentType != null && res.headerCount == 0 && res.fields == null && res.requestId == null) {
-            out = sink.out(); // the common answer: status, Server, Date, Content-Type, Content-Length in two copies
-            if (out.remaining() < 256) {
-                sink.drain();
-                out = sink.out();
-            }
-            contentTypeLine(res.contentType);
-            out.put(okHead).put(cachedTypeAndLength);
+        ByteBuffer out = putHeadFields(res, sink);
+        if (bodyAllowed) {
+            out.put(CONTENT_LENGTH);
             putDecimal(out, length);
-        } else {
-            out = putHeadFields(res, sink);
-            if (bodyAllowed) {
-                out.put(CONTENT_LENGTH);
-                putDecimal(out, length);
-            }
         }
         if (keepAlive && !http10) {
             out.put(bodyAllowed ? CRLF_CRLF : CRLF);
@@ -115,9 +109,78 @@ public final class ResponseEncoder {
         if (head || !bodyAllowed || length == 0) {
             return;
         }
+        putBody(res, sink, out);
+    }
+
+    /**
+     * The common answer (200, a Content-Type, no other field): status line, Server and Date
+     * ({@link #okHead}), Content-Type and Content-Length, and a body of up to a few hundred bytes are
+     * put together in {@link #scratch} and go into the direct write buffer as one copy. Each copy into
+     * a direct buffer has a fixed cost (bounds, the buffer's scope, the copy stub) that outweighs a few
+     * dozen bytes; on the heap they cost next to nothing. Returns false, having written nothing, when
+     * the head would not fit the scratch (a content type hundreds of bytes long).
+     */
+    private boolean encodeCommon(ResponseView res, boolean head, boolean keepAlive, boolean http10, OutputSink sink) {
+        byte[] s = scratch;
+        byte[] typeAndLength = contentTypeAndLength(res.contentType);
+        int headMax = okHead.length + typeAndLength.length + 20 + CRLF.length + CONNECTION_KEEP_ALIVE.length + CRLF.length;
+        if (headMax > s.length) {
+            return false;
+        }
+        long length = bodyLength(res);
+        System.arraycopy(okHead, 0, s, 0, okHead.length);
+        int n = okHead.length;
+        System.arraycopy(typeAndLength, 0, s, n, typeAndLength.length);
+        n = putDecimal(s, n + typeAndLength.length, length);
+        if (keepAlive && !http10) {
+            n = copy(CRLF_CRLF, s, n);
+        } else {
+            n = copy(CRLF, s, n);
+            n = copy(keepAlive ? CONNECTION_KEEP_ALIVE : CONNECTION_CLOSE, s, n);
+            n = copy(CRLF, s, n);
+        }
+        boolean bodyLeft = !head && length > 0;
+        if (bodyLeft && length <= s.length - n) {
+            n = bodyInto(res, s, n, (int) length);
+            bodyLeft = false;
+        }
+        ByteBuffer out = sink.out();
+        if (out.remaining() < n) {
+            sink.drain();
+            out = sink.out();
+        }
+        out = put(sink, out, s, n);
+        if (bodyLeft) {
+            putBody(res, sink, out);
+        }
+        return true;
+    }
+
+    private static int copy(byte[] src, byte[] dst, int at) {
+        System.arraycopy(src, 0, dst, at, src.length);
+        return at + src.length;
+    }
+
+    /** Copies the body, {@code length} bytes once encoded, into {@code s} at {@code n}; returns the end. */
+    private static int bodyInto(ResponseView res, byte[] s, int n, int length) {
         switch (res.bodyKind) {
             case ResponseView.BODY_BYTES:
-                put(sink, out, res.bodyBytes);
+                System.arraycopy(res.bodyBytes, 0, s, n, length);
+                return n + length;
+            case ResponseView.BODY_BUFFER:
+                res.bodyBuffer.get(res.bodyBuffer.position(), s, n, length);
+                return n + length;
+            case ResponseView.BODY_CHARS:
+                return utf8(res.bodyChars, s, n);
+            default:
+                return n;
+        }
+    }
+
+    private static void putBody(ResponseView res, OutputSink sink, ByteBuffer out) {
+        switch (res.bodyKind) {
+            case ResponseView.BODY_BYTES:
+                put(sink, out, res.bodyBytes, res.bodyBytes.length);
                 break;
             case ResponseView.BODY_BUFFER:
                 putBuffer(sink, out, res.bodyBuffer);
@@ -292,6 +355,26 @@ public final class ResponseEncoder {
         return cachedTypeLine;
     }
 
+    /** {@code Content-Type: type CRLF Content-Length: }, cached as {@link #contentTypeLine} caches its line. */
+    private byte[] contentTypeAndLength(CharSequence type) {
+        contentTypeLine(type);
+        return cachedTypeAndLength;
+    }
+
+    /** Writes {@code v} (not negative) in decimal into {@code s} at {@code n}; returns the end. */
+    private static int putDecimal(byte[] s, int n, long v) {
+        int digits = 1;
+        for (long t = v; t >= 10; t /= 10) {
+            digits++;
+        }
+        int end = n + digits;
+        for (int i = end - 1; i >= n; i--) {
+            s[i] = (byte) ('0' + (v % 10));
+            v /= 10;
+        }
+        return end;
+    }
+
     private void putDecimal(ByteBuffer out, long v) {
         if (v == 0) {
             out.put((byte) '0');
@@ -306,13 +389,18 @@ public final class ResponseEncoder {
     }
 
     private static ByteBuffer put(OutputSink sink, ByteBuffer out, byte[] src) {
+        return put(sink, out, src, src.length);
+    }
+
+    /** Puts {@code src[0, length)}, draining the sink whenever its buffer fills. */
+    private static ByteBuffer put(OutputSink sink, ByteBuffer out, byte[] src, int length) {
         int off = 0;
-        while (off < src.length) {
+        while (off < length) {
             if (!out.hasRemaining()) {
                 sink.drain();
                 out = sink.out();
             }
-            int n = Math.min(out.remaining(), src.length - off);
+            int n = Math.min(out.remaining(), length - off);
             out.put(src, off, n);
             off += n;
         }
@@ -358,6 +446,33 @@ public final class ResponseEncoder {
                 i++;
             } else {
                 n += 3; // a lone surrogate is written as U+FFFD, three bytes
+            }
+        }
+        return n;
+    }
+
+    /** Writes {@code cs} as UTF-8 into {@code s} at {@code n} (room checked by the caller); returns the end. */
+    private static int utf8(CharSequence cs, byte[] s, int n) {
+        for (int i = 0, len = cs.length(); i < len; i++) {
+            char c = cs.charAt(i);
+            if (c < 0x80) {
+                s[n++] = (byte) c;
+            } else if (c < 0x800) {
+                s[n++] = (byte) (0xC0 | (c >> 6));
+                s[n++] = (byte) (0x80 | (c & 0x3F));
+            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(cs.charAt(i + 1))) {
+                int cp = Character.toCodePoint(c, cs.charAt(++i));
+                s[n++] = (byte) (0xF0 | (cp >> 18));
+                s[n++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+                s[n++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+                s[n++] = (byte) (0x80 | (cp & 0x3F));
+            } else {
+                if (Character.isSurrogate(c)) {
+                    c = '\uFFFD';
+                }
+                s[n++] = (byte) (0xE0 | (c >> 12));
+                s[n++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                s[n++] = (byte) (0x80 | (c & 0x3F));
             }
         }
         return n;

@@ -177,6 +177,50 @@ class ResponseEncoderTest {
         assertTrue(later.all().contains("Date: Sun, 22 Nov 2026 06:28:47 GMT\r\nContent-Type: text/plain\r\nContent-Length: 0\r\n\r\n"));
     }
 
+    /**
+     * The common answer is put together on the heap and copied once: bodies on both sides of the
+     * scratch's size, from bytes, a buffer and chars (multi-byte UTF-8), HEAD, with a sink that drains
+     * mid-response, and a content type too long for the scratch (the general path), all give the
+     * expected bytes.
+     */
+    @Test
+    void theCommonAnswerIsTheSameAtEverySizeAndThroughDrains() {
+        String longType = "text/plain; x=" + "y".repeat(2000);
+        for (String type : new String[] {"text/plain", longType}) {
+            for (int size : new int[] {0, 1, 13, 700, 850, 900, 1000, 1023, 1024, 5000}) {
+                StringBuilder text = new StringBuilder();
+                for (int i = 0; text.length() < size; i++) {
+                    text.append(i % 7 == 0 ? '\u00e9' : (char) ('a' + i % 26)); // two bytes in UTF-8 each seventh
+                }
+                byte[] utf8 = text.toString().getBytes(StandardCharsets.UTF_8);
+                String body = new String(utf8, StandardCharsets.ISO_8859_1);
+                String head = "HTTP/1.1 200 OK\r\nServer: Peregrine\r\n" + DATE + "Content-Type: " + type + "\r\nContent-Length: "
+                        + utf8.length + "\r\n\r\n";
+                for (int kind = 0; kind < 3; kind++) {
+                    for (int sinkSize : new int[] {300, 4096}) {
+                        ResponseView r = res();
+                        r.contentType(type);
+                        if (kind == 0) {
+                            r.body(utf8);
+                        } else if (kind == 1) {
+                            r.body(ByteBuffer.wrap(utf8));
+                        } else {
+                            r.body(text);
+                        }
+                        for (boolean headRequest : new boolean[] {false, true}) {
+                            ResponseEncoder e = new ResponseEncoder();
+                            e.tick(NOW);
+                            Sink sink = new Sink(sinkSize);
+                            e.encode(r, headRequest, true, false, sink);
+                            assertEquals(headRequest ? head : head + body, sink.all(),
+                                    "type length " + type.length() + ", size " + size + ", kind " + kind + ", sink " + sinkSize);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void errorsContinueAndTheDateTick() {
         ResponseEncoder e = new ResponseEncoder();
