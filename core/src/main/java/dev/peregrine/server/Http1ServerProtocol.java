@@ -126,6 +126,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         }
         int pos = start;
         int answered = 0;
+        int untilFlush = srv.config.maxPipelinedRequests(); // a countdown: no division per request
         while (pos < end && c.isOpen() && !c.readPaused() && (work == null || work.readyForNext())) {
             int r = handleOne(buf, pos, end);
             if (r == NEED_MORE) {
@@ -139,8 +140,10 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
             if (c.protocol() != this) {
                 return pos; // upgraded: the rest is the new protocol's
             }
-            if (++answered % srv.config.maxPipelinedRequests() == 0) {
+            answered++;
+            if (--untilFlush == 0) {
                 // A pipelined batch this long: go on only once the socket took the responses so far.
+                untilFlush = srv.config.maxPipelinedRequests();
                 c.flushBatch();
                 if (c.pendingOutput() > 0 && !c.readPaused()) {
                     c.pauseReading();
