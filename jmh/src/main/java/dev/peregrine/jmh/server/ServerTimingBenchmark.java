@@ -81,6 +81,9 @@ public class ServerTimingBenchmark {
     private static final byte[] POST = ("POST /post HTTP/1.1\r\nHost: localhost\r\nUser-Agent: bench\r\n"
             + "Content-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!").getBytes(StandardCharsets.US_ASCII);
     private static final int CLIENTS = 10_000;
+    /** The request wrk sends in {@code scripts/bench-peers}, 16 to a read as its pipelined scenario sends them. */
+    private static final byte[] WRK_GET_16 = ("GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: keep-alive\r\n\r\n")
+            .repeat(16).getBytes(StandardCharsets.US_ASCII);
 
     /** Which server answers. */
     @Param({"peregrine", "netty"})
@@ -92,6 +95,10 @@ public class ServerTimingBenchmark {
     private Connection[] clients;
     private FakeSocket[] clientSockets;
     private EmbeddedChannel[] nettyClients;
+    /** The one keep-alive connection of {@code Pipelined16}. */
+    private Connection pipelined;
+    private FakeSocket pipelinedSocket;
+    private EmbeddedChannel nettyPipelined;
     private int next;
 
     @Setup(Level.Trial)
@@ -115,6 +122,8 @@ public class ServerTimingBenchmark {
     public void openClients() {
         next = 0;
         if (server.equals("peregrine")) {
+            pipelinedSocket = new FakeSocket();
+            pipelined = ctx.newConnection(pipelinedSocket);
             clients = new Connection[CLIENTS];
             clientSockets = new FakeSocket[CLIENTS];
             for (int i = 0; i < CLIENTS; i++) {
@@ -122,6 +131,7 @@ public class ServerTimingBenchmark {
                 clients[i] = ctx.newConnection(clientSockets[i]);
             }
         } else {
+            nettyPipelined = new EmbeddedChannel(new HttpServerCodec(), new NettyHello());
             nettyClients = new EmbeddedChannel[CLIENTS];
             for (int i = 0; i < CLIENTS; i++) {
                 nettyClients[i] = new EmbeddedChannel(new HttpServerCodec(), new NettyHello());
@@ -131,6 +141,14 @@ public class ServerTimingBenchmark {
 
     @TearDown(Level.Iteration)
     public void closeClients() {
+        if (pipelined != null) {
+            pipelined.close();
+            pipelined = null;
+        }
+        if (nettyPipelined != null) {
+            nettyPipelined.finishAndReleaseAll();
+            nettyPipelined = null;
+        }
         if (clients != null) {
             for (Connection c : clients) {
                 c.close();
@@ -193,6 +211,18 @@ public class ServerTimingBenchmark {
             return s.written;
         }
         return netty(nettyClients[i], GET);
+    }
+
+    /** 16 pipelined keep-alive requests in one read, as {@code scripts/bench-peers} sends them; one op per request. */
+    @Benchmark
+    @OperationsPerInvocation(16)
+    public long serverGetPipelined16() {
+        if (pipelined != null) {
+            pipelinedSocket.feed(WRK_GET_16, 1, false);
+            pipelined.onReadable();
+            return pipelinedSocket.written;
+        }
+        return netty(nettyPipelined, WRK_GET_16);
     }
 
     /** A new connection that receives {@code count} requests one read each, then the peer's close. */
