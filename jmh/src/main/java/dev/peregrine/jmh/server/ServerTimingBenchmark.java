@@ -56,7 +56,8 @@ import java.util.concurrent.TimeUnit;
  * Netty's {@code EmbeddedChannel} with {@code HttpServerCodec} and a handler giving the same answer,
  * in the same run. One operation is one request: a connection per request ({@code 1ReqPerConn}), 2, 10
  * or 10,000 keep-alive requests per connection, one request each on 10,000 open connections in turn
- * ({@code 10KClients}), and a POST with a 13-byte body.
+ * ({@code 10KClients}), a POST with a 13-byte body, and 16 pipelined requests to a read
+ * ({@code Pipelined16}: wrk's request in {@code scripts/bench-peers}).
  *
  * <pre>
  *   scripts/jmh ServerTimingBenchmark -prof gc
