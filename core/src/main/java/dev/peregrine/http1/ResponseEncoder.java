@@ -18,8 +18,9 @@ import java.nio.ByteBuffer;
  *   \r\n
  *   body                                not for HEAD, 1xx, 204, 304 (RFC 9110 §9.3.2, §15)
  * </pre>
- * When the sink's buffer fills, the encoder asks the sink to drain and continues, so a body of any
- * size can be written. Thread: one event loop.
+ * The head, and a body of up to about 900 bytes, are put together in a heap scratch array and copied
+ * into the sink's direct buffer once (see {@link #encode}). When the sink's buffer fills, the encoder
+ * asks the sink to drain and continues, so a body of any size can be written. Thread: one event loop.
  */
 public final class ResponseEncoder {
     private static final byte[] SERVER = Ascii.bytes("Server: Peregrine\r\n");
@@ -29,136 +30,133 @@ public final class ResponseEncoder {
     private static final byte[] CONNECTION_KEEP_ALIVE = Ascii.bytes("Connection: keep-alive\r\n");
     private static final byte[] COLON_SPACE = Ascii.bytes(": ");
     private static final byte[] CRLF = Ascii.bytes("\r\n");
-    /** The end of the last field and of the head, for a keep-alive HTTP/1.1 response. */
-    private static final byte[] CRLF_CRLF = Ascii.bytes("\r\n\r\n");
     private static final byte[] CONTINUE = Ascii.bytes("HTTP/1.1 100 Continue\r\n\r\n");
     private static final byte[] TRANSFER_CHUNKED = Ascii.bytes("Transfer-Encoding: chunked\r\n");
     private static final byte[] REQUEST_ID = Ascii.bytes("X-Request-Id: ");
     private static final byte[] ERROR_TYPE = Ascii.bytes("Content-Type: text/plain; charset=utf-8\r\n");
 
+    /** Room {@link #headFields} leaves for the framing fields: Content-Length (20 digits) or chunked, Connection, CRLF. */
+    private static final int FRAMING_ROOM = 64;
+
     private final DateHeader date = new DateHeader();
     private byte[] dateLine = date.line(System.currentTimeMillis());
-    /**
-     * {@code 200 OK}'s status line, {@code Server} and {@code Date} as one array, its date rewritten in
-     * place each second: the common response's head starts with one copy instead of three (each copy
-     * into the direct write buffer has a fixed cost that dominates for a few dozen bytes).
-     */
-    private final byte[] okHead = concat(Status.statusLine(200), SERVER, dateLine);
-    private long okHeadSecond = Long.MIN_VALUE;
     private final byte[] digits = new byte[20];
-    /** Where {@link #encodeCommon} puts a response together before its one copy into the write buffer. */
-    private final byte[] scratch = new byte[1024];
+    /** Where a response is put together before its one copy into the write buffer (see {@link #encode}). */
+    private byte[] scratch = new byte[1024];
 
     private CharSequence cachedType;
     private byte[] cachedTypeLine;
-    /** {@code cachedTypeLine} followed by the name of {@code Content-Length}, for the same one-copy reason. */
-    private byte[] cachedTypeAndLength;
 
     /** Refreshes the cached {@code Date} to the clock reading {@code nowMillis}. Call once per loop cycle. */
     public void tick(long nowMillis) {
         dateLine = date.line(nowMillis);
-        long second = Math.floorDiv(nowMillis, 1000);
-        if (second != okHeadSecond) {
-            okHeadSecond = second;
-            System.arraycopy(dateLine, 0, okHead, okHead.length - dateLine.length, dateLine.length);
-        }
-    }
-
-    private static byte[] concat(byte[]... parts) {
-        int n = 0;
-        for (byte[] p : parts) {
-            n += p.length;
-        }
-        byte[] all = new byte[n];
-        int at = 0;
-        for (byte[] p : parts) {
-            System.arraycopy(p, 0, all, at, p.length);
-            at += p.length;
-        }
-        return all;
     }
 
     /**
-     * Writes {@code res}.
+     * Writes {@code res}. The head, and a body that fits beside it, are put together in
+     * {@link #scratch} and go into the direct write buffer as one copy: each copy into a direct buffer
+     * has a fixed cost (bounds, the buffer's scope, the copy stub) that outweighs a few dozen bytes,
+     * while on the heap they cost next to nothing. A larger body follows with its own copies.
      *
      * @param head the request was HEAD: headers as for GET, no body
      * @param keepAlive whether the connection stays open afterwards
      * @param http10 the request was HTTP/1.0, which closes unless told otherwise
      */
     public void encode(ResponseView res, boolean head, boolean keepAlive, boolean http10, OutputSink sink) {
-        if (res.status == 200 && res.contentType != null && res.headerCount == 0 && res.fields == null
-                && res.requestId == null && encodeCommon(res, head, keepAlive, http10, sink)) {
-            return;
-        }
         int status = res.status;
         long length = bodyLength(res);
         boolean bodyAllowed = status >= 200 && status != 204 && status != 304;
-        ByteBuffer out = putHeadFields(res, sink);
-        if (bodyAllowed) {
-            out.put(CONTENT_LENGTH);
-            putDecimal(out, length);
-        }
-        if (keepAlive && !http10) {
-            out.put(bodyAllowed ? CRLF_CRLF : CRLF);
-        } else {
-            if (bodyAllowed) {
-                out.put(CRLF);
-            }
-            out.put(keepAlive ? CONNECTION_KEEP_ALIVE : CONNECTION_CLOSE).put(CRLF);
-        }
-        if (head || !bodyAllowed || length == 0) {
-            return;
-        }
-        putBody(res, sink, out);
-    }
-
-    /**
-     * The common answer (200, a Content-Type, no other field): status line, Server and Date
-     * ({@link #okHead}), Content-Type and Content-Length, and a body of up to a few hundred bytes are
-     * put together in {@link #scratch} and go into the direct write buffer as one copy. Each copy into
-     * a direct buffer has a fixed cost (bounds, the buffer's scope, the copy stub) that outweighs a few
-     * dozen bytes; on the heap they cost next to nothing. Returns false, having written nothing, when
-     * the head would not fit the scratch (a content type hundreds of bytes long).
-     */
-    private boolean encodeCommon(ResponseView res, boolean head, boolean keepAlive, boolean http10, OutputSink sink) {
+        int n = headFields(res);
         byte[] s = scratch;
-        byte[] typeAndLength = contentTypeAndLength(res.contentType);
-        int headMax = okHead.length + typeAndLength.length + 20 + CRLF.length + CONNECTION_KEEP_ALIVE.length + CRLF.length;
-        if (headMax > s.length) {
-            return false;
-        }
-        long length = bodyLength(res);
-        System.arraycopy(okHead, 0, s, 0, okHead.length);
-        int n = okHead.length;
-        System.arraycopy(typeAndLength, 0, s, n, typeAndLength.length);
-        n = putDecimal(s, n + typeAndLength.length, length);
-        if (keepAlive && !http10) {
-            n = copy(CRLF_CRLF, s, n);
-        } else {
-            n = copy(CRLF, s, n);
-            n = copy(keepAlive ? CONNECTION_KEEP_ALIVE : CONNECTION_CLOSE, s, n);
+        if (bodyAllowed) {
+            n = copy(CONTENT_LENGTH, s, n);
+            n = putDecimal(s, n, length);
             n = copy(CRLF, s, n);
         }
-        boolean bodyLeft = !head && length > 0;
+        n = endHead(s, n, keepAlive, http10);
+        boolean bodyLeft = !head && bodyAllowed && length > 0;
         if (bodyLeft && length <= s.length - n) {
             n = bodyInto(res, s, n, (int) length);
             bodyLeft = false;
         }
+        ByteBuffer out = putScratch(n, sink);
+        if (bodyLeft) {
+            putBody(res, sink, out);
+        }
+    }
+
+    /**
+     * Puts the head up to its framing fields into {@link #scratch} — status line, {@code Server},
+     * {@code Date}, {@code Content-Type}, the handler's fields, {@code X-Request-Id} — and returns
+     * where it ends, leaving room for the framing fields ({@link #FRAMING_ROOM}). The scratch grows to
+     * the largest head a loop has written (handlers' fields are the only unbounded part).
+     */
+    private int headFields(ResponseView res) {
+        byte[] status = Status.statusLine(res.status);
+        byte[] type = res.contentType == null ? null : contentTypeLine(res.contentType);
+        int need = status.length + SERVER.length + dateLine.length + FRAMING_ROOM
+                + (type == null ? 0 : type.length) + (res.fields == null ? 0 : res.fields.length)
+                + (res.requestId == null ? 0 : REQUEST_ID.length + res.requestId.length() + CRLF.length);
+        for (int i = 0; i < res.headerCount; i++) {
+            need += res.headerNames[i].length() + res.headerValues[i].length() + COLON_SPACE.length + CRLF.length;
+        }
+        if (need > scratch.length) {
+            scratch = new byte[Math.max(need, 2 * scratch.length)];
+        }
+        byte[] s = scratch;
+        int n = copy(status, s, 0);
+        n = copy(SERVER, s, n);
+        n = copy(dateLine, s, n);
+        if (type != null) {
+            n = copy(type, s, n);
+        }
+        for (int i = 0; i < res.headerCount; i++) {
+            n = latin1(res.headerNames[i], s, n);
+            n = copy(COLON_SPACE, s, n);
+            n = latin1(res.headerValues[i], s, n);
+            n = copy(CRLF, s, n);
+        }
+        if (res.fields != null) {
+            n = copy(res.fields, s, n);
+        }
+        if (res.requestId != null) {
+            n = copy(REQUEST_ID, s, n);
+            n = latin1(res.requestId, s, n);
+            n = copy(CRLF, s, n);
+        }
+        return n;
+    }
+
+    /** {@code Connection} where the default does not hold (RFC 9112 §9.3), then the empty line. */
+    private static int endHead(byte[] s, int n, boolean keepAlive, boolean http10) {
+        if (!keepAlive) {
+            n = copy(CONNECTION_CLOSE, s, n);
+        } else if (http10) {
+            n = copy(CONNECTION_KEEP_ALIVE, s, n);
+        }
+        return copy(CRLF, s, n);
+    }
+
+    /** Copies {@code scratch[0, n)} into the sink's buffer, in one piece unless it is larger than the buffer. */
+    private ByteBuffer putScratch(int n, OutputSink sink) {
         ByteBuffer out = sink.out();
         if (out.remaining() < n) {
             sink.drain();
             out = sink.out();
         }
-        out = put(sink, out, s, n);
-        if (bodyLeft) {
-            putBody(res, sink, out);
-        }
-        return true;
+        return put(sink, out, scratch, n);
     }
 
     private static int copy(byte[] src, byte[] dst, int at) {
         System.arraycopy(src, 0, dst, at, src.length);
         return at + src.length;
+    }
+
+    private static int latin1(CharSequence cs, byte[] dst, int at) {
+        for (int i = 0, len = cs.length(); i < len; i++) {
+            dst[at++] = (byte) cs.charAt(i);
+        }
+        return at;
     }
 
     /** Copies the body, {@code length} bytes once encoded, into {@code s} at {@code n}; returns the end. */
@@ -193,41 +191,6 @@ public final class ResponseEncoder {
         }
     }
 
-    /**
-     * Writes the status line, {@code Server}, {@code Date}, {@code Content-Type} and the handler's
-     * fields, and returns the buffer with at least 64 bytes free for the framing fields that follow.
-     */
-    private ByteBuffer putHeadFields(ResponseView res, OutputSink sink) {
-        ByteBuffer out = sink.out();
-        if (out.remaining() < 256) {
-            sink.drain();
-            out = sink.out();
-        }
-        out.put(Status.statusLine(res.status)).put(SERVER).put(dateLine);
-        if (res.contentType != null) {
-            out = put(sink, out, contentTypeLine(res.contentType));
-        }
-        for (int i = 0; i < res.headerCount; i++) {
-            out = putLatin1(sink, out, res.headerNames[i]);
-            out = put(sink, out, COLON_SPACE);
-            out = putLatin1(sink, out, res.headerValues[i]);
-            out = put(sink, out, CRLF);
-        }
-        if (res.fields != null) {
-            out = put(sink, out, res.fields);
-        }
-        if (res.requestId != null) {
-            out = put(sink, out, REQUEST_ID);
-            out = putLatin1(sink, out, res.requestId);
-            out = put(sink, out, CRLF);
-        }
-        if (out.remaining() < 64) {
-            sink.drain();
-            out = sink.out();
-        }
-        return out;
-    }
-
     /** Writes a complete error response, {@code "<code> <reason>\n"} as its text body, closing the connection. */
     public void encodeError(int status, OutputSink sink) {
         ByteBuffer out = sink.out();
@@ -258,22 +221,18 @@ public final class ResponseEncoder {
      */
     public void encodeStreamHead(ResponseView res, long length, boolean keepAlive, boolean http10, OutputSink sink) {
         int status = res.status;
-        ByteBuffer out = putHeadFields(res, sink);
+        int n = headFields(res);
+        byte[] s = scratch;
         if (status >= 200 && status != 204 && status != 304) {
             if (length >= 0) {
-                out.put(CONTENT_LENGTH);
-                putDecimal(out, length);
-                out.put(CRLF);
+                n = copy(CONTENT_LENGTH, s, n);
+                n = putDecimal(s, n, length);
+                n = copy(CRLF, s, n);
             } else if (!http10) {
-                out.put(TRANSFER_CHUNKED);
+                n = copy(TRANSFER_CHUNKED, s, n);
             }
         }
-        if (!keepAlive) {
-            out.put(CONNECTION_CLOSE);
-        } else if (http10) {
-            out.put(CONNECTION_KEEP_ALIVE);
-        }
-        out.put(CRLF);
+        putScratch(endHead(s, n, keepAlive, http10), sink);
     }
 
     /** Whether a response with {@code status} to a {@code head} request carries a body (RFC 9110 §6.4.1). */
@@ -347,18 +306,11 @@ public final class ResponseEncoder {
             line[line.length - 2] = '\r';
             line[line.length - 1] = '\n';
             cachedTypeLine = line;
-            cachedTypeAndLength = concat(line, CONTENT_LENGTH);
             // Only immutable strings are remembered: a mutable CharSequence may change under the cache.
             cachedType = type instanceof String ? type : null;
             return line;
         }
         return cachedTypeLine;
-    }
-
-    /** {@code Content-Type: type CRLF Content-Length: }, cached as {@link #contentTypeLine} caches its line. */
-    private byte[] contentTypeAndLength(CharSequence type) {
-        contentTypeLine(type);
-        return cachedTypeAndLength;
     }
 
     /** Writes {@code v} (not negative) in decimal into {@code s} at {@code n}; returns the end. */
@@ -386,10 +338,6 @@ public final class ResponseEncoder {
             v /= 10;
         }
         out.put(digits, i, digits.length - i);
-    }
-
-    private static ByteBuffer put(OutputSink sink, ByteBuffer out, byte[] src) {
-        return put(sink, out, src, src.length);
     }
 
     /** Puts {@code src[0, length)}, draining the sink whenever its buffer fills. */
@@ -420,17 +368,6 @@ public final class ResponseEncoder {
             out.position(out.position() + n);
             pos += n;
         }
-    }
-
-    private static ByteBuffer putLatin1(OutputSink sink, ByteBuffer out, CharSequence s) {
-        for (int i = 0, n = s.length(); i < n; i++) {
-            if (!out.hasRemaining()) {
-                sink.drain();
-                out = sink.out();
-            }
-            out.put((byte) s.charAt(i));
-        }
-        return out;
     }
 
     static long utf8Length(CharSequence s) {
