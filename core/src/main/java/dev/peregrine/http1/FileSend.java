@@ -12,10 +12,10 @@ import java.nio.file.StandardOpenOption;
 /**
  * The file a {@link ResponseView} sends as its body ({@code res.sendFile}): a path to open, or a
  * channel the caller opened and handed over, and the range {@code [offset, offset + length)}. The view
- * only records it. The view's owner opens a path when the response leaves ({@link #open}, called by
- * {@code offloop.BodySource.start} on the loop, just before the head is encoded), so no file
- * descriptor lives in {@code http1}; a file removed between the handler's call and then is answered
- * 404 by that owner, the head not having left.
+ * only records it. The view's owner opens a path when the handler has returned ({@link #open}, called
+ * by {@code offloop.BodySource.openFile} on the loop, before the response is counted and logged), so
+ * no file is opened in {@code http1}; a file removed between the handler's call and then is answered
+ * 404 by that owner, and counted and logged as the 404 it is.
  *
  * <p>A detached response ({@code new ResponseView()}, tests and tools) has no owner: its file is
  * recorded and never opened, and {@link ResponseView#reset} forgets it (closing a handed-over channel,
@@ -125,6 +125,15 @@ public final class FileSend {
         channel = null;
         path = null;
         return ch != null ? ch : FileChannel.open(p, StandardOpenOption.READ);
+    }
+
+    /**
+     * The owner opened the path early ({@link #open} then this): the channel is kept as a handed-over
+     * one, for the owner's next {@link #open} to take (or {@link ResponseView#reset} to close).
+     */
+    public void opened(FileChannel ch) {
+        path = null;
+        channel = ch;
     }
 
     /** Forgets the file, closing a handed-over channel that was never taken. */

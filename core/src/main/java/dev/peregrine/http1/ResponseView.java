@@ -168,6 +168,11 @@ public final class ResponseView implements Response {
         return special;
     }
 
+    /** The file {@code sendFile} recorded, left in place; null when the body is no file. */
+    public FileSend file() {
+        return (special & FILE) != 0 ? file : null;
+    }
+
     /**
      * The file {@code sendFile} recorded, for its owner to {@link FileSend#open} when the response
      * leaves; null when the body is no file. Clears {@link #FILE}: the owner now sends it, and opens

@@ -32,12 +32,33 @@ public interface BodySource {
     void abort();
 
     /**
+     * Opens the file {@code res} recorded, on the loop, once the handler has returned and before the
+     * response is counted and logged: a file removed since the handler's call (or one that cannot be
+     * opened) turns the response into the server's 404 (500) here, so the metrics and the access log
+     * see the status that leaves. Returns false then (the response is a plain one now); true when the
+     * file is open, was handed over open, or the body is no file.
+     */
+    public static boolean openFile(ResponseView res) {
+        FileSend file = res.file();
+        if (file == null || file.path() == null) {
+            return true;
+        }
+        try {
+            file.opened(file.open());
+            return true;
+        } catch (IOException e) {
+            res.takeFile(); // nothing is held: open() forgot the path
+            res.error(e instanceof NoSuchFileException ? 404 : 500);
+            return false;
+        }
+    }
+
+    /**
      * Encodes the head of {@code res}, whose body is a file or a producer ({@link ResponseView#FILE},
      * {@link ResponseView#PRODUCER}), into {@code c} and returns the source of its body. {@code req} is
      * the view the handler was given: a producer must not read it once the handler has returned. A
-     * file is opened here ({@link FileSend#open}: the view only records it); one removed since the
-     * handler's call is answered 404 instead (500 if it cannot be opened), whole, and the source
-     * returned has nothing left to send.
+     * file is opened by {@link #openFile}, called first; should it not have been, it is opened here,
+     * and one gone is answered 404 (500) whole, the source returned having nothing left to send.
      *
      * @return the body source; {@link OffLoopHost#startBody} it with {@code keepAlive} as given back
      *     by {@link #keepAlive(ResponseView, boolean, boolean)}

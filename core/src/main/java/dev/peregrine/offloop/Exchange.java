@@ -420,6 +420,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
     private void respond(ResponseView res) {
         ctx.tick();
         boolean bodyPending = body != null && conn.bodyIn() == body;
+        BodySource.openFile(res); // before it is counted: a file gone since the handler's call is a 404
         boolean last = conn.lastAllowed(res.statusCode()); // counted for every response, whatever ran the handler
         boolean keepAlive = request.keepAlive() && !bodyPending && conn.connection().isOpen() && !last;
         boolean http10 = request.versionNumber() == 10;

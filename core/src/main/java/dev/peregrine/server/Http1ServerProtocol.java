@@ -354,8 +354,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
             return;
         }
         runInline(h, req, res);
-        if (res.special() != 0) { // off-loop hook: async(), sendFile() or stream()
-            specialResponse(req, res);
+        if (res.special() != 0 && specialResponse(req, res)) { // off-loop hook: async(), sendFile() or stream()
             return;
         }
         boolean keepAlive = req.keepAlive() && !lastAllowed(res.statusCode());
@@ -370,14 +369,22 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         }
     }
 
-    /** Off-loop hook: an inline handler called {@code async()}, {@code sendFile()} or {@code stream()}. */
-    private void specialResponse(RequestView req, ResponseView res) {
+    /**
+     * Off-loop hook: an inline handler called {@code async()}, {@code sendFile()} or {@code stream()}.
+     * Returns false, having done nothing else, when the file to send is gone: the response is now the
+     * server's 404 (or 500), answered as any other.
+     */
+    private boolean specialResponse(RequestView req, ResponseView res) {
         Exchange x = srv.offLoop.takePending();
         if (x != null) {
             offLoopWork().async(x);
-            return;
+            return true;
+        }
+        if (!BodySource.openFile(res)) {
+            return false;
         }
         offLoopWork().sendInPieces(req, res, req.keepAlive() && !lastAllowed(res.statusCode()));
+        return true;
     }
 
     /**
@@ -411,6 +418,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
             Exchange x = srv.offLoop.takePending();
             if (x == null) { // answered at once: the rest of the body is not read, and the connection closes
                 ResponseView res = srv.response;
+                BodySource.openFile(res); // a file gone since the handler's call: a 404, counted as one
                 lastAllowed(res.statusCode()); // counted and timed like every response
                 if (res.special() != 0) {
                     offLoopWork().sendInPieces(req, res, false);
