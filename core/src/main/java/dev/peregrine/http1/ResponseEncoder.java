@@ -43,6 +43,10 @@ public final class ResponseEncoder {
     private final byte[] digits = new byte[20];
     /** Where a response is put together before its one copy into the write buffer (see {@link #encode}). */
     private byte[] scratch = new byte[1024];
+    /** The largest the scratch is kept at; a head larger than that is put together in an array of its own. */
+    private static final int MAX_KEPT_SCRATCH = 64 * 1024;
+    /** The array {@link #headFields} wrote the head into: {@link #scratch}, or for a huge head a one-off array. */
+    private byte[] assembly;
 
     private CharSequence cachedType;
     private byte[] cachedTypeLine;
@@ -67,7 +71,7 @@ public final class ResponseEncoder {
         long length = bodyLength(res);
         boolean bodyAllowed = status >= 200 && status != 204 && status != 304;
         int n = headFields(res);
-        byte[] s = scratch;
+        byte[] s = assembly;
         if (bodyAllowed) {
             n = copy(CONTENT_LENGTH, s, n);
             n = putDecimal(s, n, length);
@@ -88,8 +92,9 @@ public final class ResponseEncoder {
     /**
      * Puts the head up to its framing fields into {@link #scratch} — status line, {@code Server},
      * {@code Date}, {@code Content-Type}, the handler's fields, {@code X-Request-Id} — and returns
-     * where it ends, leaving room for the framing fields ({@link #FRAMING_ROOM}). The scratch grows to
-     * the largest head a loop has written (handlers' fields are the only unbounded part).
+     * where it ends, leaving room for the framing fields ({@link #FRAMING_ROOM}), in {@link #assembly}. The
+     * scratch grows to the largest head a loop has written, up to {@link #MAX_KEPT_SCRATCH} (handlers'
+     * fields are the only unbounded part); a larger head gets an array of its own, for this response.
      */
     private int headFields(ResponseView res) {
         byte[] status = Status.statusLine(res.status);
@@ -100,10 +105,14 @@ public final class ResponseEncoder {
         for (int i = 0; i < res.headerCount; i++) {
             need += res.headerNames[i].length() + res.headerValues[i].length() + COLON_SPACE.length + CRLF.length;
         }
-        if (need > scratch.length) {
-            scratch = new byte[Math.max(need, 2 * scratch.length)];
-        }
         byte[] s = scratch;
+        if (need > s.length) {
+            s = new byte[Math.max(need, Math.min(2 * s.length, MAX_KEPT_SCRATCH))];
+            if (s.length <= MAX_KEPT_SCRATCH) {
+                scratch = s;
+            }
+        }
+        assembly = s;
         int n = copy(status, s, 0);
         n = copy(SERVER, s, n);
         n = copy(dateLine, s, n);
@@ -137,14 +146,16 @@ public final class ResponseEncoder {
         return copy(CRLF, s, n);
     }
 
-    /** Copies {@code scratch[0, n)} into the sink's buffer, in one piece unless it is larger than the buffer. */
+    /** Copies {@code assembly[0, n)} into the sink's buffer, in one piece unless it is larger than the buffer. */
     private ByteBuffer putScratch(int n, OutputSink sink) {
         ByteBuffer out = sink.out();
         if (out.remaining() < n) {
             sink.drain();
             out = sink.out();
         }
-        return put(sink, out, scratch, n);
+        out = put(sink, out, assembly, n);
+        assembly = scratch; // a one-off array for a huge head is not kept
+        return out;
     }
 
     private static int copy(byte[] src, byte[] dst, int at) {
@@ -222,7 +233,7 @@ public final class ResponseEncoder {
     public void encodeStreamHead(ResponseView res, long length, boolean keepAlive, boolean http10, OutputSink sink) {
         int status = res.status;
         int n = headFields(res);
-        byte[] s = scratch;
+        byte[] s = assembly;
         if (status >= 200 && status != 204 && status != 304) {
             if (length >= 0) {
                 n = copy(CONTENT_LENGTH, s, n);

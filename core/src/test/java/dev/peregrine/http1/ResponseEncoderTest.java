@@ -221,6 +221,26 @@ class ResponseEncoderTest {
         }
     }
 
+    /** A head larger than the scratch is ever kept at (64 KiB) is written whole, and the next response is unaffected. */
+    @Test
+    void aHugeHeadIsWrittenWholeAndTheNextResponseIsUnaffected() {
+        ResponseEncoder e = new ResponseEncoder();
+        e.tick(NOW);
+        String huge = "h".repeat(100_000);
+        ResponseView r = res();
+        r.contentType("text/plain").header("X-Huge", huge).body("x".getBytes(StandardCharsets.US_ASCII));
+        Sink sink = new Sink(4096);
+        e.encode(r, false, true, false, sink);
+        assertEquals("HTTP/1.1 200 OK\r\nServer: Peregrine\r\n" + DATE + "Content-Type: text/plain\r\nX-Huge: " + huge
+                + "\r\nContent-Length: 1\r\n\r\nx", sink.all());
+        ResponseView small = res();
+        small.contentType("text/plain").body("y".getBytes(StandardCharsets.US_ASCII));
+        Sink next = new Sink(4096);
+        e.encode(small, false, true, false, next);
+        assertEquals("HTTP/1.1 200 OK\r\nServer: Peregrine\r\n" + DATE + "Content-Type: text/plain\r\nContent-Length: 1\r\n\r\ny",
+                next.all());
+    }
+
     @Test
     void errorsContinueAndTheDateTick() {
         ResponseEncoder e = new ResponseEncoder();
