@@ -48,7 +48,10 @@ public class HeadParserFuzzTest {
         }
         assertTrue(r > 0 && r <= data.length, "head end " + r + " of " + data.length);
         assertEquals(r, parser.parse(buf, 0, r, view), "the head alone parses the same");
-        assertEquals(r, HeadParser.findHeadEnd(buf, 0, 0, r), "findHeadEnd agrees where the head ends");
+        // The framer skips the empty lines before a request line (RFC 9112 §2.2) before it looks for the
+        // head's end, so that their CRLFs are not taken for the empty line that ends the head.
+        int lineStart = HeadParser.skipEmptyLines(buf, 0, r);
+        assertEquals(r, HeadParser.findHeadEnd(buf, lineStart, lineStart, r), "findHeadEnd agrees where the head ends");
         view.method();
         view.path();
         view.query();
