@@ -202,12 +202,27 @@ public final class HeadParser {
         // Names and values are scanned a word at a time; the byte that stops a scan, and where they are
         // in the same word the bytes around it (the space after the colon, the LF after the CR, the
         // byte before the CR), are taken from the word instead of being read again one by one.
-        fields:
         while (true) {
+            if (p >= end) {
+                return needMoreInHeaders(start, end);
+            }
+            int c = b.get(p) & 0xFF;
+            if (c == '\r') { // the empty line: end of the head
+                if (p + 1 >= end) {
+                    return needMoreInHeaders(start, end);
+                }
+                if (b.get(p + 1) != '\n') {
+                    return -400;
+                }
+                p += 2;
+                break;
+            }
+            if (c == ' ' || c == '\t') {
+                return -400; // obs-fold, or whitespace before the first field: RFC 9112 §2.2, §5.2
+            }
             int ns = p;
             long w = 0;
             int k = 8; // index in w of the byte at p; 8: not in a word (read alone)
-            int c;
             while (true) {
                 if (p + 8 <= end) {
                     w = b.getLong(p);
@@ -225,29 +240,13 @@ public final class HeadParser {
                 } else {
                     return needMoreInHeaders(start, end);
                 }
-                if (c == ':') {
-                    break;
-                }
                 if (HttpTokens.TCHAR[c]) {
                     p++;
-                    continue;
+                } else if (c == ':') {
+                    break;
+                } else {
+                    return -400; // includes whitespace before the colon, RFC 9112 §5.1
                 }
-                if (p == ns) {
-                    if (c == '\r') { // the empty line: end of the head
-                        if (p + 1 >= end) {
-                            return needMoreInHeaders(start, end);
-                        }
-                        if ((k < 7 ? byteAt(w, k + 1) : b.get(p + 1)) != '\n') {
-                            return -400;
-                        }
-                        p += 2;
-                        break fields;
-                    }
-                    if (c == ' ' || c == '\t') {
-                        return -400; // obs-fold, or whitespace before the first field: RFC 9112 §2.2, §5.2
-                    }
-                }
-                return -400; // includes whitespace before the colon, RFC 9112 §5.1
             }
             int ne = p;
             if (ne == ns) {
