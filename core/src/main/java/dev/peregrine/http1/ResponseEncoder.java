@@ -40,13 +40,12 @@ public final class ResponseEncoder {
 
     private final DateHeader date = new DateHeader();
     private byte[] dateLine = date.line(System.currentTimeMillis());
-    private final byte[] digits = new byte[20];
     /** Where a response is put together before its one copy into the write buffer (see {@link #encode}). */
     private byte[] scratch = new byte[1024];
     /** The largest the scratch is kept at; a head larger than that is put together in an array of its own. */
     private static final int MAX_KEPT_SCRATCH = 64 * 1024;
     /** The array {@link #headFields} wrote the head into: {@link #scratch}, or for a huge head a one-off array. */
-    private byte[] assembly;
+    private byte[] assembly = scratch;
 
     private CharSequence cachedType;
     private byte[] cachedTypeLine;
@@ -180,13 +179,13 @@ public final class ResponseEncoder {
                 res.bodyBuffer.get(res.bodyBuffer.position(), s, n, length);
                 return n + length;
             case ResponseView.BODY_CHARS:
-                return utf8(res.bodyChars, s, n);
+                return utf8(res.bodyChars, 0, res.bodyChars.length(), s, n);
             default:
                 return n;
         }
     }
 
-    private static void putBody(ResponseView res, OutputSink sink, ByteBuffer out) {
+    private void putBody(ResponseView res, OutputSink sink, ByteBuffer out) {
         switch (res.bodyKind) {
             case ResponseView.BODY_BYTES:
                 put(sink, out, res.bodyBytes, res.bodyBytes.length);
@@ -204,22 +203,22 @@ public final class ResponseEncoder {
 
     /** Writes a complete error response, {@code "<code> <reason>\n"} as its text body, closing the connection. */
     public void encodeError(int status, OutputSink sink) {
-        ByteBuffer out = sink.out();
-        if (out.remaining() < 512) {
-            sink.drain();
-            out = sink.out();
-        }
         String reason = Status.reason(status);
-        int bodyLength = 3 + 1 + reason.length() + 1;
-        out.put(Status.statusLine(status)).put(SERVER).put(dateLine).put(ERROR_TYPE).put(CONTENT_LENGTH);
-        putDecimal(out, bodyLength);
-        out.put(CRLF).put(CONNECTION_CLOSE).put(CRLF);
-        putDecimal(out, status);
-        out.put((byte) ' ');
-        for (int i = 0; i < reason.length(); i++) {
-            out.put((byte) reason.charAt(i));
-        }
-        out.put((byte) '\n');
+        byte[] s = scratch; // an error's head and body are a few hundred bytes at most
+        int n = copy(Status.statusLine(status), s, 0);
+        n = copy(SERVER, s, n);
+        n = copy(dateLine, s, n);
+        n = copy(ERROR_TYPE, s, n);
+        n = copy(CONTENT_LENGTH, s, n);
+        n = putDecimal(s, n, 3 + 1 + reason.length() + 1);
+        n = copy(CRLF, s, n);
+        n = copy(CONNECTION_CLOSE, s, n);
+        n = copy(CRLF, s, n);
+        n = putDecimal(s, n, status);
+        s[n++] = ' ';
+        n = latin1(reason, s, n);
+        s[n++] = '\n';
+        putScratch(n, sink);
     }
 
     /**
@@ -338,19 +337,6 @@ public final class ResponseEncoder {
         return end;
     }
 
-    private void putDecimal(ByteBuffer out, long v) {
-        if (v == 0) {
-            out.put((byte) '0');
-            return;
-        }
-        int i = digits.length;
-        while (v > 0) {
-            digits[--i] = (byte) ('0' + (v % 10));
-            v /= 10;
-        }
-        out.put(digits, i, digits.length - i);
-    }
-
     /** Puts {@code src[0, length)}, draining the sink whenever its buffer fills. */
     private static ByteBuffer put(OutputSink sink, ByteBuffer out, byte[] src, int length) {
         int off = 0;
@@ -399,16 +385,19 @@ public final class ResponseEncoder {
         return n;
     }
 
-    /** Writes {@code cs} as UTF-8 into {@code s} at {@code n} (room checked by the caller); returns the end. */
-    private static int utf8(CharSequence cs, byte[] s, int n) {
-        for (int i = 0, len = cs.length(); i < len; i++) {
+    /**
+     * Writes {@code cs[from, to)} as UTF-8 into {@code s} at {@code n} (room checked by the caller);
+     * returns the end. A lone surrogate is written as U+FFFD.
+     */
+    private static int utf8(CharSequence cs, int from, int to, byte[] s, int n) {
+        for (int i = from; i < to; i++) {
             char c = cs.charAt(i);
             if (c < 0x80) {
                 s[n++] = (byte) c;
             } else if (c < 0x800) {
                 s[n++] = (byte) (0xC0 | (c >> 6));
                 s[n++] = (byte) (0x80 | (c & 0x3F));
-            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(cs.charAt(i + 1))) {
+            } else if (Character.isHighSurrogate(c) && i + 1 < to && Character.isLowSurrogate(cs.charAt(i + 1))) {
                 int cp = Character.toCodePoint(c, cs.charAt(++i));
                 s[n++] = (byte) (0xF0 | (cp >> 18));
                 s[n++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
@@ -426,27 +415,20 @@ public final class ResponseEncoder {
         return n;
     }
 
-    private static void putUtf8(OutputSink sink, ByteBuffer out, CharSequence s) {
-        for (int i = 0, len = s.length(); i < len; i++) {
-            if (out.remaining() < 4) {
-                sink.drain();
-                out = sink.out();
+    /**
+     * Writes {@code cs} as UTF-8 through {@link #scratch}, a scratch-full at a time: at most three bytes
+     * per char (a surrogate pair is four bytes for two), and a pair is never split between two pieces.
+     */
+    private void putUtf8(OutputSink sink, ByteBuffer out, CharSequence cs) {
+        byte[] s = scratch;
+        int chunk = s.length / 3;
+        for (int i = 0, len = cs.length(); i < len; ) {
+            int j = Math.min(len, i + chunk);
+            if (j < len && Character.isHighSurrogate(cs.charAt(j - 1))) {
+                j--;
             }
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                out.put((byte) c);
-            } else if (c < 0x800) {
-                out.put((byte) (0xC0 | (c >> 6))).put((byte) (0x80 | (c & 0x3F)));
-            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
-                int cp = Character.toCodePoint(c, s.charAt(++i));
-                out.put((byte) (0xF0 | (cp >> 18))).put((byte) (0x80 | ((cp >> 12) & 0x3F)))
-                        .put((byte) (0x80 | ((cp >> 6) & 0x3F))).put((byte) (0x80 | (cp & 0x3F)));
-            } else {
-                if (Character.isSurrogate(c)) {
-                    c = '\uFFFD';
-                }
-                out.put((byte) (0xE0 | (c >> 12))).put((byte) (0x80 | ((c >> 6) & 0x3F))).put((byte) (0x80 | (c & 0x3F)));
-            }
+            out = put(sink, out, s, utf8(cs, i, j, s, 0));
+            i = j;
         }
     }
 }

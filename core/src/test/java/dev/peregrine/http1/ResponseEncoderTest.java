@@ -221,6 +221,26 @@ class ResponseEncoderTest {
         }
     }
 
+    /**
+     * A text body too large for the scratch is encoded through it a piece at a time: surrogate pairs
+     * falling at every piece boundary stay whole, through a sink that drains mid-response.
+     */
+    @Test
+    void aLargeTextBodyKeepsItsSurrogatePairsWholeAcrossPieces() {
+        for (String lead : new String[] {"", "a", "\u00e9"}) {
+            String text = lead + "\ud83d\ude00".repeat(3000) + "\u20ac";
+            byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+            ResponseView r = res();
+            r.contentType("text/plain").body(text);
+            ResponseEncoder e = new ResponseEncoder();
+            e.tick(NOW);
+            Sink sink = new Sink(1500);
+            e.encode(r, false, true, false, sink);
+            assertEquals("HTTP/1.1 200 OK\r\nServer: Peregrine\r\n" + DATE + "Content-Type: text/plain\r\nContent-Length: "
+                    + utf8.length + "\r\n\r\n" + new String(utf8, StandardCharsets.ISO_8859_1), sink.all(), "lead " + lead.length());
+        }
+    }
+
     /** A head larger than the scratch is ever kept at (64 KiB) is written whole, and the next response is unaffected. */
     @Test
     void aHugeHeadIsWrittenWholeAndTheNextResponseIsUnaffected() {
