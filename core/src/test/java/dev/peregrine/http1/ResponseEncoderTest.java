@@ -222,6 +222,26 @@ class ResponseEncoderTest {
     }
 
     /**
+     * Short pieces are copied eight bytes at a time with the last word overlapping: every body length
+     * and every content-type line length from 0 to 80 bytes (across the 8- and 64-byte edges of that
+     * copy), with distinct bytes so that a misplaced word shows.
+     */
+    @Test
+    void shortBodiesAndTypesOfEveryLengthAreCopiedExactly() {
+        for (int size = 0; size <= 80; size++) {
+            byte[] body = new byte[size];
+            for (int i = 0; i < size; i++) {
+                body[i] = (byte) ('!' + i);
+            }
+            String type = "t/" + "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-+.abcdefghijklmno".substring(0, size);
+            ResponseView r = res();
+            r.contentType(type).body(body);
+            assertEquals("HTTP/1.1 200 OK\r\nServer: Peregrine\r\n" + DATE + "Content-Type: " + type + "\r\nContent-Length: " + size
+                    + "\r\n\r\n" + new String(body, StandardCharsets.ISO_8859_1), encode(r, false, true, false), "length " + size);
+        }
+    }
+
+    /**
      * A text body too large for the scratch is encoded through it a piece at a time: surrogate pairs
      * falling at every piece boundary stay whole, through a sink that drains mid-response.
      */
