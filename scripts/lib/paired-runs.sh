@@ -80,7 +80,7 @@ run_wrk() { # port scenario seconds
 proc_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 all_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4}' /proc/stat; }
 
-echo "# $(date -u) PAIRS=$pairs: ${names[*]} at once on cpu$server_cpu, wrk on cpu$wrk_cpu -c$conns depth=$depth, ${duration}s windows, warm-up ${warmup}s per server and scenario"
+echo "# $(date -u) $("$JAVA_HOME/bin/java" -version 2>&1 | head -1) PAIRS=$pairs: ${names[*]} at once on cpu$server_cpu, wrk on cpu$wrk_cpu -c$conns depth=$depth, ${duration}s windows, warm-up ${warmup}s per server and scenario"
 for i in "${!names[@]}"; do
   for s in $scenarios; do run_wrk "${ports[i]}" "$s" "$warmup" >/dev/null 2>&1 || true; done
 done
