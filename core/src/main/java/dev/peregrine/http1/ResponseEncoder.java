@@ -170,10 +170,10 @@ public final class ResponseEncoder {
     /**
      * Copies {@code src[0, length)} to {@code dst} at {@code at}; returns the end. A head is a row of
      * copies of 2 to 60 bytes (status line, Date, Content-Type, a short body), and for those
-     * {@code System.arraycopy}'s stub call costs more than the bytes: profiled in-memory, the stub took
-     * 13% of a pipelined request. Eight bytes at a time through a long view, the last word placed to
-     * end exactly at {@code length} (overlapping the one before: the arrays are distinct), is a few
-     * moves instead.
+     * {@code System.arraycopy}'s stub call costs more than the bytes (async-profiler put the stub at 13%
+     * of an in-memory pipelined request's samples). Eight bytes at a time through a long view, the last
+     * word placed to end exactly at {@code length} (overlapping the one before: the arrays are
+     * distinct), is a few moves instead: 2-3% off {@code ServerTimingBenchmark.serverGetPipelined16}.
      */
     private static int copy(byte[] src, int length, byte[] dst, int at) {
         if (length < 8 || length > 64) {
