@@ -9,8 +9,9 @@
 # of all the server's threads over the window (/proc/PID/stat) divided by the responses wrk counted,
 # with wrk started exactly as the harness starts it (same script, headers, connections and depth).
 # Prints each window, then per server and scenario the median CPU per request and, beside raw, the
-# median of the per-round ratios. A window where other processes used more than 10% of a core is
-# marked '!' and left out of the medians (with the raw window of its round).
+# median of the per-round ratios (scripts/lib/round-medians.sh, shared with ROUNDS). A window where
+# other processes used more than 10% of a core is marked '!' and left out of the medians (with the raw
+# window of its round).
 
 pairs=$PAIRS
 server_cpu=${SERVER_CPU:-0}
@@ -106,19 +107,6 @@ for ((r = 1; r <= pairs; r++)); do
   done
 done
 
-echo "# medians over $pairs rounds (windows marked ! left out): server scenario srv_ns/req [median of per-round ratios to raw, and each]"
-awk -F'\t' '
-  { k = $1 " " $2; v[k, $3] = $4; bad[k, $3] = $5; names[$1] = 1; sc[$2] = 1; if ($3 > R) R = $3 }
-  function med(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
-  END {
-    for (n in names) for (s in sc) { k = n " " s; m = 0; for (r = 1; r <= R; r++) if ((k, r) in v && !bad[k, r]) a[++m] = v[k, r]
-      if (m == 0) continue
-      line = sprintf("%-16s %-9s %6d", n, s, med(a, m)); rk = "raw " s
-      if (n != "raw" && (rk, 1) in v) { m = 0; each = ""
-        for (r = 1; r <= R; r++) if ((k, r) in v && (rk, r) in v && !bad[k, r] && !bad[rk, r] && v[rk, r] > 0) {
-          b[++m] = v[k, r] / v[rk, r]; each = each sprintf(" %.2f", b[m]) }
-        if (m > 0) line = line sprintf("  %.2fx raw (%s )", med(b, m), each) }
-      print line }
-  }' "$results" | sort
+source scripts/lib/round-medians.sh
+round_medians "$results"
 rm -rf "$logdir"
