@@ -88,7 +88,7 @@ public final class ResponseEncoder {
             n = bodyInto(res, s, n, (int) length);
             bodyLeft = false;
         }
-        ByteBuffer out = putScratch(n, sink);
+        ByteBuffer out = putScratch(s, n, sink);
         if (bodyLeft) {
             putBody(res, sink, out);
         }
@@ -151,14 +151,17 @@ public final class ResponseEncoder {
         return copy(CRLF, s, n);
     }
 
-    /** Copies {@code assembly[0, n)} into the sink's buffer, in one piece unless it is larger than the buffer. */
-    private ByteBuffer putScratch(int n, OutputSink sink) {
+    /**
+     * Copies {@code s[0, n)} (the scratch, or a one-off array from {@link #headFields}) into the sink's
+     * buffer, in one piece unless it is larger than the buffer.
+     */
+    private ByteBuffer putScratch(byte[] s, int n, OutputSink sink) {
         ByteBuffer out = sink.out();
         if (out.remaining() < n) {
             sink.drain();
             out = sink.out();
         }
-        out = put(sink, out, assembly, n);
+        out = put(sink, out, s, n);
         assembly = scratch; // a one-off array for a huge head is not kept
         return out;
     }
@@ -243,7 +246,7 @@ public final class ResponseEncoder {
         s[n++] = ' ';
         n = latin1(reason, s, n);
         s[n++] = '\n';
-        putScratch(n, sink);
+        putScratch(s, n, sink);
     }
 
     /**
@@ -267,7 +270,7 @@ public final class ResponseEncoder {
                 n = copy(TRANSFER_CHUNKED, s, n);
             }
         }
-        putScratch(endHead(s, n, keepAlive, http10), sink);
+        putScratch(s, endHead(s, n, keepAlive, http10), sink);
     }
 
     /** Whether a response with {@code status} to a {@code head} request carries a body (RFC 9110 §6.4.1). */
