@@ -58,6 +58,7 @@ module dev.peregrine {
     exports dev.peregrine.loop to dev.peregrine.client;
     exports dev.peregrine.tls.engine to dev.peregrine.client;
     exports dev.peregrine.transport to dev.peregrine.client;
+    exports dev.peregrine.transport.choice to dev.peregrine.client;
     exports dev.peregrine.transport.epoll to dev.peregrine.client;
     exports dev.peregrine.transport.nio to dev.peregrine.client;
 }

@@ -8,6 +8,7 @@ import dev.peregrine.server.ServerSetup;
 import dev.peregrine.tls.engine.TlsContext;
 import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
+import dev.peregrine.transport.choice.TransportChoice;
 import dev.peregrine.transport.epoll.EpollTransport;
 
 import java.io.IOException;

@@ -90,7 +90,7 @@ class TlsClientLayerTest {
 
     private static TransportServer clientLoops(Server server, String transport) throws IOException {
         TransportEngine t = transport.equals("epoll") ? new EpollTransport() : new NioTransport();
-        return t.startLoops(LoopSetup.outbound(server.config()), 1);
+        return t.startLoops(LoopSetup.outbound(dev.peregrine.loop.LoopConfig.builder().threads(1).build()), 1);
     }
 
     private static OneRequest get(TransportServer client, int port, TlsClientLayer layer) throws Exception {

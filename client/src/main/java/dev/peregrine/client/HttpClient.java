@@ -1,15 +1,12 @@
 package dev.peregrine.client;
 
-import dev.peregrine.Server;
-import dev.peregrine.ServerConfig;
 import dev.peregrine.Transport;
+import dev.peregrine.loop.LoopConfig;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.LoopSetup;
 import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
-import dev.peregrine.transport.epoll.EpollAvailability;
-import dev.peregrine.transport.epoll.EpollTransport;
-import dev.peregrine.transport.nio.NioTransport;
+import dev.peregrine.transport.choice.TransportChoice;
 
 import javax.net.ssl.SSLContext;
 import java.io.IOException;
@@ -90,13 +87,14 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("no default TLS context", e);
         }
-        // The loops' buffers and pool sizes come from the server's settings type: what a response may
-        // hold in memory bounds the largest pooled buffer.
-        ServerConfig settings = Server.builder().threads(b.threads).transport(b.transport)
-                .maxBodySize(b.maxResponseBodySize).settings();
-        LoopSetup setup = LoopSetup.outbound(settings);
-        TransportEngine engine = b.transport == Transport.NIO || (b.transport == Transport.AUTO && !EpollAvailability.isAvailable())
-                ? new NioTransport() : new EpollTransport();
+        // The client's loops are configured here alone: no server setting (nor PEREGRINE_* variable)
+        // reaches them. What one response may hold in memory bounds the largest pooled buffer.
+        LoopConfig loopConfig = LoopConfig.builder().threads(b.threads)
+                .largestPooledBuffer(maxHeadSize + (int) Math.min(b.maxResponseBodySize, Integer.MAX_VALUE / 2)
+                        + LoopConfig.DEFAULT_BUFFER_SIZE)
+                .build();
+        LoopSetup setup = LoopSetup.outbound(loopConfig);
+        TransportEngine engine = TransportChoice.select(b.transport);
         this.loops = engine.startLoops(setup, b.threads);
         this.contexts = loops.loops();
         this.resolver = Executors.newCachedThreadPool(r -> {

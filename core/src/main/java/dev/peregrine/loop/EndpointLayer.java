@@ -4,7 +4,7 @@ package dev.peregrine.loop;
  * A layer put between a transport's socket and the {@link Connection} of every connection a
  * listener accepts, such as TLS ({@code dev.peregrine.tls.engine.TlsContext}). Transports do not know about
  * layers: they hand each accepted socket to {@link LoopContext#newConnection}, which applies the
- * listener's layer if its {@link dev.peregrine.ServerConfig} has one.
+ * listener's layer if its {@link LoopSetup} has one.
  *
  * <p>Thread: {@link #wrap} runs on the loop thread that owns the new connection.
  */

@@ -1,6 +1,5 @@
 package dev.peregrine.loop;
 
-import dev.peregrine.ServerConfig;
 import dev.peregrine.buffer.BufferPool;
 
 import java.nio.ByteBuffer;
@@ -17,7 +16,7 @@ import java.nio.ByteOrder;
  * <p>Thread: the loop thread (built on the starting thread before the loop runs).
  */
 public final class LoopContext {
-    final ServerConfig config;
+    final LoopConfig config;
     /** The listener this loop serves: port, endpoint layer, protocol of accepted connections. */
     final LoopSetup setup;
     final BufferPool pool;
@@ -45,9 +44,7 @@ public final class LoopContext {
     public LoopContext(LoopSetup setup) {
         this.setup = setup;
         this.config = setup.config();
-        ServerConfig config = this.config;
-        int poolMax = config.maxHeadSize() + (int) Math.min(config.maxBodySize(), Integer.MAX_VALUE / 2) + config.readBufferSize();
-        this.pool = new BufferPool(poolMax, 64);
+        this.pool = new BufferPool(config.largestPooledBuffer(), 64);
         this.readBuffer = ByteBuffer.allocateDirect(config.readBufferSize()).order(ByteOrder.LITTLE_ENDIAN);
         this.writeBuffer = ByteBuffer.allocateDirect(config.writeBufferSize()).order(ByteOrder.LITTLE_ENDIAN);
         this.protocols = setup.protocols() == null ? null : setup.protocols().apply(this);
@@ -181,7 +178,7 @@ public final class LoopContext {
         return metrics;
     }
 
-    public ServerConfig config() {
+    public LoopConfig config() {
         return config;
     }
 

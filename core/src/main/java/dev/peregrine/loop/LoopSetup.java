@@ -1,19 +1,16 @@
 package dev.peregrine.loop;
 
-import dev.peregrine.ServerConfig;
-
 import java.util.function.Function;
 
 /**
  * Everything a transport needs to run the loops of one listener, beside the user's settings: the
  * port, the {@link EndpointLayer} over its sockets (TLS, PROXY) if any, and what makes the protocol of
- * each accepted connection. Kept out of {@link ServerConfig}, which holds only the settings a user
- * chose. Immutable.
+ * each accepted connection, beside the loops' {@link LoopConfig}. Immutable.
  *
  * <p>Thread: any.
  */
 public final class LoopSetup {
-    private final ServerConfig config;
+    private final LoopConfig config;
     private final int port;
     private final EndpointLayer layer;
     private final Function<LoopContext, ProtocolFactory> protocols;
@@ -23,7 +20,7 @@ public final class LoopSetup {
      * @param layer     the layer over every accepted socket, or null
      * @param protocols makes each loop's {@link ProtocolFactory} (null for loops with no listener)
      */
-    public LoopSetup(ServerConfig config, int port, EndpointLayer layer, Function<LoopContext, ProtocolFactory> protocols) {
+    public LoopSetup(LoopConfig config, int port, EndpointLayer layer, Function<LoopContext, ProtocolFactory> protocols) {
         this.config = config;
         this.port = port;
         this.layer = layer;
@@ -31,11 +28,11 @@ public final class LoopSetup {
     }
 
     /** Loops with no listener, for outbound connections only (the client). */
-    public static LoopSetup outbound(ServerConfig config) {
+    public static LoopSetup outbound(LoopConfig config) {
         return new LoopSetup(config, -1, null, null);
     }
 
-    public ServerConfig config() {
+    public LoopConfig config() {
         return config;
     }
 

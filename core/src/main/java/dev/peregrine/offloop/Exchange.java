@@ -91,7 +91,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
      */
     static Exchange async(OffLoopHost conn, RequestView req) {
         Exchange x = new Exchange(conn.httpLoop(), null);
-        x.begin(conn, req, false, conn.httpLoop().loop().config().asyncTimeoutMillis());
+        x.begin(conn, req, false, conn.httpLoop().config().asyncTimeoutMillis());
         return x;
     }
 
@@ -120,9 +120,9 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         LoopContext ctx = srv.loop();
         Exchange x = srv.offLoop().reusableExchange();
         if (x == null) {
-            x = new Exchange(srv, new RequestView(ctx.config().maxHeaderCount()));
+            x = new Exchange(srv, new RequestView(srv.config().maxHeaderCount()));
         }
-        x.begin(conn, req, true, h.timeoutMillis() > 0 ? h.timeoutMillis() : ctx.config().asyncTimeoutMillis());
+        x.begin(conn, req, true, h.timeoutMillis() > 0 ? h.timeoutMillis() : srv.config().asyncTimeoutMillis());
         x.handler = h;
         if (streamedLength >= 0) {
             x.body = new IncomingBody(conn, x, streamedLength);

@@ -17,6 +17,9 @@ public interface HttpLoop {
     /** The loop's resources: pool, timers, clock, counters, task queue. */
     LoopContext loop();
 
+    /** The server's settings (timeouts and limits of off-loop work). */
+    dev.peregrine.ServerConfig config();
+
     /** The view of the request being handled inline (copied by {@code async()}). */
     RequestView request();
 

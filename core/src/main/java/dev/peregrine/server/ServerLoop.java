@@ -77,7 +77,7 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     public ServerLoop(LoopContext loop, ServerSetup setup) {
         this.loop = loop;
         this.setup = setup;
-        this.config = loop.config();
+        this.config = setup.config();
         this.metrics = loop.metrics();
         this.readBuffer = loop.readBuffer();
         this.router = setup.router();
@@ -118,6 +118,11 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     @Override
     public LoopContext loop() {
         return loop;
+    }
+
+    @Override
+    public ServerConfig config() {
+        return config;
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.peregrine.server;
 import dev.peregrine.Compression;
 import dev.peregrine.ServerConfig;
 import dev.peregrine.loop.EndpointLayer;
+import dev.peregrine.loop.LoopConfig;
 import dev.peregrine.loop.LoopSetup;
 import dev.peregrine.offloop.OffLoopExecutor;
 import dev.peregrine.route.Router;
@@ -48,7 +49,33 @@ public final class ServerSetup {
 
     /** The loops' setup for a listener on {@code port} with {@code layer} (TLS, PROXY; or null) over its sockets. */
     public LoopSetup listener(int port, EndpointLayer layer) {
-        return new LoopSetup(config, port, layer, ctx -> new ServerLoop(ctx, this));
+        return new LoopSetup(loopConfig(config), port, layer, ctx -> new ServerLoop(ctx, this));
+    }
+
+    /**
+     * The part of the server's settings the loops read. The largest pooled buffer holds a whole
+     * request held across reads (head and body within the limits) plus one read's worth.
+     */
+    public static LoopConfig loopConfig(ServerConfig config) {
+        return LoopConfig.builder()
+                .threads(config.threads())
+                .readBufferSize(config.readBufferSize())
+                .writeBufferSize(config.writeBufferSize())
+                .largestPooledBuffer(config.maxHeadSize() + (int) Math.min(config.maxBodySize(), Integer.MAX_VALUE / 2)
+                        + config.readBufferSize())
+                .maxPendingOutput(config.maxPendingOutput())
+                .writeTimeoutMillis(config.writeTimeoutMillis())
+                .drainTimeoutMillis(config.drainTimeoutMillis())
+                .host(config.host())
+                .backlog(config.backlog())
+                .reusePort(config.reusePort())
+                .maxConnections(config.maxConnections())
+                .build();
+    }
+
+    /** The server's settings (what the loops read of them is {@link #loopConfig}). */
+    public ServerConfig config() {
+        return config;
     }
 
     /** The same on the configured port, with no layer (tests, tools). */

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * The server-wide cap on open connections ({@code ServerConfig.maxConnections}), shared by all loops
+ * The server-wide cap on open connections ({@code LoopConfig.maxConnections}), shared by all loops
  * of one server: one {@link AtomicInteger} counts every open connection, whichever loop accepted it.
  * A global count (rather than a fixed share per loop) lets a busy loop use capacity an idle one does
  * not need; its cost is one CAS per accept and one decrement per close, never per request.

@@ -1,6 +1,6 @@
 package dev.peregrine.transport;
 
-import dev.peregrine.ServerConfig;
+import dev.peregrine.loop.LoopConfig;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.LoopSetup;
 
@@ -60,7 +60,7 @@ public final class LoopStarter {
     /** Binds {@code setup}'s host and port and starts {@code config.threads()} loops on them. */
     public static <F, L extends TransportLoop> TransportServer start(LoopSetup setup, boolean reusePortSupported,
                                                                      Parts<F, L> parts) throws IOException {
-        ServerConfig config = setup.config();
+        LoopConfig config = setup.config();
         int n = config.threads();
         boolean reusePort = n > 1 && config.reusePort() && reusePortSupported;
         return run(setup, n, new ConnectionLimit(config.maxConnections(), n), parts, (i, port) -> {

@@ -1,6 +1,5 @@
 package dev.peregrine.transport;
 
-import dev.peregrine.ServerConfig;
 import dev.peregrine.loop.LoopSetup;
 
 import java.io.IOException;

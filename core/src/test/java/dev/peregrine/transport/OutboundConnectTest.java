@@ -91,7 +91,7 @@ class OutboundConnectTest {
     }
 
     private static TransportServer clientLoops(TransportEngine t) throws IOException {
-        return t.startLoops(dev.peregrine.loop.LoopSetup.outbound(TestConfigs.of(Server.builder().host("127.0.0.1").port(0))), 1);
+        return t.startLoops(dev.peregrine.loop.LoopSetup.outbound(dev.peregrine.loop.LoopConfig.builder().threads(1).build()), 1);
     }
 
     @ParameterizedTest(name = "{0}")

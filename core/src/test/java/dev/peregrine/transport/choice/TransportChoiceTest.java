@@ -1,5 +1,7 @@
-package dev.peregrine;
+package dev.peregrine.transport.choice;
 
+import dev.peregrine.Server;
+import dev.peregrine.Transport;
 import dev.peregrine.transport.epoll.EpollAvailability;
 import dev.peregrine.transport.epoll.EpollTransport;
 import dev.peregrine.transport.nio.NioTransport;
@@ -14,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** How {@code Server} picks its transport from the setting and from what the platform offers. */
-class TransportSelectionTest {
+class TransportChoiceTest {
     private static final String WHY = "no native library for this test";
 
     @Test

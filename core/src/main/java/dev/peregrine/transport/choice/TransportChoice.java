@@ -1,5 +1,6 @@
-package dev.peregrine;
+package dev.peregrine.transport.choice;
 
+import dev.peregrine.Transport;
 import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.epoll.EpollAvailability;
 import dev.peregrine.transport.epoll.EpollTransport;
@@ -8,17 +9,17 @@ import dev.peregrine.transport.nio.NioTransport;
 import java.util.function.Supplier;
 
 /**
- * Which transport a server starts on: {@link Transport#NIO} and {@link Transport#EPOLL} as asked (a
+ * Which transport a server's or a client's loops start on: {@link Transport#NIO} and {@link Transport#EPOLL} as asked (a
  * forced epoll that cannot run fails with the reason), {@link Transport#AUTO} epoll where it can run,
  * else NIO after one INFO line saying why.
  */
-final class TransportChoice {
+public final class TransportChoice {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
 
     private TransportChoice() {
     }
 
-    static TransportEngine select(Transport kind) {
+    public static TransportEngine select(Transport kind) {
         return select(kind, EpollAvailability::unavailabilityReason);
     }
 
