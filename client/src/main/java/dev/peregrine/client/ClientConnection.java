@@ -143,17 +143,12 @@ final class ClientConnection implements Protocol {
         int pos = start;
         while (true) {
             int r = reader.read(buf, pos, end);
-            if (r == ResponseReader.INTERIM) {
-                pos = reader.interimEnd(); // 100 Continue, 103 Early Hints: skipped
-                continue;
-            }
             if (r == ResponseReader.NEED_MORE) {
                 c.restartTimerPhase();
-                return pos;
+                return reader.responseStart(); // interim responses before it are consumed
             }
             if (r == ResponseReader.ERROR) {
-                fail(reader.error().startsWith("body") || reader.error().contains("larger than")
-                        ? ClientException.Phase.TOO_LARGE : ClientException.Phase.RESPONSE, reader.error());
+                fail(ClientException.phaseOf(reader.failure()), reader.error());
                 c.close();
                 return end;
             }
@@ -166,7 +161,7 @@ final class ClientConnection implements Protocol {
     private int streamed(Connection c, ByteBuffer buf, int start, int end) {
         int r = stream.onInput(buf, start, end);
         if (r == ResponseStream.FAILED) {
-            fail(phaseOf(stream.error()), stream.error(), stream.cause());
+            fail(stream.phase(), stream.error(), stream.cause());
             c.close();
             return end;
         }
@@ -177,13 +172,9 @@ final class ClientConnection implements Protocol {
         return r;
     }
 
-    private static ClientException.Phase phaseOf(String error) {
-        return error.startsWith("body") || error.contains("larger than") ? ClientException.Phase.TOO_LARGE
-                : ClientException.Phase.RESPONSE;
-    }
-
     private void finishStreamed(boolean extraBytes) {
         ClientResponse head = stream.head();
+        boolean persistent = reader.persistent(); // the head's fields are the reader's until the next expect
         if (stream.endPause()) {
             // Paused during the last piece: reading comes back once this event is over (not from inside
             // it, where the connection is still offering input), so the pooled connection reads again.
@@ -195,7 +186,7 @@ final class ClientConnection implements Protocol {
         done.connection = null;
         served++;
         pool.metrics.responses.incrementAndGet();
-        if (!extraBytes && !head.closeRequested() && head.status() != 101 && bodyPump == null && c.isOpen()) {
+        if (!extraBytes && persistent && head.status() != 101 && bodyPump == null && c.isOpen()) {
             idleSinceMillis = System.currentTimeMillis();
             pool.released(this);
         } else {
@@ -213,7 +204,7 @@ final class ClientConnection implements Protocol {
         done.connection = null;
         served++;
         pool.metrics.responses.incrementAndGet();
-        boolean keepAlive = !extraBytes && !ClientResponse.closeRequested(reader.names(), reader.values())
+        boolean keepAlive = !extraBytes && reader.persistent()
                 && reader.status() != 101 && bodyPump == null;
         bodyPump = null;
         // Back to the pool before the caller hears: a dependent that runs at once on this loop (a

@@ -8,6 +8,18 @@ import java.io.IOException;
  */
 public final class ClientException extends IOException {
     /** Where the request failed. */
+    /** The phase a response reader's failure of kind {@code f} reports. */
+    static Phase phaseOf(dev.peregrine.http1.ResponseReader.Failure f) {
+        switch (f) {
+            case TOO_LARGE:
+                return Phase.TOO_LARGE;
+            case TRUNCATED:
+                return Phase.CLOSED;
+            default:
+                return Phase.RESPONSE; // malformed, or a transfer coding the client cannot decode
+        }
+    }
+
     public enum Phase {
         /** Name lookup or TCP/TLS connect failed or took longer than {@code connectTimeout}. */
         CONNECT,

@@ -22,46 +22,6 @@ public final class ClientResponse {
         return new ClientResponse(reader.status(), reader.reason(), reader.namesCopy(), reader.valuesCopy(), body);
     }
 
-    /** Whether the server said it closes the connection after this response ({@code Connection: close}). */
-    boolean closeRequested() {
-        return closeRequested(names, values);
-    }
-
-    /**
-     * Whether fields {@code names}/{@code values} hold the {@code close} connection option (RFC 9112
-     * §9.6), in any case, among a comma-separated list. Allocates nothing: it runs for every response.
-     */
-    static boolean closeRequested(List<String> names, List<String> values) {
-        for (int i = 0; i < names.size(); i++) {
-            if (names.get(i).equalsIgnoreCase("Connection") && hasCloseToken(values.get(i))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean hasCloseToken(String v) {
-        int i = 0;
-        int n = v.length();
-        while (i < n) {
-            while (i < n && (v.charAt(i) == ',' || v.charAt(i) == ' ' || v.charAt(i) == '\t')) {
-                i++;
-            }
-            int start = i;
-            while (i < n && v.charAt(i) != ',') {
-                i++;
-            }
-            int end = i;
-            while (end > start && (v.charAt(end - 1) == ' ' || v.charAt(end - 1) == '\t')) {
-                end--;
-            }
-            if (end - start == 5 && v.regionMatches(true, start, "close", 0, 5)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     ClientResponse(int status, String reason, List<String> names, List<String> values, byte[] body) {
         this.status = status;
         this.reason = reason;

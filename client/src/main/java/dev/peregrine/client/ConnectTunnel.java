@@ -84,10 +84,7 @@ final class ConnectTunnel implements Protocol {
         }
         int r = reader.readHead(buf, start, end);
         if (r == ResponseReader.NEED_MORE) {
-            return start;
-        }
-        if (r == ResponseReader.INTERIM) {
-            return reader.interimEnd();
+            return reader.responseStart(); // interim responses before it are consumed
         }
         if (r == ResponseReader.ERROR) {
             refuse(c, "a malformed answer to CONNECT (" + reader.error() + ")");

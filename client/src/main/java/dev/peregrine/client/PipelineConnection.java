@@ -160,16 +160,11 @@ final class PipelineConnection implements Protocol {
             }
             headStarted = true;
             int r = reader.read(buf, pos, end);
-            if (r == ResponseReader.INTERIM) {
-                pos = reader.interimEnd(); // 100 Continue, 103 Early Hints: skipped
-                continue;
-            }
             if (r == ResponseReader.NEED_MORE) {
-                return pos;
+                return reader.responseStart(); // interim responses before it are consumed
             }
             if (r == ResponseReader.ERROR) {
-                failHead(reader.error().startsWith("body") || reader.error().contains("larger than")
-                        ? ClientException.Phase.TOO_LARGE : ClientException.Phase.RESPONSE, reader.error());
+                failHead(ClientException.phaseOf(reader.failure()), reader.error());
                 c.close();
                 return end;
             }
@@ -189,7 +184,7 @@ final class PipelineConnection implements Protocol {
         armed = false;
         headStarted = false;
         host.metrics.responses.incrementAndGet();
-        if (ClientResponse.closeRequested(reader.names(), reader.values()) || reader.status() == 101) {
+        if (!reader.persistent() || reader.status() == 101) {
             closing = true;
         }
         // collect and succeed are no-ops for a call its total timeout already failed: the late response is dropped

@@ -32,6 +32,7 @@ final class ResponseStream implements ResponseBodyListener.ReadValve {
     private boolean done;
     private boolean paused;
     private String error;
+    private ClientException.Phase phase;
     private Throwable cause;
 
     ResponseStream(ResponseReader reader, ResponseBodyListener listener, Connection c) {
@@ -71,6 +72,11 @@ final class ResponseStream implements ResponseBodyListener.ReadValve {
         return error;
     }
 
+    /** The phase of the failure, after {@link #FAILED} or a false {@link #atEndOfInput()}. */
+    ClientException.Phase phase() {
+        return phase;
+    }
+
     Throwable cause() {
         return cause;
     }
@@ -80,15 +86,11 @@ final class ResponseStream implements ResponseBodyListener.ReadValve {
         int pos = start;
         if (head == null) {
             int r = reader.readHead(buf, pos, end);
-            while (r == ResponseReader.INTERIM) {
-                pos = reader.interimEnd(); // 100 Continue, 103 Early Hints: skipped
-                r = reader.readHead(buf, pos, end);
-            }
             if (r == ResponseReader.NEED_MORE) {
-                return pos;
+                return reader.responseStart(); // interim responses before it are consumed
             }
             if (r == ResponseReader.ERROR) {
-                return fail(reader.error(), null);
+                return fail(ClientException.phaseOf(reader.failure()), reader.error(), null);
             }
             head = new ClientResponse(reader.status(), reader.reason(), reader.namesCopy(), reader.valuesCopy(), new byte[0]);
             pos = r;
@@ -101,7 +103,7 @@ final class ResponseStream implements ResponseBodyListener.ReadValve {
             try {
                 listener.onHead(head, this);
             } catch (Exception e) {
-                return fail("response body listener failed: " + e, e);
+                return fail(ClientException.Phase.RESPONSE, "response body listener failed: " + e, e);
             }
             if (framing == ResponseReader.BODY_NONE || framing == ResponseReader.BODY_LENGTH && remaining == 0) {
                 done = true;
@@ -124,7 +126,7 @@ final class ResponseStream implements ResponseBodyListener.ReadValve {
     private int chunks(ByteBuffer buf, int base, int end) {
         int r = chunked.decode(buf, base, end, Long.MAX_VALUE, 16 * 1024);
         if (r < ChunkedDecoder.NEED_MORE) {
-            return fail("malformed chunked body (" + -r + ")", null);
+            return fail(ClientException.Phase.RESPONSE, "malformed chunked body (" + -r + ")", null);
         }
         int from = base + chunked.bodyStartRel();
         int to = base + chunked.decodedEndRel();
@@ -144,7 +146,7 @@ final class ResponseStream implements ResponseBodyListener.ReadValve {
             listener.onData(piece);
             return true;
         } catch (Exception e) {
-            fail("response body listener failed: " + e, e);
+            fail(ClientException.Phase.RESPONSE, "response body listener failed: " + e, e);
             return false;
         }
     }
@@ -155,12 +157,13 @@ final class ResponseStream implements ResponseBodyListener.ReadValve {
             done = true;
             return true;
         }
-        fail(head == null ? "connection closed before the response head was complete"
+        fail(ClientException.Phase.CLOSED, head == null ? "connection closed before the response head was complete"
                 : "connection closed in the middle of the body", null);
         return false;
     }
 
-    private int fail(String why, Throwable t) {
+    private int fail(ClientException.Phase phase, String why, Throwable t) {
+        this.phase = phase;
         error = why;
         cause = t;
         return FAILED;

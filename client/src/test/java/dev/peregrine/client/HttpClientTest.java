@@ -81,6 +81,27 @@ class HttpClientTest {
 
     @ParameterizedTest
     @MethodSource("transports")
+    void anHttp10ResponseWithoutKeepAliveEndsTheConnectionsReuse(Transport t) throws Exception {
+        // RFC 9112 §9.3: the server may hold the connection open, but it persists only with keep-alive.
+        try (ScriptedServer server = new ScriptedServer((c, n) -> {
+            c.readRequest();
+            c.write(n == 2 ? "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok"
+                    : "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok");
+            if (c.readRequest() != null) {
+                c.write("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 6\r\n\r\nreused");
+                c.readRequest();
+            }
+        }); HttpClient client = client(t)) {
+            assertEquals("ok", client.get(server.url("/1")).text());
+            assertEquals("ok", client.get(server.url("/2")).text(), "a new connection, not the 1.0 one");
+            assertEquals("ok", client.get(server.url("/3")).text());
+            assertEquals("reused", client.get(server.url("/4")).text(), "1.0 with keep-alive persists");
+            assertEquals(3, server.accepted());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("transports")
     void aKeepAliveClosedBetweenRequestsIsRetriedForGetButNotForPost(Transport t) throws Exception {
         try (ScriptedServer server = new ScriptedServer((c, n) -> {
             c.readRequest();

@@ -9,7 +9,8 @@ package dev.peregrine.http1;
  *       {@link #MALFORMED}.</li>
  *   <li>{@code Transfer-Encoding}: whether {@code chunked} is the last coding, any case, with optional
  *       whitespace, empty list elements ignored (RFC 9110 §5.6.1); and whether it comes before another
- *       one, which is refused (RFC 9112 §6.1: chunked at most once, and last).</li>
+ *       one, which is refused (RFC 9112 §6.1: chunked at most once, and last); and any other coding,
+ *       which a client cannot decode ({@link #otherCoding}).</li>
  * </ul>
  * Thread: any (pure functions).
  */
@@ -61,6 +62,24 @@ final class ResponseFraming {
             chunkedSeen = t.equalsIgnoreCase("chunked");
         }
         return false;
+    }
+
+    /**
+     * The first coding other than {@code chunked} in a Transfer-Encoding value, or null. A client decodes
+     * {@code chunked} alone, and a body still in another coding must not be handed on as if decoded.
+     */
+    static String otherCoding(String te) {
+        if (te.indexOf(',') < 0) {
+            String t = te.trim();
+            return t.isEmpty() || t.equalsIgnoreCase("chunked") ? null : t;
+        }
+        for (String coding : te.split(",")) {
+            String t = coding.trim();
+            if (!t.isEmpty() && !t.equalsIgnoreCase("chunked")) {
+                return t;
+            }
+        }
+        return null;
     }
 
     /** Whether the last coding of a Transfer-Encoding value is {@code chunked}. */

@@ -25,8 +25,13 @@ import java.nio.ByteOrder;
  * <pre>
  *   STATUS -SP-&gt; REASON -CR-&gt; STATUS_LF -LF-&gt; LINE_START -CR-&gt; END_LF -LF-&gt; done
  *     \-CR (offset 12)-&gt; STATUS_LF          |-tchar-&gt; NAME -":"-&gt; VALUE_LEAD -OWS*-&gt; VALUE -CR-&gt; VALUE_LF -LF-&gt; LINE_START
- *                                           \-SP/HTAB: obs-fold, refused
+ *                                           \-SP/HTAB: obs-fold -&gt; FOLD -non-OWS-&gt; VALUE of the field above
  * </pre>
+ * A field is kept only when the next line's first byte shows it is over: a line that starts with SP
+ * or HTAB continues it (obs-fold). RFC 9112 §5.2 has a user agent replace each obs-fold with SP before
+ * interpreting the value, so the fold (the CR LF and the whitespace after it) is overwritten with SP in
+ * the buffer and the value scan goes on over it: the field's value is the lines joined by spaces, and a
+ * folded framing field frames by its whole value. Folding before the first field is refused (RFC 9112 §2.2).
  * The verdict on bad input is the first wrong byte's, read left to right, so it is the same however
  * the bytes were split. Rejections (all end the response with a reason):
  * <table>
@@ -39,7 +44,7 @@ import java.nio.ByteOrder;
  *   <tr><td>a status line longer than {@link #MAX_STATUS_LINE}; a head longer than {@code maxHeadSize}</td><td>status line longer / response head larger</td><td></td></tr>
  *   <tr><td>a line ended by LF alone, or a CR not followed by LF</td><td>malformed status line / malformed header field</td><td>RFC 9112 §2.2</td></tr>
  *   <tr><td>a name that is not a token, whitespace before the colon, no colon, an empty name</td><td>malformed header field</td><td>RFC 9112 §5.1</td></tr>
- *   <tr><td>a line starting with SP or HTAB</td><td>obsolete line folding</td><td>RFC 9112 §5.2</td></tr>
+ *   <tr><td>the first field line starting with SP or HTAB</td><td>obsolete line folding</td><td>RFC 9112 §2.2</td></tr>
  *   <tr><td>NUL, DEL or another control in a value</td><td>invalid byte</td><td>RFC 9110 §5.5</td></tr>
  * </table>
  * The framing fields ({@code Content-Length}, {@code Transfer-Encoding}) are noted as each field ends;
@@ -62,6 +67,7 @@ final class ResponseHead {
     private static final int VALUE = 6;
     private static final int VALUE_LF = 7;
     private static final int END_LF = 8;
+    private static final int FOLD = 9;
 
     private static final long HTTP_1_1 = Ascii.packLong("HTTP/1.1");
     private static final long HTTP_1_0 = Ascii.packLong("HTTP/1.0");
@@ -88,6 +94,12 @@ final class ResponseHead {
     private boolean conflictingLengths;
     private String transferEncoding;
     private String error;
+    /** Whether the error is the head's size (status line or head too long), not its bytes. */
+    private boolean tooLarge;
+    /** The status line says HTTP/1.0 (RFC 9112 §9.3: then the connection persists only on keep-alive). */
+    private boolean http10;
+    /** A field line ended (VALUE_LF) and is kept when the next line shows it is not folded. */
+    private boolean fieldPending;
 
     ResponseHead(int maxHeadSize) {
         this.maxHeadSize = maxHeadSize;
@@ -102,6 +114,9 @@ final class ResponseHead {
         conflictingLengths = false;
         transferEncoding = null;
         error = null;
+        tooLarge = false;
+        http10 = false;
+        fieldPending = false;
         fields.clear();
     }
 
@@ -133,13 +148,22 @@ final class ResponseHead {
                         return stop(LINE_START, pos, p, end);
                     }
                     c = b.get(p) & 0xFF;
+                    if (c == ' ' || c == '\t') {
+                        if (!fieldPending) {
+                            return fail("obsolete line folding in a header field");
+                        }
+                        b.put(p - 2, (byte) ' ').put(p - 1, (byte) ' '); // RFC 9112 §5.2: obs-fold becomes SP
+                        ph = FOLD;
+                        continue;
+                    }
+                    if (fieldPending) {
+                        fieldPending = false;
+                        field(b, pos);
+                    }
                     if (c == '\r') {
                         ph = END_LF;
                         p++;
                         continue;
-                    }
-                    if (c == ' ' || c == '\t') {
-                        return fail("obsolete line folding in a header field");
                     }
                     lineRel = p - pos;
                     // fall through
@@ -220,9 +244,27 @@ final class ResponseHead {
                     if (b.get(p) != '\n') {
                         return fail("malformed header field: a CR not followed by LF");
                     }
-                    field(b, pos);
+                    fieldPending = true; // kept at the next line's first byte, unless that folds it
                     p++;
                     ph = LINE_START;
+                    continue;
+                case FOLD: // the fold's whitespace becomes SP too
+                    while (true) {
+                        if (p >= lim) {
+                            return stop(FOLD, pos, p, end);
+                        }
+                        c = b.get(p);
+                        if (c == '\t') {
+                            b.put(p, (byte) ' ');
+                        } else if (c != ' ') {
+                            break;
+                        }
+                        p++;
+                    }
+                    if (valueEndRel == valueRel) {
+                        valueRel = p - pos; // nothing before the fold: the value starts after it
+                    }
+                    ph = VALUE;
                     continue;
                 default: // END_LF
                     if (p >= lim) {
@@ -246,7 +288,7 @@ final class ResponseHead {
         while (true) {
             if (p >= slim) {
                 rel = p - pos;
-                return p < end ? fail(slim < lim ? "status line longer than " + MAX_STATUS_LINE + " bytes"
+                return p < end ? failSize(slim < lim ? "status line longer than " + MAX_STATUS_LINE + " bytes"
                         : "response head larger than " + maxHeadSize + " bytes") : NEED_MORE;
             }
             int at = p - pos;
@@ -256,6 +298,7 @@ final class ResponseHead {
                     if (at == 0 && p + 8 <= slim) {
                         long w = word(b, p, le);
                         if (w == HTTP_1_1 || w == HTTP_1_0) {
+                            http10 = w == HTTP_1_0;
                             p += 8;
                             continue;
                         }
@@ -263,6 +306,9 @@ final class ResponseHead {
                     c = b.get(p) & 0xFF;
                     if (at < 7 ? c != HTTP_1_PREFIX[at] : at == 7 ? c != '0' && c != '1' : at == 8 && c != ' ') {
                         return failStatus(b, pos, p, c);
+                    }
+                    if (at == 7) {
+                        http10 = c == '0';
                     }
                     if (at >= 9 && at <= 11) {
                         int d = c - '0';
@@ -338,7 +384,12 @@ final class ResponseHead {
     private int stop(int ph, int pos, int p, int end) {
         phase = ph;
         rel = p - pos;
-        return p < end ? fail("response head larger than " + maxHeadSize + " bytes") : NEED_MORE;
+        return p < end ? failSize("response head larger than " + maxHeadSize + " bytes") : NEED_MORE;
+    }
+
+    private int failSize(String why) {
+        tooLarge = true;
+        return fail(why);
     }
 
     private int failStatus(ByteBuffer b, int pos, int p, int c) {
@@ -382,5 +433,15 @@ final class ResponseHead {
 
     String error() {
         return error;
+    }
+
+    /** Whether the error was the head's size. */
+    boolean tooLarge() {
+        return tooLarge;
+    }
+
+    /** Whether the status line said HTTP/1.0. */
+    boolean http10() {
+        return http10;
     }
 }

@@ -7,8 +7,13 @@ import java.util.List;
  * Reads one HTTP/1.1 response as a client receives it (RFC 9112 §4, §6), as strict as the request
  * parser: the status line, the fields, then the body by {@code Content-Length}, chunked coding
  * ({@link ChunkedDecoder}, extensions and trailers included) or until the connection closes. Interim
- * responses (1xx: {@code 100 Continue}, {@code 103 Early Hints}) are counted and skipped. No body
- * follows a response to HEAD, a 1xx, 204 or 304 (RFC 9110 §6.4.1).
+ * responses (1xx: {@code 100 Continue}, {@code 103 Early Hints}) are counted and skipped here, the one
+ * place that does it: {@link #responseStart()} says where the final response begins, and the bytes
+ * before it are consumed. No body follows a response to HEAD, a 1xx, 204 or 304 (RFC 9110 §6.4.1).
+ * What it accepts follows RFC 9112 for a user agent: an obs-fold is replaced by SP (§5.2, see
+ * {@link ResponseHead}); a transfer coding other than chunked is an error, never a body handed on still
+ * coded (§6.1); an HTTP/1.0 response keeps the connection only with {@code keep-alive} (§9.3, see
+ * {@link #persistent()}).
  *
  * <p><b>Restartable,</b> like {@link RequestFramer}: on {@link #NEED_MORE} the caller keeps the bytes
  * from the response's first byte (with {@link #keep}, which drops chunk framing already decoded) and
@@ -23,17 +28,28 @@ import java.util.List;
  *          --&gt; NEED_MORE while the body is incomplete; the message end when complete
  *   atEndOfInput() --&gt; a body read until close is complete; anything else incomplete is an error
  * </pre>
- * Errors are {@link #ERROR}; {@link #error()} gives the reason as text, which the client
- * puts in its exception with the host.
+ * Errors are {@link #ERROR}; {@link #failure()} says which kind (so a caller never matches on the
+ * text) and {@link #error()} gives the reason as text, which the client puts in its exception with the
+ * host.
  *
  * <p>Thread: the connection's loop thread; one per client connection, reused for every response.
  */
 public final class ResponseReader {
     public static final int NEED_MORE = -1;
-    /** A response error; {@link #error()} says which. */
+    /** A response error; {@link #failure()} says which kind and {@link #error()} why. */
     public static final int ERROR = -2;
-    /** An interim (1xx) response ended at {@link #interimEnd()}: consume it and read on from there. */
-    public static final int INTERIM = -3;
+
+    /** The kinds of {@link #ERROR}. */
+    public enum Failure {
+        /** The bytes are not a response this reader accepts (status line, fields, framing, chunks). */
+        MALFORMED,
+        /** The head or the body is larger than the reader's limit. */
+        TOO_LARGE,
+        /** The connection ended before the response did. */
+        TRUNCATED,
+        /** The body is in a transfer coding other than chunked, which the client cannot decode. */
+        UNSUPPORTED_CODING
+    }
 
     private final int maxHeadSize;
     private final long maxBodySize;
@@ -51,6 +67,9 @@ public final class ResponseReader {
     private int bodyLength;
     private int interim;
     private String error;
+    private Failure failure;
+    /** Where the final response starts: after the interim responses skipped. */
+    private int responseStart;
 
     /** {@link #bodyFraming()}: no body (HEAD, 204, 304). */
     public static final int BODY_NONE = 0;
@@ -79,6 +98,7 @@ public final class ResponseReader {
         headRel = 0;
         interim = 0;
         error = null;
+        failure = null;
         parser.reset();
         if (chunked != null) {
             chunked.reset();
@@ -86,16 +106,20 @@ public final class ResponseReader {
     }
 
     /**
-     * Reads the response starting at {@code pos} of {@code b} (bytes up to {@code end} are there).
+     * Reads the response starting at {@code pos} of {@code b} (bytes up to {@code end} are there),
+     * skipping interim responses: the final one starts at {@link #responseStart()}, and on
+     * {@link #NEED_MORE} the caller keeps the bytes from there and offers them again with more.
      *
      * @return the index after the response, {@link #NEED_MORE} or {@link #ERROR}
      */
     public int read(ByteBuffer b, int pos, int end) {
+        responseStart = pos;
         if (status == 0) {
-            int r = finalHead(b, pos, end);
+            int r = finalHead(b, end);
             if (r < 0) {
                 return r;
             }
+            pos = responseStart;
             if (bodyKind == CHUNKED) {
                 if (chunked == null) {
                     chunked = new ChunkedDecoder();
@@ -120,13 +144,14 @@ public final class ResponseReader {
                     return NEED_MORE;
                 }
                 if (r < 0) {
-                    return fail(-r == 413 ? "body larger than " + maxBodySize + " bytes" : "malformed chunked body (" + -r + ")");
+                    return -r == 413 ? fail(Failure.TOO_LARGE, "body larger than " + maxBodySize + " bytes")
+                            : fail(Failure.MALFORMED, "malformed chunked body (" + -r + ")");
                 }
                 return complete(pos + chunked.bodyStartRel(), chunked.decodedLength(), pos + r);
             }
             default:
                 if (end - headEnd > maxBodySize) {
-                    return fail("body larger than " + maxBodySize + " bytes");
+                    return fail(Failure.TOO_LARGE, "body larger than " + maxBodySize + " bytes");
                 }
                 return NEED_MORE; // until the connection closes
         }
@@ -134,43 +159,51 @@ public final class ResponseReader {
 
     /**
      * Reads only the head of the response at {@code pos}, for a caller that takes the body itself as it
-     * arrives (a streamed body): no body size limit applies. Interim responses are reported as by
-     * {@link #read}. After it, {@link #bodyFraming()} and {@link #contentLength()} say how the body is
-     * framed.
+     * arrives (a streamed body): no body size limit applies. Interim responses are skipped as by
+     * {@link #read} ({@link #responseStart()}). After it, {@link #bodyFraming()} and
+     * {@link #contentLength()} say how the body is framed.
      *
-     * @return the index after the final head, {@link #NEED_MORE}, {@link #ERROR} or {@link #INTERIM}
+     * @return the index after the final head, {@link #NEED_MORE} or {@link #ERROR}
      */
     public int readHead(ByteBuffer b, int pos, int end) {
+        responseStart = pos;
+        if (status != 0) {
+            return pos + headRel;
+        }
         streaming = true;
         try {
-            return status == 0 ? finalHead(b, pos, end) : pos + headRel;
+            return finalHead(b, end);
         } finally {
             streaming = false;
         }
     }
 
-    /** The final head's end, INTERIM for a 1xx, NEED_MORE or ERROR; frames the body. */
-    private int finalHead(ByteBuffer b, int pos, int end) {
-        int r = parser.parse(b, pos, end);
-        if (r < 0) {
-            return r == ERROR ? fail(parser.error()) : r;
-        }
-        status = parser.code();
-        if (status == 101) {
-            // RFC 9110 §15.2.2: only an answer to an Upgrade request, which this reader's callers
-            // do not send; what follows it is another protocol, not a response to read on.
-            return fail("unexpected 101 Switching Protocols: no upgrade was requested");
-        }
-        if (status < 200) {
-            interim++; // RFC 9110 §15.2: a client must take any number of 1xx before the final response
-            interimStatus = status;
+    /**
+     * The final head from {@link #responseStart}: its end, NEED_MORE or ERROR; frames the body. Each
+     * interim response before it is consumed here (RFC 9110 §15.2: a client takes any number of 1xx
+     * before the final response), moving {@link #responseStart} past it.
+     */
+    private int finalHead(ByteBuffer b, int end) {
+        while (true) {
+            int r = parser.parse(b, responseStart, end);
+            if (r < 0) {
+                return r == ERROR ? fail(parser.tooLarge() ? Failure.TOO_LARGE : Failure.MALFORMED, parser.error()) : r;
+            }
+            status = parser.code();
+            if (status == 101) {
+                // RFC 9110 §15.2.2: only an answer to an Upgrade request, which this reader's callers
+                // do not send; what follows it is another protocol, not a response to read on.
+                return fail(Failure.MALFORMED, "unexpected 101 Switching Protocols: no upgrade was requested");
+            }
+            if (status >= 200) {
+                headRel = r - responseStart;
+                return frame() ? r : ERROR;
+            }
+            interim++;
             status = 0;
-            interimEnd = r;
-            parser.reset(); // the next head starts at interimEnd
-            return INTERIM;
+            responseStart = r;
+            parser.reset(); // the next head starts where the interim one ended
         }
-        headRel = r - pos;
-        return frame() ? r : ERROR;
     }
 
     /** {@link #BODY_NONE}, {@link #BODY_LENGTH}, {@link #BODY_CHUNKED} or {@link #BODY_UNTIL_CLOSE}, once the head is read. */
@@ -184,19 +217,25 @@ public final class ResponseReader {
     }
 
     private boolean streaming;
-    private int interimEnd;
-    private int interimStatus;
     /** Bytes of the final head, from the response's first byte. */
     private int headRel;
 
-    /** Where the interim response {@link #read} reported ends (absolute index). */
-    public int interimEnd() {
-        return interimEnd;
+    /**
+     * Where the final response starts (absolute index), after the last {@link #read} or
+     * {@link #readHead}: past any interim responses they skipped. The bytes before it are consumed; on
+     * {@link #NEED_MORE} the caller keeps the bytes from here.
+     */
+    public int responseStart() {
+        return responseStart;
     }
 
-    /** The status of the last interim response (100, 103...). */
-    public int interimStatus() {
-        return interimStatus;
+    /**
+     * Whether the connection may carry another request after this response (RFC 9112 §9.3): not when
+     * it has the {@code close} option; an HTTP/1.0 response only with the {@code keep-alive} option.
+     * Allocates nothing: it runs for every response.
+     */
+    public boolean persistent() {
+        return ConnectionOptions.persistent(parser.http10(), fields.names, fields.values);
     }
 
     /**
@@ -209,7 +248,7 @@ public final class ResponseReader {
         if (status != 0 && bodyKind == UNTIL_CLOSE) {
             return complete(pos + headRel, end - pos - headRel, end);
         }
-        return fail(status == 0 ? (end > pos ? "connection closed in the middle of the response head"
+        return fail(Failure.TRUNCATED, status == 0 ? (end > pos ? "connection closed in the middle of the response head"
                 : "connection closed before the response") : "connection closed in the middle of the body");
     }
 
@@ -219,7 +258,8 @@ public final class ResponseReader {
         return messageEnd;
     }
 
-    private int fail(String why) {
+    private int fail(Failure kind, String why) {
+        failure = kind;
         error = why;
         return ERROR;
     }
@@ -227,7 +267,7 @@ public final class ResponseReader {
     /** Decides how the body is framed (RFC 9112 §6.3). */
     private boolean frame() {
         if (parser.conflictingLengths()) {
-            fail("conflicting Content-Length values");
+            fail(Failure.MALFORMED, "conflicting Content-Length values");
             return false;
         }
         String te = parser.transferEncoding();
@@ -238,15 +278,21 @@ public final class ResponseReader {
         }
         if (te != null) {
             if (cl != null) {
-                fail("both Transfer-Encoding and Content-Length"); // a smuggling vector: refused
+                fail(Failure.MALFORMED, "both Transfer-Encoding and Content-Length"); // a smuggling vector: refused
                 return false;
             }
             if (ResponseFraming.chunkedBeforeAnother(te)) {
-                fail("chunked applied before another transfer coding"); // RFC 9112 §6.1: chunked at most once, last
+                fail(Failure.MALFORMED, "chunked applied before another transfer coding"); // RFC 9112 §6.1: chunked at most once, last
+                return false;
+            }
+            String other = ResponseFraming.otherCoding(te);
+            if (other != null) {
+                // RFC 9112 §6.1: a coding the client cannot decode; the body must not be handed on as if decoded
+                fail(Failure.UNSUPPORTED_CODING, "unsupported transfer coding: " + ResponseFields.printable(other));
                 return false;
             }
             if (!ResponseFraming.lastCodingIsChunked(te)) {
-                bodyKind = UNTIL_CLOSE; // RFC 9112 §6.3 item 4: chunked not final: read until close
+                bodyKind = UNTIL_CLOSE; // only empty list elements: no coding at all, read until close
                 return true;
             }
             bodyKind = CHUNKED;
@@ -259,16 +305,16 @@ public final class ResponseReader {
             }
             long length = lengthValue;
             if (length == ResponseFraming.CONFLICTING) {
-                fail("conflicting Content-Length values");
+                fail(Failure.MALFORMED, "conflicting Content-Length values");
                 return false;
             }
             if (length == ResponseFraming.MALFORMED) {
-                fail("malformed Content-Length: " + ResponseFields.printable(cl));
+                fail(Failure.MALFORMED, "malformed Content-Length: " + ResponseFields.printable(cl));
                 return false;
             }
             contentLength = length;
             if (contentLength > maxBodySize && !streaming) {
-                fail("body of " + contentLength + " bytes larger than " + maxBodySize);
+                fail(Failure.TOO_LARGE, "body of " + contentLength + " bytes larger than " + maxBodySize);
                 return false;
             }
             bodyKind = LENGTH;
@@ -334,6 +380,11 @@ public final class ResponseReader {
     /** Interim (1xx) responses skipped before the final one. */
     public int interimResponses() {
         return interim;
+    }
+
+    /** Which kind of error, after {@link #ERROR}. */
+    public Failure failure() {
+        return failure;
     }
 
     /** What was wrong, after {@link #ERROR}. */

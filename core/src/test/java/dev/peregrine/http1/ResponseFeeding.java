@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Feeds a response to a {@link ResponseReader} as the client connection does: in two pieces split
  * at {@code k} (0: whole), keeping from the response's first byte on NEED_MORE ({@link ResponseReader#keep})
- * into a new buffer, skipping interim responses, and, when asked, telling the reader the peer closed
- * after the last byte. Every call must make progress: an interim response consumes bytes, a message
- * ends inside the bytes held, and the end of input gives a verdict.
+ * into a new buffer (from {@link ResponseReader#responseStart()}: interim responses the reader skipped
+ * are consumed), and, when asked, telling the reader the peer closed after the last byte. Every call
+ * must make progress: a message ends inside the bytes held, and the end of input gives a verdict.
  */
 final class ResponseFeeding {
     /**
@@ -62,24 +62,18 @@ final class ResponseFeeding {
             b.put(end, wire, fed, piece);
             end += piece;
             fed += piece;
-            for (int interim = 0; ; interim++) {
-                assertTrue(interim <= 64, "more than 64 interim responses in a few bytes");
-                int res = r.read(b, start, end);
-                if (res == ResponseReader.INTERIM) {
-                    assertTrue(r.interimEnd() > start, "an interim response that consumed nothing");
-                    start = r.interimEnd();
-                    continue;
+            int res = r.read(b, start, end);
+            assertTrue(r.responseStart() >= start && r.responseStart() <= end,
+                    "the final response starts at " + r.responseStart() + ", outside " + start + ".." + end);
+            start = r.responseStart(); // interim responses before it are consumed
+            if (res >= 0) {
+                assertTrue(res > start && res <= end, "message end " + res + " outside " + start + ".." + end);
+                if (!moreMayFollow) {
+                    assertEquals(end, res, "the message ends where the bytes do");
                 }
-                if (res >= 0) {
-                    assertTrue(res > start && res <= end, "message end " + res + " outside " + start + ".." + end);
-                    if (!moreMayFollow) {
-                        assertEquals(end, res, "the message ends where the bytes do");
-                    }
-                }
-                if (res != ResponseReader.NEED_MORE) {
-                    return new Outcome(res, b, r, res >= 0 ? end - res + wire.length - fed : 0);
-                }
-                break;
+            }
+            if (res != ResponseReader.NEED_MORE) {
+                return new Outcome(res, b, r, res >= 0 ? end - res + wire.length - fed : 0);
             }
             ByteBuffer kept = buffer(wire.length + 16);
             end = r.keep(b, start, end, kept);
