@@ -1,11 +1,13 @@
-# Sourced by scripts/soak and scripts/census: start the plaintext app with GET /metrics, read its
-# memory, stop it with SIGTERM.
+# Sourced by scripts/soak, scripts/census and scripts/load-vs-wrk: start the plaintext app with GET /metrics,
+# read its memory, stop it with SIGTERM. Build the jar first: ensure_examples_jar (scripts/lib/examples-jar.sh,
+# sourced here).
+source scripts/lib/examples-jar.sh
 
 # start_app PORT LOG [app flags...]: sets APP_PID; waits until the port answers.
 start_app() {
   local port=$1 log=$2; shift 2
   "$JAVA" --enable-native-access=ALL-UNNAMED -Xms256m -Xmx256m -XX:+AlwaysPreTouch ${JAVA_OPTS:-} \
-      -jar examples/target/peregrine-examples.jar --port "$port" --metrics 1 "$@" >"$log" 2>&1 &
+      -jar "$EXAMPLES_JAR" --port "$port" --metrics 1 "$@" >"$log" 2>&1 &
   APP_PID=$!
   for _ in $(seq 1 200); do
     curl -fs "http://127.0.0.1:$port/plaintext" >/dev/null 2>&1 && return 0
@@ -53,13 +55,5 @@ stop_app() {
     echo "app closed gracefully on SIGTERM (exit $rc): $(grep 'closed on signal' "$1" | tail -1)"
   else
     echo "app did NOT log a graceful stop on SIGTERM (exit $rc)"; return 1
-  fi
-}
-
-ensure_app_jar() {
-  local jar=examples/target/peregrine-examples.jar
-  if [ ! -f "$jar" ] || [ -n "$(find core/src examples/src pom.xml core/pom.xml examples/pom.xml -newer "$jar" -type f 2>/dev/null | head -1)" ]; then
-    echo "building $jar" >&2
-    mvn -B -q -ntp -o -DskipTests -pl examples -am package >&2
   fi
 }
