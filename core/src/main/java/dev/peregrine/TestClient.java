@@ -1,26 +1,27 @@
 package dev.peregrine;
 
+import dev.peregrine.http1.ResponseReader;
 import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.EndpointLayer;
 import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.LoopContext;
-import dev.peregrine.offloop.OffLoopExecutor;
-import dev.peregrine.server.ServerSetup;
 import dev.peregrine.loop.Protocol;
 import dev.peregrine.loop.SocketEndpoint;
+import dev.peregrine.offloop.OffLoopExecutor;
+import dev.peregrine.server.ServerSetup;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -235,94 +236,33 @@ public final class TestClient implements AutoCloseable {
 
         /**
          * Takes one complete response from the front of {@code wire} (removing its bytes), or returns
-         * null when it is not all there. Interim (1xx) responses are skipped.
+         * null when it is not all there; {@code closed}: the server closed, so a body read until the
+         * close is complete. Read by the client's own {@link ResponseReader} (interim responses
+         * skipped, framing as RFC 9112 says); bytes it refuses fail the call with its reason.
          */
         static Response parse(ByteArrayOutputStream wire, boolean head, boolean closed) {
             byte[] b = wire.toByteArray();
-            int pos = 0;
-            while (true) {
-                int headEnd = indexOf(b, pos, "\r\n\r\n");
-                if (headEnd < 0) {
+            ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+            ResponseReader reader = new ResponseReader(1 << 20, Long.MAX_VALUE);
+            reader.expect(head);
+            int end = reader.read(buf, 0, b.length);
+            if (end == ResponseReader.NEED_MORE) {
+                if (!closed) {
                     return null;
                 }
-                String[] lines = new String(b, pos, headEnd - pos, StandardCharsets.ISO_8859_1).split("\r\n");
-                int status = Integer.parseInt(lines[0].substring(9, 12));
-                List<String[]> headers = new ArrayList<>();
-                for (int i = 1; i < lines.length; i++) {
-                    int colon = lines[i].indexOf(':');
-                    headers.add(new String[] {lines[i].substring(0, colon), lines[i].substring(colon + 1).trim()});
-                }
-                int bodyStart = headEnd + 4;
-                if (status < 200) {
-                    pos = bodyStart;
-                    continue;
-                }
-                Response probe = new Response(status, headers, new byte[0]);
-                String length = probe.header("Content-Length");
-                String coding = probe.header("Transfer-Encoding");
-                byte[] body;
-                int end;
-                if (head || status == 204 || status == 304) {
-                    body = new byte[0];
-                    end = bodyStart;
-                } else if (coding != null && coding.toLowerCase(Locale.ROOT).contains("chunked")) {
-                    ByteArrayOutputStream decoded = new ByteArrayOutputStream();
-                    int p = bodyStart;
-                    while (true) {
-                        int lineEnd = indexOf(b, p, "\r\n");
-                        if (lineEnd < 0) {
-                            return null;
-                        }
-                        String size = new String(b, p, lineEnd - p, StandardCharsets.ISO_8859_1);
-                        int semicolon = size.indexOf(';');
-                        int n = Integer.parseInt((semicolon < 0 ? size : size.substring(0, semicolon)).trim(), 16);
-                        p = lineEnd + 2;
-                        if (n == 0) {
-                            int trailerEnd = indexOf(b, p - 2, "\r\n\r\n");
-                            if (trailerEnd < 0) {
-                                return null;
-                            }
-                            end = trailerEnd + 4;
-                            break;
-                        }
-                        if (b.length < p + n + 2) {
-                            return null;
-                        }
-                        decoded.write(b, p, n);
-                        p += n + 2;
-                    }
-                    body = decoded.toByteArray();
-                } else if (length != null) {
-                    int n = Integer.parseInt(length);
-                    if (b.length < bodyStart + n) {
-                        return null;
-                    }
-                    body = java.util.Arrays.copyOfRange(b, bodyStart, bodyStart + n);
-                    end = bodyStart + n;
-                } else {
-                    if (!closed) {
-                        return null; // read until close
-                    }
-                    body = java.util.Arrays.copyOfRange(b, bodyStart, b.length);
-                    end = b.length;
-                }
-                wire.reset();
-                wire.write(b, end, b.length - end);
-                return new Response(status, headers, body);
+                end = reader.atEndOfInput(buf, reader.responseStart(), b.length);
             }
-        }
-
-        private static int indexOf(byte[] b, int from, String s) {
-            outer:
-            for (int i = Math.max(0, from); i <= b.length - s.length(); i++) {
-                for (int j = 0; j < s.length(); j++) {
-                    if (b[i + j] != s.charAt(j)) {
-                        continue outer;
-                    }
-                }
-                return i;
+            if (end == ResponseReader.ERROR) {
+                throw new IllegalStateException("the server's response is not one a client accepts: " + reader.error());
             }
-            return -1;
+            List<String[]> headers = new ArrayList<>();
+            for (int i = 0; i < reader.names().size(); i++) {
+                headers.add(new String[] {reader.names().get(i), reader.values().get(i)});
+            }
+            byte[] body = java.util.Arrays.copyOfRange(b, reader.bodyStart(), reader.bodyStart() + reader.bodyLength());
+            wire.reset();
+            wire.write(b, end, b.length - end);
+            return new Response(reader.status(), headers, body);
         }
     }
 
