@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The connection's timer phases and limits, in memory with a controlled clock: the test moves
  * {@code ctx.nowMillis} and fires the connection's timeout itself, as the wheel would.
  */
-class HttpConnectionTimersTest {
+class ConnectionTimersTest {
     private static final String GET = "GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n";
     private static final byte[] BIG = new byte[200_000];
     private static final Router ROUTER = Router.builder()

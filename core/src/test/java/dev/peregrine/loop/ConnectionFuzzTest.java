@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code 100 Continue}). Also: nothing throws, the connection never livelocks, and once it is closed
  * every pooled buffer is back and no timer is armed.
  */
-public class HttpConnectionFuzzTest {
+public class ConnectionFuzzTest {
     private static final byte[] BIG = new byte[100_000];
     private static final Router ROUTER = Router.builder()
             .add("GET", "/plaintext", (req, res) -> res.text("Hello, World!"))
@@ -23,7 +23,7 @@ public class HttpConnectionFuzzTest {
             .add("POST", "/echo", (req, res) -> res.body(req.body()))
             .build();
 
-    private static final HttpConnectionFuzzTest STANDALONE = new HttpConnectionFuzzTest();
+    private static final ConnectionFuzzTest STANDALONE = new ConnectionFuzzTest();
 
     /** Entry point for standalone Jazzer ({@code scripts/fuzz}), which runs longer than JUnit's fixed duration. */
     public static void fuzzerTestOneInput(FuzzedDataProvider in) {

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * answering the requests already buffered — however the pending bytes drain, including inside the
  * writing of one large response, where no writability event follows.
  */
-class HttpConnectionBackpressureTest {
+class ConnectionBackpressureTest {
     private static final byte[] BIG = new byte[200 * 1024];
 
     /** A socket whose writes take nothing for the first {@code refusals} calls, then everything. */
