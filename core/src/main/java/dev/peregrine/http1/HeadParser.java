@@ -77,7 +77,11 @@ public final class HeadParser {
     }
 
     /**
-     * Parses the head starting at {@code start}.
+     * Parses the head starting at {@code start}, in named steps: empty lines, the request line
+     * ({@link #method}, {@link #target}, {@link #version}), the field lines ({@link #fieldLine}: name,
+     * value, CRLF), then the rules that need the whole head ({@link FramingFields#finish}). Each step
+     * returns the index where the next one starts, or a negative answer ({@link #NEED_MORE},
+     * {@code -status}) that the steps above hand back unchanged.
      *
      * @return the index just past the head's empty line, {@link #NEED_MORE}, or {@code -status} for a
      *     request to reject
@@ -85,43 +89,90 @@ public final class HeadParser {
     public int parse(ByteBuffer b, int start, int end, RequestView r) {
         r.reset(b);
         framing.reset();
-
         int p = skipEmptyLines(b, start, end);
         if (p < 0) {
             return p == NEED_MORE ? NEED_MORE : -400;
         }
-        int lineStart = p;
-        // ---- method ----
-        if (end - p >= 4 && b.getInt(p) == GET_SP) {
-            r.method = Methods.GET;
-            r.methodStart = p;
-            r.methodEnd = p + 3;
-            p += 4;
-        } else {
-            while (true) {
-                if (p >= end) {
-                    return needMoreInRequestLine(lineStart, end);
+        p = method(b, p, end, r);
+        if (p < 0) {
+            return p;
+        }
+        p = target(b, r.methodStart, p, end, r);
+        if (p < 0) {
+            return p;
+        }
+        p = version(b, r.methodStart, p, end, r);
+        if (p < 0) {
+            return p;
+        }
+        while (true) {
+            if (p >= end) {
+                return needMoreInHeaders(start, end);
+            }
+            int c = b.get(p) & 0xFF;
+            if (c == '\r') { // the empty line: end of the head
+                if (p + 1 >= end) {
+                    return needMoreInHeaders(start, end);
                 }
-                int c = b.get(p) & 0xFF;
-                if (c == ' ') {
-                    break;
-                }
-                if (!HttpTokens.TCHAR[c]) {
+                if (b.get(p + 1) != '\n') {
                     return -400;
                 }
-                p++;
+                break;
             }
-            if (p == lineStart) {
+            if (c == ' ' || c == '\t') {
+                return -400; // obs-fold, or whitespace before the first field: RFC 9112 §2.2, §5.2
+            }
+            p = fieldLine(b, start, p, end, r);
+            if (p < 0) {
+                return p;
+            }
+        }
+        p += 2;
+        if (p - start > maxHeadSize) {
+            return -431;
+        }
+        return framing.finish(r, p);
+    }
+
+    /**
+     * The method token from the request line's first byte, and the SP after it (GET by one word
+     * compare). Sets the method's place in {@code r}; returns the target's first index.
+     */
+    private int method(ByteBuffer b, int lineStart, int end, RequestView r) {
+        r.methodStart = lineStart;
+        if (end - lineStart >= 4 && b.getInt(lineStart) == GET_SP) {
+            r.method = Methods.GET;
+            r.methodEnd = lineStart + 3;
+            return lineStart + 4;
+        }
+        int p = lineStart;
+        while (true) {
+            if (p >= end) {
+                return needMoreInRequestLine(lineStart, end);
+            }
+            int c = b.get(p) & 0xFF;
+            if (c == ' ') {
+                break;
+            }
+            if (!HttpTokens.TCHAR[c]) {
                 return -400;
             }
-            r.methodStart = lineStart;
-            r.methodEnd = p;
-            r.method = Methods.id(b, lineStart, p);
             p++;
         }
+        if (p == lineStart) {
+            return -400;
+        }
+        r.methodEnd = p;
+        r.method = Methods.id(b, lineStart, p);
+        return p + 1;
+    }
 
-        // ---- request-target ----
-        int targetStart = p;
+    /**
+     * The request-target from {@code targetStart} to its SP, a word at a time: the query's start noted,
+     * every byte checked, the form classified (RFC 9112 §3.2). Returns the version's first index.
+     */
+    private int target(ByteBuffer b, int lineStart, int targetStart, int end, RequestView r) {
+        int p = targetStart;
         while (true) {
             int c;
             if (p + 8 <= end) {
@@ -152,23 +203,28 @@ public final class HeadParser {
             }
             p++;
         }
-        int targetEnd = p;
-        if (targetEnd == targetStart) {
+        if (p == targetStart) {
             return -400;
         }
         if (r.method == Methods.CONNECT) {
             return -501; // before the target's form: CONNECT's authority-form is no form we accept
         }
-        int pathEndIndex = r.queryStart < 0 ? targetEnd : r.queryStart - 1;
-        int status = classifyTarget(b, targetStart, pathEndIndex, r);
+        int pathEnd = r.queryStart < 0 ? p : r.queryStart - 1;
+        int status = classifyTarget(b, targetStart, pathEnd, r);
         if (status != 0) {
             return -status;
         }
-        r.pathEnd = pathEndIndex;
-        r.targetEnd = targetEnd;
-        p++;
+        r.pathEnd = pathEnd;
+        r.targetEnd = p;
+        return p + 1;
+    }
 
-        // ---- HTTP-version CRLF ----
+    /**
+     * The HTTP-version and the request line's CRLF from {@code p}: the two usual versions by one word
+     * compare, others judged left to right ({@link #otherVersion}); an incomplete version is answered
+     * as soon as it can no longer be one ({@link #partialVersion}). Returns the first field line's index.
+     */
+    private int version(ByteBuffer b, int lineStart, int p, int end, RequestView r) {
         if (p - lineStart + 8 > maxRequestLine) {
             return -414;
         }
@@ -193,139 +249,165 @@ public final class HeadParser {
         if (b.getShort(p + 8) != CRLF) {
             return -400;
         }
-        p += 10;
         if (r.asteriskForm && r.method != Methods.OPTIONS) {
             return -400;
         }
+        return p + 10;
+    }
 
-        // ---- header fields ----
-        // Names and values are scanned a word at a time; the byte that stops a scan, and where they are
-        // in the same word the bytes around it (the space after the colon, the LF after the CR, the
-        // byte before the CR), are taken from the word instead of being read again one by one.
-        while (true) {
-            if (p >= end) {
-                return needMoreInHeaders(start, end);
-            }
-            int c = b.get(p) & 0xFF;
-            if (c == '\r') { // the empty line: end of the head
-                if (p + 1 >= end) {
-                    return needMoreInHeaders(start, end);
-                }
-                if (b.get(p + 1) != '\n') {
-                    return -400;
-                }
-                p += 2;
-                break;
-            }
-            if (c == ' ' || c == '\t') {
-                return -400; // obs-fold, or whitespace before the first field: RFC 9112 §2.2, §5.2
-            }
-            int ns = p;
-            long w = 0;
-            int k = 8; // index in w of the byte at p; 8: not in a word (read alone)
-            while (true) {
-                if (p + 8 <= end) {
-                    w = b.getLong(p);
-                    long unusual = Swar.notAlnumDashMask(w);
-                    if (unusual == 0) {
-                        p += 8;
-                        continue;
-                    }
-                    k = Swar.firstIndex(unusual);
-                    p += k;
-                    c = byteAt(w, k);
-                } else if (p < end) {
-                    k = 8;
-                    c = b.get(p) & 0xFF;
-                } else {
-                    return needMoreInHeaders(start, end);
-                }
-                if (HttpTokens.TCHAR[c]) {
-                    p++;
-                } else if (c == ':') {
-                    break;
-                } else {
-                    return -400; // includes whitespace before the colon, RFC 9112 §5.1
-                }
-            }
-            int ne = p;
-            if (ne == ns) {
-                return -400;
-            }
-            p++;
-            if (k < 6 && byteAt(w, k + 1) == ' ' && (c = byteAt(w, k + 2)) != ' ' && c != '\t') {
-                p++; // the usual single space after the colon
-            } else if (k < 7 && (c = byteAt(w, k + 1)) != ' ' && c != '\t') {
-                // no whitespace after the colon
-            } else {
-                while (p < end && ((c = b.get(p)) == ' ' || c == '\t')) {
-                    p++;
-                }
-            }
-            int vs = p;
-            while (true) {
-                if (p + 8 <= end) {
-                    w = b.getLong(p);
-                    long controls = Swar.lessMask(w, 0x20) | Swar.equalMask(w, DEL);
-                    if (controls == 0) {
-                        p += 8;
-                        continue;
-                    }
-                    k = Swar.firstIndex(controls);
-                    p += k;
-                    c = byteAt(w, k);
-                } else if (p < end) {
-                    k = 8;
-                    c = b.get(p) & 0xFF;
-                } else {
-                    return needMoreInHeaders(start, end);
-                }
-                if (c == '\r') {
-                    break;
-                }
-                if (!HttpTokens.FIELD_VALUE[c]) {
-                    return -400; // NUL, bare LF, other controls, DEL
-                }
-                p++;
-            }
-            if (k < 7) {
-                if (byteAt(w, k + 1) != '\n') {
-                    return -400; // bare CR
-                }
-            } else {
-                if (p + 1 >= end) {
-                    return needMoreInHeaders(start, end);
-                }
-                if (b.get(p + 1) != '\n') {
-                    return -400; // bare CR
-                }
-            }
-            int ve = p;
-            if (ve > vs && ((c = (k > 0 && k < 8) ? byteAt(w, k - 1) : b.get(ve - 1)) == ' ' || c == '\t')) {
-                ve--;
-                while (ve > vs && ((c = b.get(ve - 1)) == ' ' || c == '\t')) {
-                    ve--;
-                }
-            }
-            p += 2;
-            int i = r.headerCount;
-            if (i == maxHeaders) {
-                return -431;
-            }
-            r.nameStart[i] = ns;
-            r.nameEnd[i] = ne;
-            r.valueStart[i] = vs;
-            r.valueEnd[i] = ve;
-            r.headerCount = i + 1;
-            int steer = framing.field(b, ns, ne, vs, ve, r);
-            if (steer != 0) {
-                return -steer;
-            }
+    // Names and values are scanned a word at a time; the byte that stops a scan, and where they are in
+    // the same word the bytes around it (the space after the colon, the LF after the CR, the byte
+    // before the CR), are taken from that word instead of being read again one by one. The word and the
+    // stopping byte's index in it (8: read alone, not in a word) pass from one step to the next here.
+    private long word;
+    private int wordIndex;
+
+    /**
+     * One field line from its first byte {@code ns}: name, colon, OWS, value, CRLF (RFC 9112 §5),
+     * recorded in {@code r} and shown to the framing rules. Returns the next line's index.
+     */
+    private int fieldLine(ByteBuffer b, int start, int ns, int end, RequestView r) {
+        int ne = fieldName(b, start, ns, end);
+        if (ne < 0) {
+            return ne;
         }
-        if (p - start > maxHeadSize) {
+        int vs = valueStart(b, ne + 1, end);
+        int cr = fieldValue(b, start, vs, end);
+        if (cr < 0) {
+            return cr;
+        }
+        int ve = valueEnd(b, vs, cr);
+        int i = r.headerCount;
+        if (i == maxHeaders) {
             return -431;
         }
-        return framing.finish(r, p);
+        r.nameStart[i] = ns;
+        r.nameEnd[i] = ne;
+        r.valueStart[i] = vs;
+        r.valueEnd[i] = ve;
+        r.headerCount = i + 1;
+        int steer = framing.field(b, ns, ne, vs, ve, r);
+        return steer != 0 ? -steer : cr + 2;
+    }
+
+    /** The field name (a token) from {@code p}; returns the colon's index, its word in {@link #word}. */
+    private int fieldName(ByteBuffer b, int start, int p, int end) {
+        int ns = p;
+        long w = 0;
+        int k;
+        int c;
+        while (true) {
+            if (p + 8 <= end) {
+                w = b.getLong(p);
+                long unusual = Swar.notAlnumDashMask(w);
+                if (unusual == 0) {
+                    p += 8;
+                    continue;
+                }
+                k = Swar.firstIndex(unusual);
+                p += k;
+                c = byteAt(w, k);
+            } else if (p < end) {
+                k = 8;
+                c = b.get(p) & 0xFF;
+            } else {
+                return needMoreInHeaders(start, end);
+            }
+            if (HttpTokens.TCHAR[c]) {
+                p++;
+            } else if (c == ':') {
+                break;
+            } else {
+                return -400; // includes whitespace before the colon, RFC 9112 §5.1
+            }
+        }
+        if (p == ns) {
+            return -400;
+        }
+        word = w;
+        wordIndex = k;
+        return p;
+    }
+
+    /** Skips the OWS after the colon (at {@code p - 1}); the usual single space is read from the colon's word. */
+    private int valueStart(ByteBuffer b, int p, int end) {
+        long w = word;
+        int k = wordIndex;
+        int c;
+        if (k < 6 && byteAt(w, k + 1) == ' ' && (c = byteAt(w, k + 2)) != ' ' && c != '\t') {
+            return p + 1; // the usual single space after the colon
+        }
+        if (k < 7 && (c = byteAt(w, k + 1)) != ' ' && c != '\t') {
+            return p; // no whitespace after the colon
+        }
+        while (p < end && ((c = b.get(p)) == ' ' || c == '\t')) {
+            p++;
+        }
+        return p;
+    }
+
+    /**
+     * The field value from {@code p} to its CR, every byte checked (RFC 9110 §5.5), and the LF after
+     * the CR; returns the CR's index, its word in {@link #word}.
+     */
+    private int fieldValue(ByteBuffer b, int start, int p, int end) {
+        long w = 0;
+        int k;
+        int c;
+        while (true) {
+            if (p + 8 <= end) {
+                w = b.getLong(p);
+                long controls = Swar.lessMask(w, 0x20) | Swar.equalMask(w, DEL);
+                if (controls == 0) {
+                    p += 8;
+                    continue;
+                }
+                k = Swar.firstIndex(controls);
+                p += k;
+                c = byteAt(w, k);
+            } else if (p < end) {
+                k = 8;
+                c = b.get(p) & 0xFF;
+            } else {
+                return needMoreInHeaders(start, end);
+            }
+            if (c == '\r') {
+                break;
+            }
+            if (!HttpTokens.FIELD_VALUE[c]) {
+                return -400; // NUL, bare LF, other controls, DEL
+            }
+            p++;
+        }
+        if (k < 7) {
+            if (byteAt(w, k + 1) != '\n') {
+                return -400; // bare CR
+            }
+        } else {
+            if (p + 1 >= end) {
+                return needMoreInHeaders(start, end);
+            }
+            if (b.get(p + 1) != '\n') {
+                return -400; // bare CR
+            }
+        }
+        word = w;
+        wordIndex = k;
+        return p;
+    }
+
+    /** The value's end before trailing OWS; the byte before the CR is read from the CR's word when it is there. */
+    private int valueEnd(ByteBuffer b, int vs, int cr) {
+        int ve = cr;
+        int k = wordIndex;
+        int c;
+        if (ve > vs && ((c = (k > 0 && k < 8) ? byteAt(word, k - 1) : b.get(ve - 1)) == ' ' || c == '\t')) {
+            ve--;
+            while (ve > vs && ((c = b.get(ve - 1)) == ' ' || c == '\t')) {
+                ve--;
+            }
+        }
+        return ve;
     }
 
     /** Byte {@code k} (0 to 7) of a little-endian word, unsigned. */
