@@ -58,7 +58,8 @@ class PackageDependenciesTest {
     @Test
     void theConnectionLayerNamesNoProtocolAndOffLoopWorkNeverNamesTheServer() throws IOException {
         Map<String, Set<String>> g = graph();
-        for (String forbidden : List.of("server", "offloop", "route", "files", "web", "transport", "tls.engine", "proxy.engine")) {
+        for (String forbidden : List.of("server", "offloop", "route", "files", "web", "transport", "tls.engine", "proxy.engine",
+                "http1")) {
             assertTrue(!g.get("loop").contains(forbidden), "loop names " + forbidden + ": " + g.get("loop"));
         }
         assertTrue(!g.get("offloop").contains("server"), "offloop names server: " + g.get("offloop"));

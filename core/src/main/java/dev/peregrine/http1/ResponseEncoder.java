@@ -1,6 +1,7 @@
 package dev.peregrine.http1;
 
 import dev.peregrine.buffer.Ascii;
+import dev.peregrine.buffer.OutputSink;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,6 +1,6 @@
 package dev.peregrine.loop;
 
-import dev.peregrine.http1.OutputSink;
+import dev.peregrine.buffer.OutputSink;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -7,7 +7,7 @@
  * what makes an accepted connection's protocol ({@link dev.peregrine.loop.ProtocolFactory}, one per
  * loop), and the small interfaces a transport implements ({@link dev.peregrine.loop.SocketEndpoint},
  * {@link dev.peregrine.loop.EventLoop}). Nothing here parses or encodes a protocol: the connection is
- * only the {@code http1.OutputSink} encoders write through.
+ * only the {@code buffer.OutputSink} encoders write through.
  *
  * <p>Threading vocabulary used in this package's docs: <em>loop thread</em> is the one thread that
  * owns a loop and everything reachable from its {@code LoopContext}; <em>any thread</em> marks the

@@ -2,7 +2,7 @@ package dev.peregrine.offloop;
 
 import dev.peregrine.compress.Encoder;
 import dev.peregrine.http1.ChunkFraming;
-import dev.peregrine.http1.OutputSink;
+import dev.peregrine.buffer.OutputSink;
 import dev.peregrine.http1.ResponseCompressor;
 
 

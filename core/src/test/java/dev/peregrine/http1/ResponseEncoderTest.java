@@ -1,5 +1,6 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.buffer.OutputSink;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

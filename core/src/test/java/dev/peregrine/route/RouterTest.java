@@ -2,7 +2,7 @@ package dev.peregrine.route;
 
 import dev.peregrine.Handler;
 import dev.peregrine.http1.HeadParser;
-import dev.peregrine.http1.OutputSink;
+import dev.peregrine.buffer.OutputSink;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.http1.ResponseView;

@@ -1,11 +1,12 @@
-package dev.peregrine.http1;
+package dev.peregrine.buffer;
 
 import java.nio.ByteBuffer;
 
 /**
- * Where encoded responses go: a buffer to append to, and a way to empty it when it is full.
- * Implemented by the connection, whose {@link #drain()} hands the bytes to the socket or keeps them
- * for later.
+ * Where a codec's encoded bytes go: a buffer to append to, and a way to empty it when it is full.
+ * Implemented by the connection layer's connection, whose {@link #drain()} hands the bytes to the
+ * socket or keeps them for later. It lives here, below both, so that a codec writes through it without
+ * naming the connection layer and the connection layer implements it without naming a codec.
  */
 public interface OutputSink {
     /** The buffer to append to, in write mode (bytes at {@code [0, position)} are waiting). */
