@@ -38,8 +38,8 @@ import java.nio.ByteBuffer;
  * Draining instead of closing at once keeps the kernel from answering the client's unread bytes
  * with RST, which could destroy the last response before the client reads it.
  *
- * <p><b>Timer.</b> The connection is its own node in the loop's timer wheel; the phases (WRITE,
- * DRAIN, or the protocol's) are drawn in {@link ConnectionTimer}, the superclass of {@link ConnectionIo}.
+ * <p><b>Timer.</b> The connection owns one node in the loop's timer wheel, {@link ConnectionTimer},
+ * where the phases (WRITE, DRAIN, or the protocol's) are drawn.
  *
  * <p><b>Reuse.</b> A closed plain connection may serve another socket ({@link ConnectionRecycler},
  * {@link #reopen}).
@@ -50,6 +50,8 @@ import java.nio.ByteBuffer;
  * <p>Thread: the owning loop thread only.
  */
 public final class Connection extends ConnectionIo {
+    /** The connection's one node in the loop's timer wheel, and its phases. */
+    private final ConnectionTimer timer;
     /** The close sequence (see the class javadoc). */
     public enum State { OPEN, CLOSING, DRAINING, CLOSED }
 
@@ -81,6 +83,7 @@ public final class Connection extends ConnectionIo {
     /** A connection on {@code io} speaking {@code protocol}. Thread: the loop owning {@code ctx}. */
     public Connection(LoopContext ctx, SocketEndpoint io, Protocol protocol) {
         super(ctx, io);
+        this.timer = new ConnectionTimer(ctx, this);
         this.pool = ctx.pool;
         this.protocol = protocol;
         open();
@@ -103,6 +106,7 @@ public final class Connection extends ConnectionIo {
      */
     void reopen(SocketEndpoint socket) {
         resetIo(socket);
+        timer.reset();
         state = State.OPEN;
         readPaused = false;
         resumedByDrain = false;
@@ -237,7 +241,7 @@ public final class Connection extends ConnectionIo {
         // failure: every event otherwise ends with the batch written) must not reach another peer.
         ctx.writeBuffer.clear();
         state = State.CLOSED;
-        cancelTimer();
+        timer.cancel();
         releaseInput();
         protocol.onClosed(this);
         releaseOutput();
@@ -481,27 +485,55 @@ public final class Connection extends ConnectionIo {
         return ctx;
     }
 
-    // ---------------------------------------------------------------- timer (ConnectionTimer's hooks)
+    // ---------------------------------------------------------------- timer (its part, ConnectionTimer)
 
-    @Override
-    int phaseNow() {
-        if (state == State.DRAINING) {
-            return PHASE_DRAIN;
-        }
-        return writing() ? PHASE_WRITE : protocol.timerPhase();
+    /** When the current timer phase's clock started (loop clock ms): a protocol's deadline within it. */
+    public long timerSinceMillis() {
+        return timer.since();
+    }
+
+    /** The protocol finished a unit of work: its current phase starts again (e.g. the next head's clock). */
+    public void restartTimerPhase() {
+        timer.restartPhase();
+    }
+
+    /**
+     * Puts the timer in the phase the connection's state calls for: a new phase arms the wheel;
+     * progress in the same phase only moves the phase's start.
+     */
+    public void updateTimer() {
+        timer.update();
     }
 
     @Override
+    void progressed() {
+        timer.progressed();
+    }
+
+    /** The timer node itself (the package's tests fire it). */
+    ConnectionTimer timer() {
+        return timer;
+    }
+
+    /** The phase the connection's state calls for now (see {@link ConnectionTimer}); not asked once closed. */
+    int phaseNow() {
+        if (state == State.DRAINING) {
+            return ConnectionTimer.PHASE_DRAIN;
+        }
+        return writing() ? ConnectionTimer.PHASE_WRITE : protocol.timerPhase();
+    }
+
+    /** The protocol's timeout for its phase {@code phase} (&gt; 0). */
     long protocolTimeout(int phase) {
         return protocol.timeoutMillis(phase);
     }
 
-    @Override
+    /** Whether progress restarts the protocol's phase {@code phase}. */
     boolean progressRestarts(int phase) {
         return protocol.progressRestarts(phase);
     }
 
-    @Override
+    /** The protocol's phase {@code phase} expired. */
     void protocolTimedOut(int phase) {
         protocol.onTimeout(this, phase);
     }

@@ -6,9 +6,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A connection's socket side: the superclass of {@link Connection} between it and
- * {@link ConnectionTimer}, so that it costs no object of its own. It counts reads for the readiness
- * report and keeps the output.
+ * A connection's socket side: the one superclass of {@link Connection}, so that it costs no object of
+ * its own (the timer is a part the connection owns, {@link ConnectionTimer}). It counts reads for the
+ * readiness report and keeps the output.
  *
  * <p><b>Readiness report.</b> {@link #onReadable} returns whether a read moved bytes (or the end of
  * stream), or the connection asked to read again, so an edge-triggered transport knows when to stop
@@ -30,7 +30,8 @@ import java.nio.ByteBuffer;
  *
  * <p>Thread: the owning loop thread only.
  */
-abstract class ConnectionIo extends ConnectionTimer implements OutputSink {
+abstract class ConnectionIo implements OutputSink {
+    final LoopContext ctx;
     /** The socket (or the layer over it); replaced when a recycled connection serves another. */
     SocketEndpoint io;
     /** Bytes the socket has not taken; created the first time it refuses some, then kept. */
@@ -45,9 +46,12 @@ abstract class ConnectionIo extends ConnectionTimer implements OutputSink {
     private boolean interestRaised;
 
     ConnectionIo(LoopContext ctx, SocketEndpoint io) {
-        super(ctx);
+        this.ctx = ctx;
         this.io = io;
     }
+
+    /** Progress in the WRITE phase (the peer took output): its clock starts again. */
+    abstract void progressed();
 
     /** The socket is readable: read it, or not (paused, closing), as the connection's state says. */
     abstract void readable();
@@ -204,6 +208,5 @@ abstract class ConnectionIo extends ConnectionTimer implements OutputSink {
         awaitingWritable = false;
         reads = 0;
         interestRaised = false;
-        resetTimer();
     }
 }

@@ -1,9 +1,9 @@
 package dev.peregrine.loop;
 
 /**
- * A connection's one timer node and its phases: the superclass of {@link Connection}, so that the
- * node costs no object of its own. A connection waits for one thing at a time, so one intrusive node
- * in the loop's {@link TimerWheel} serves every phase:
+ * A connection's one timer node and its phases, owned by the {@link Connection} (one small object per
+ * connection, made with it and kept across its reuse). A connection waits for one thing at a time, so
+ * one intrusive node in the loop's {@link TimerWheel} serves every phase:
  * <pre>
  *   phase          while                          clock starts / restarts         on expiry
  *   DRAIN   (-2)   DRAINING                       FIN sent                        close (drainTimeout)
@@ -18,63 +18,49 @@ package dev.peregrine.loop;
  *
  * <p>Thread: the owning loop thread only.
  */
-abstract class ConnectionTimer extends Timeout {
+final class ConnectionTimer extends Timeout {
     static final int PHASE_NONE = 0;
     static final int PHASE_WRITE = -1;
     static final int PHASE_DRAIN = -2;
 
-    final LoopContext ctx;
+    private final LoopContext ctx;
+    /** Whose phases these are: asked for the phase its state calls for, told when one expires. */
+    private final Connection connection;
     private int timerPhase = PHASE_NONE;
     /** When the current phase's clock started, loop clock milliseconds. */
     private long timerSince;
     /** The protocol finished a unit of work: a phase whose clock progress does not restart, restarts. */
     private boolean restartPhase;
 
-    ConnectionTimer(LoopContext ctx) {
+    ConnectionTimer(LoopContext ctx, Connection connection) {
         this.ctx = ctx;
+        this.connection = connection;
     }
 
-    /** The phase the connection's state calls for now (see the table); not called once closed. */
-    abstract int phaseNow();
-
-    /** The protocol's timeout for its phase {@code phase} (&gt; 0). */
-    abstract long protocolTimeout(int phase);
-
-    /** Whether progress restarts the protocol's phase {@code phase}. */
-    abstract boolean progressRestarts(int phase);
-
-    /** The protocol's phase {@code phase} expired. */
-    abstract void protocolTimedOut(int phase);
-
-    /** Closes the connection at once (an expired WRITE or DRAIN phase). */
-    public abstract void close();
-
-    public abstract boolean isClosed();
-
-    /** When the current timer phase's clock started (loop clock ms): a protocol's deadline within it. */
-    public long timerSinceMillis() {
+    /** When the current phase's clock started (loop clock ms): a protocol's deadline within it. */
+    long since() {
         return timerSince;
     }
 
     /** The protocol finished a unit of work: its current phase starts again (e.g. the next head's clock). */
-    public void restartTimerPhase() {
+    void restartPhase() {
         restartPhase = true;
     }
 
     /** Progress in the current phase (the peer took output): its clock starts again. */
-    final void progressed() {
+    void progressed() {
         timerSince = ctx.nowMillis;
     }
 
     /** A recycled connection's timer starts as a new one's (it was cancelled at the close). */
-    final void resetTimer() {
+    void reset() {
         timerPhase = PHASE_NONE;
         timerSince = 0;
         restartPhase = false;
     }
 
     /** Takes the node off the wheel (the connection closed). */
-    final void cancelTimer() {
+    void cancel() {
         ctx.timers.cancel(this);
         timerPhase = PHASE_NONE;
     }
@@ -83,11 +69,11 @@ abstract class ConnectionTimer extends Timeout {
      * Puts the timer in the phase the connection's state calls for: a new phase arms the wheel;
      * progress in the same phase only moves {@code timerSince}.
      */
-    public void updateTimer() {
-        if (isClosed()) {
+    void update() {
+        if (connection.isClosed()) {
             return;
         }
-        int phase = phaseNow();
+        int phase = connection.phaseNow();
         boolean restart = restartPhase;
         restartPhase = false;
         if (phase == PHASE_NONE) {
@@ -98,7 +84,7 @@ abstract class ConnectionTimer extends Timeout {
             return;
         }
         long now = ctx.nowMillis;
-        boolean restarts = phase > 0 && progressRestarts(phase);
+        boolean restarts = phase > 0 && connection.progressRestarts(phase);
         if (phase != timerPhase || (restart && phase > 0 && !restarts)) {
             timerPhase = phase;
             timerSince = now;
@@ -115,13 +101,13 @@ abstract class ConnectionTimer extends Timeout {
         if (phase == PHASE_DRAIN) {
             return ctx.config.drainTimeoutMillis();
         }
-        return protocolTimeout(phase);
+        return connection.protocolTimeout(phase);
     }
 
     /** The wheel found this connection's deadline passed, or moved by progress since it was armed. */
     @Override
-    protected final void onTimeout() {
-        if (timerPhase == PHASE_NONE || isClosed()) {
+    protected void onTimeout() {
+        if (timerPhase == PHASE_NONE || connection.isClosed()) {
             return;
         }
         long now = ctx.nowMillis;
@@ -134,13 +120,13 @@ abstract class ConnectionTimer extends Timeout {
         timerPhase = PHASE_NONE;
         if (phase == PHASE_WRITE) {
             ctx.metrics.timedOut(LoopMetrics.TIMEOUT_WRITE);
-            close();
+            connection.close();
         } else if (phase == PHASE_DRAIN) {
             ctx.metrics.timedOut(LoopMetrics.TIMEOUT_DRAIN);
-            close();
+            connection.close();
         } else {
             ctx.tick();
-            protocolTimedOut(phase);
+            connection.protocolTimedOut(phase);
         }
     }
 }

@@ -31,8 +31,8 @@ class ConnectionTimersTest {
     /** Moves the loop's clock to {@code millis} after the current phase began and fires the timeout. */
     private static void expire(ConnectionHarness h, long millisLater) {
         h.ctx.nowMillis += millisLater;
-        h.ctx.timers.cancel(h.connection);
-        h.connection.onTimeout();
+        h.ctx.timers.cancel(h.connection.timer());
+        h.connection.timer().onTimeout();
         h.run();
     }
 
@@ -53,7 +53,7 @@ class ConnectionTimersTest {
         h.send(GET);
         expire(h, 59_000); // progress moved the deadline: not yet
         assertFalse(h.closed());
-        assertTrue(h.connection.scheduled(), "re-armed");
+        assertTrue(h.connection.timer().scheduled(), "re-armed");
         expire(h, 1_001);
         assertTrue(h.closed());
         assertEquals(1, h.ctx.metrics.timeouts[LoopMetrics.TIMEOUT_IDLE]);
@@ -63,7 +63,7 @@ class ConnectionTimersTest {
     @Test
     void keepAliveRequestsDoNotTouchTheWheel() {
         ConnectionHarness h = connection(Server.builder());
-        Timeout before = h.connection;
+        Timeout before = h.connection.timer();
         int armed = h.ctx.timers.armed();
         for (int i = 0; i < 100; i++) {
             h.send(GET);
