@@ -279,13 +279,14 @@ final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readi
     }
 
     /** A socket this loop is connecting ({@link #connect}); receives its events until connected. */
-    private final class OutboundConnect extends PendingConnect implements NettyEpoll.Readiness {
+    private final class OutboundConnect implements NettyEpoll.Readiness {
         private final NettyEpoll.Fd fd;
+        private final PendingConnect pending;
 
         OutboundConnect(NettyEpoll.Fd fd, InetSocketAddress address, EndpointLayer layer, Protocol protocol,
                         long timeoutMillis, ConnectCallback callback) {
-            super(ctx, address, layer, protocol, timeoutMillis, callback);
             this.fd = fd;
+            this.pending = new PendingConnect(ctx, address, layer, protocol, timeoutMillis, callback, fd::close);
         }
 
         @Override
@@ -304,10 +305,10 @@ final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readi
             connecting.remove(this);
             fd.writeInterest(false);
             outbound.tryAcquire();
-            EpollEndpoint endpoint = new EpollEndpoint(EpollEventLoop.this, fd, address(), outbound);
+            EpollEndpoint endpoint = new EpollEndpoint(EpollEventLoop.this, fd, pending.address(), outbound);
             fd.owner(endpoint);
             link(endpoint);
-            endpoint.connection = connected(endpoint);
+            endpoint.connection = pending.connected(endpoint);
             if (in) {
                 endpoint.ready(true, false, hangup);
             }
@@ -315,12 +316,7 @@ final class EpollEventLoop implements EventLoop, TransportLoop, NettyEpoll.Readi
 
         void fail(IOException e) {
             connecting.remove(this);
-            failed(e);
-        }
-
-        @Override
-        protected void abort() {
-            fd.close();
+            pending.failed(e);
         }
     }
 

@@ -249,14 +249,15 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
     }
 
     /** A socket this loop is connecting ({@link #connect}); attached to its key until connected. */
-    private final class OutboundConnect extends PendingConnect {
+    private final class OutboundConnect {
         private final SocketChannel channel;
+        private final PendingConnect pending;
         SelectionKey key;
 
         OutboundConnect(SocketChannel channel, SocketAddress address, EndpointLayer layer, Protocol protocol,
                         long timeoutMillis, ConnectCallback callback) {
-            super(ctx, address, layer, protocol, timeoutMillis, callback);
             this.channel = channel;
+            this.pending = new PendingConnect(ctx, address, layer, protocol, timeoutMillis, callback, this::abort);
         }
 
         /** {@code OP_CONNECT}: the three-way handshake ended, well or not. */
@@ -279,15 +280,14 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
             outbound.tryAcquire();
             NioEndpoint endpoint = new NioEndpoint(channel, key, outbound);
             key.attach(endpoint);
-            endpoint.connection = connected(endpoint);
+            endpoint.connection = pending.connected(endpoint);
         }
 
         void fail(IOException e) {
-            failed(e);
+            pending.failed(e);
         }
 
-        @Override
-        protected void abort() {
+        private void abort() {
             if (key != null) {
                 key.cancel();
             }
