@@ -31,6 +31,8 @@ public final class ChunkedDecoder {
     /** Longest chunk-size line (size, extensions) in bytes. */
     public static final int MAX_LINE = 4096;
 
+    // Phases in the order of the message: decode() hands a byte to the step that owns its range
+    // (size line up to SIZE_LF, data's CRLF up to DATA_LF, trailers up to END_LF).
     private static final int SIZE = 0;
     private static final int EXT = 1;
     private static final int SIZE_LF = 2;
@@ -125,139 +127,152 @@ public final class ChunkedDecoder {
         int p = base + readRel;
         int w = base + writeRel;
         while (p < end) {
-            int c = b.get(p) & 0xFF;
-            switch (state) {
-                case SIZE: {
-                    int h = HttpTokens.HEX[c];
-                    if (h >= 0) {
-                        if (++sizeDigits > 15) {
-                            return -413;
-                        }
-                        chunkRemaining = (chunkRemaining << 4) | h;
-                        if (decoded + chunkRemaining > maxBody) {
-                            return -413;
-                        }
-                        p++;
-                        lineBytes++;
-                        continue;
-                    }
-                    if (sizeDigits == 0) {
-                        return -400;
-                    }
-                    state = EXT;
-                    continue;
+            int r;
+            if (state == DATA) {
+                int n = (int) Math.min(chunkRemaining, end - p);
+                if (w != p) {
+                    b.put(w, b, p, n); // w < p: memmove semantics, the source is this buffer
                 }
-                case EXT: {
-                    int r = extension(c);
-                    if (r < 0) {
-                        return r;
-                    }
-                    if (r == EXT_DONE) {
-                        state = SIZE_LF;
-                    }
-                    p++;
-                    if (++lineBytes > MAX_LINE) {
-                        return -400;
-                    }
-                    continue;
+                p += n;
+                w += n;
+                chunkRemaining -= n;
+                decoded += n;
+                if (chunkRemaining == 0) {
+                    state = DATA_CR;
                 }
-                case SIZE_LF:
-                    if (c != '\n') {
-                        return -400;
-                    }
-                    p++;
-                    sizeDigits = 0;
-                    extPhase = X_AFTER_SIZE;
-                    lineBytes = 0;
-                    state = chunkRemaining == 0 ? TRAILER_START : DATA;
-                    continue;
-                case DATA: {
-                    int n = (int) Math.min(chunkRemaining, end - p);
-                    if (w != p) {
-                        b.put(w, b, p, n); // w < p: memmove semantics, the source is this buffer
-                    }
-                    p += n;
-                    w += n;
-                    chunkRemaining -= n;
-                    decoded += n;
-                    if (chunkRemaining == 0) {
-                        state = DATA_CR;
-                    }
-                    continue;
-                }
-                case DATA_CR:
-                    if (c != '\r') {
-                        return -400;
-                    }
-                    p++;
-                    state = DATA_LF;
-                    continue;
-                case DATA_LF:
-                    if (c != '\n') {
-                        return -400;
-                    }
-                    p++;
-                    state = SIZE;
-                    continue;
-                case TRAILER_START:
-                    if (c == '\r') {
-                        state = END_LF;
-                        p++;
-                        continue;
-                    }
-                    if (c == ' ' || c == '\t') {
-                        return -400; // obs-fold
-                    }
-                    nameLength = 0;
-                    state = TRAILER_NAME;
-                    continue;
-                case TRAILER_NAME:
-                    if (HttpTokens.TCHAR[c]) {
-                        nameLength++;
-                    } else if (c == ':' && nameLength > 0) {
-                        state = TRAILER_VALUE;
-                    } else {
-                        return -400;
-                    }
-                    p++;
-                    if (++trailerBytes > maxTrailers) {
-                        return -431;
-                    }
-                    continue;
-                case TRAILER_VALUE:
-                    if (c == '\r') {
-                        state = TRAILER_LF;
-                    } else if (!HttpTokens.FIELD_VALUE[c]) {
-                        return -400;
-                    }
-                    p++;
-                    if (++trailerBytes > maxTrailers) {
-                        return -431;
-                    }
-                    continue;
-                case TRAILER_LF:
-                    if (c != '\n') {
-                        return -400;
-                    }
-                    p++;
-                    state = TRAILER_START;
-                    continue;
-                case END_LF:
-                    if (c != '\n') {
-                        return -400;
-                    }
-                    p++;
-                    readRel = p - base;
-                    writeRel = w - base;
-                    active = false;
-                    return p - base;
-                default:
-                    throw new IllegalStateException("state " + state);
+                continue;
             }
+            int c = b.get(p) & 0xFF;
+            if (state <= SIZE_LF) {
+                r = sizeLine(c, maxBody);
+            } else if (state <= DATA_LF) {
+                r = dataEnd(c);
+            } else if (state != END_LF) {
+                r = trailer(c, maxTrailers);
+            } else {
+                if (c != '\n') {
+                    return -400;
+                }
+                p++;
+                readRel = p - base;
+                writeRel = w - base;
+                active = false;
+                return p - base;
+            }
+            if (r < 0) {
+                return r;
+            }
+            p += r;
         }
         readRel = p - base;
         writeRel = w - base;
         return NEED_MORE;
+    }
+
+    /**
+     * One byte {@code c} of a chunk-size line (SIZE, EXT, SIZE_LF): the hex size, its extensions, the
+     * CRLF. Returns how many bytes it took (0: the byte starts the next phase), or {@code -status}.
+     */
+    private int sizeLine(int c, long maxBody) {
+        switch (state) {
+            case SIZE: {
+                int h = HttpTokens.HEX[c];
+                if (h < 0) {
+                    if (sizeDigits == 0) {
+                        return -400;
+                    }
+                    state = EXT;
+                    return 0;
+                }
+                if (++sizeDigits > 15) {
+                    return -413;
+                }
+                chunkRemaining = (chunkRemaining << 4) | h;
+                if (decoded + chunkRemaining > maxBody) {
+                    return -413;
+                }
+                lineBytes++;
+                return 1;
+            }
+            case EXT: {
+                int r = extension(c);
+                if (r < 0) {
+                    return r;
+                }
+                if (r == EXT_DONE) {
+                    state = SIZE_LF;
+                }
+                return ++lineBytes > MAX_LINE ? -400 : 1;
+            }
+            default: // SIZE_LF
+                if (c != '\n') {
+                    return -400;
+                }
+                sizeDigits = 0;
+                extPhase = X_AFTER_SIZE;
+                lineBytes = 0;
+                state = chunkRemaining == 0 ? TRAILER_START : DATA;
+                return 1;
+        }
+    }
+
+    /** One byte of the CRLF after a chunk's data (DATA_CR, DATA_LF); returns 1 or -400. */
+    private int dataEnd(int c) {
+        if (state == DATA_CR) {
+            if (c != '\r') {
+                return -400;
+            }
+            state = DATA_LF;
+            return 1;
+        }
+        if (c != '\n') {
+            return -400;
+        }
+        state = SIZE;
+        return 1;
+    }
+
+    /**
+     * One byte of the trailer section (TRAILER_START, TRAILER_NAME, TRAILER_VALUE, TRAILER_LF): fields
+     * checked like header fields and discarded, their bytes counted against {@code maxTrailers}.
+     * Returns how many bytes it took (0: the byte starts the next phase), or {@code -status}.
+     */
+    private int trailer(int c, int maxTrailers) {
+        switch (state) {
+            case TRAILER_START:
+                if (c == '\r') {
+                    state = END_LF;
+                    return 1;
+                }
+                if (c == ' ' || c == '\t') {
+                    return -400; // obs-fold
+                }
+                nameLength = 0;
+                state = TRAILER_NAME;
+                return 0;
+            case TRAILER_NAME:
+                if (HttpTokens.TCHAR[c]) {
+                    nameLength++;
+                } else if (c == ':' && nameLength > 0) {
+                    state = TRAILER_VALUE;
+                } else {
+                    return -400;
+                }
+                return ++trailerBytes > maxTrailers ? -431 : 1;
+            case TRAILER_VALUE:
+                if (c == '\r') {
+                    state = TRAILER_LF;
+                } else if (!HttpTokens.FIELD_VALUE[c]) {
+                    return -400;
+                }
+                return ++trailerBytes > maxTrailers ? -431 : 1;
+            default: // TRAILER_LF
+                if (c != '\n') {
+                    return -400;
+                }
+                state = TRAILER_START;
+                return 1;
+        }
     }
 
     /**
