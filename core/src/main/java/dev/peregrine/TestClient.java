@@ -6,19 +6,16 @@ import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.EndpointLayer;
 import dev.peregrine.loop.EventLoop;
 import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.MemoryEndpoint;
 import dev.peregrine.loop.Protocol;
-import dev.peregrine.loop.SocketEndpoint;
 import dev.peregrine.offloop.OffLoopExecutor;
 import dev.peregrine.server.ServerSetup;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -51,7 +48,7 @@ public final class TestClient implements AutoCloseable {
     private final CallingThreadLoop loop = new CallingThreadLoop();
     private long timeoutMillis = 30_000;
     private final dev.peregrine.web.AccessLog accessLog;
-    private MemorySocket socket;
+    private MemoryEndpoint socket;
     private Connection connection;
 
     private TestClient(Server.Builder builder) {
@@ -116,17 +113,18 @@ public final class TestClient implements AutoCloseable {
 
     private List<Response> send(byte[] bytes, int expected, boolean head) {
         if (connection == null || connection.isClosed()) {
-            socket = new MemorySocket();
+            socket = new MemoryEndpoint();
+            socket.closesAfterOurFin(); // after the server's FIN the client closes too
             connection = ctx.newConnection(socket);
         }
         loop.owner = Thread.currentThread();
-        socket.in.add(bytes);
+        socket.feed(bytes);
         List<Response> out = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         while (true) {
             drive();
             Response r;
-            while (out.size() < expected && (r = Response.parse(socket.written, head, connection.isClosed())) != null) {
+            while (out.size() < expected && (r = Response.parse(socket.written(), head, connection.isClosed())) != null) {
                 out.add(r);
             }
             if (out.size() == expected || connection.isClosed()) {
@@ -135,7 +133,7 @@ public final class TestClient implements AutoCloseable {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 throw new IllegalStateException("no response within " + timeoutMillis + " ms (" + out.size() + " of "
-                        + expected + " so far; " + socket.written.size() + " bytes unparsed)");
+                        + expected + " so far; " + socket.written().size() + " bytes unparsed)");
             }
             try {
                 Runnable task = loop.tasks.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)), TimeUnit.NANOSECONDS);
@@ -156,7 +154,7 @@ public final class TestClient implements AutoCloseable {
         while ((task = loop.tasks.poll()) != null) {
             task.run();
         }
-        while (!connection.isClosed() && socket.readInterest && socket.hasInput()) {
+        while (!connection.isClosed() && socket.readInterest() && socket.hasInput()) {
             if (!connection.onReadable()) {
                 break;
             }
@@ -164,7 +162,7 @@ public final class TestClient implements AutoCloseable {
                 task.run();
             }
         }
-        if (!connection.isClosed() && !socket.hasInput() && socket.eofPending) {
+        if (!connection.isClosed() && !socket.hasInput() && socket.outputShut()) {
             connection.onReadable(); // the server half-closed: the client's end of stream lets it close
         }
     }
@@ -289,73 +287,4 @@ public final class TestClient implements AutoCloseable {
     }
 
     /** The in-memory socket: input queued by the client, output collected, no limits. */
-    private static final class MemorySocket implements SocketEndpoint {
-        private static final InetSocketAddress PEER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40000);
-        final ArrayDeque<byte[]> in = new ArrayDeque<>();
-        final ByteArrayOutputStream written = new ByteArrayOutputStream();
-        private int inPos;
-        boolean readInterest = true;
-        boolean eofPending;
-        private boolean closed;
-
-        boolean hasInput() {
-            return !in.isEmpty();
-        }
-
-        @Override
-        public int read(ByteBuffer dst) throws IOException {
-            if (closed) {
-                throw new IOException("closed");
-            }
-            byte[] first = in.peek();
-            if (first == null) {
-                return eofPending ? -1 : 0; // after the server's FIN the client closes too
-            }
-            int n = Math.min(dst.remaining(), first.length - inPos);
-            dst.put(first, inPos, n);
-            inPos += n;
-            if (inPos == first.length) {
-                in.poll();
-                inPos = 0;
-            }
-            return n;
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            if (closed) {
-                throw new IOException("closed");
-            }
-            int n = src.remaining();
-            byte[] copy = new byte[n];
-            src.get(copy);
-            written.writeBytes(copy);
-            return n;
-        }
-
-        @Override
-        public void readInterest(boolean on) {
-            readInterest = on;
-        }
-
-        @Override
-        public void writeInterest(boolean on) {
-            // every write is taken whole: nothing ever waits for writability
-        }
-
-        @Override
-        public void shutdownOutput() {
-            eofPending = true; // the server sent FIN; the client "closes" too once it has read
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-        }
-
-        @Override
-        public InetSocketAddress remoteAddress() {
-            return PEER;
-        }
-    }
 }

@@ -5,9 +5,6 @@ import dev.peregrine.ServerConfig;
 import dev.peregrine.route.Router;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,74 +21,22 @@ class ConnectionBackpressureTest {
     private static final byte[] BIG = new byte[200 * 1024];
 
     /** A socket whose writes take nothing for the first {@code refusals} calls, then everything. */
-    private static final class ScriptedSocket implements SocketEndpoint {
-        final ByteBuffer input;
-        final ByteArrayOutputStream written = new ByteArrayOutputStream();
-        int refusals;
-        boolean reading = true;
-        boolean writing;
+    /** A socket in memory holding {@code input} for its first read, refusing the first {@code refusals} writes. */
+    private static MemoryEndpoint socket(String input, int refusals) {
+        MemoryEndpoint s = new MemoryEndpoint();
+        s.feed(input.getBytes(StandardCharsets.US_ASCII));
+        s.refuseWrites(refusals);
+        return s;
+    }
 
-        ScriptedSocket(String input, int refusals) {
-            this.input = ByteBuffer.wrap(input.getBytes(StandardCharsets.US_ASCII));
-            this.refusals = refusals;
+    /** How many 200 responses {@code s} has been written. */
+    private static int responses(MemoryEndpoint s) {
+        String all = s.writtenText();
+        int count = 0;
+        for (int i = all.indexOf("HTTP/1.1 200"); i >= 0; i = all.indexOf("HTTP/1.1 200", i + 1)) {
+            count++;
         }
-
-        @Override
-        public int read(ByteBuffer dst) {
-            if (!input.hasRemaining()) {
-                return 0;
-            }
-            int n = Math.min(dst.remaining(), input.remaining());
-            dst.put(dst.position(), input, input.position(), n);
-            dst.position(dst.position() + n);
-            input.position(input.position() + n);
-            return n;
-        }
-
-        @Override
-        public int write(ByteBuffer src) {
-            if (refusals > 0) {
-                refusals--;
-                return 0;
-            }
-            int n = src.remaining();
-            byte[] b = new byte[n];
-            src.get(b);
-            written.write(b, 0, n);
-            return n;
-        }
-
-        @Override
-        public void readInterest(boolean on) {
-            reading = on;
-        }
-
-        @Override
-        public void writeInterest(boolean on) {
-            writing = on;
-        }
-
-        @Override
-        public void shutdownOutput() {
-        }
-
-        @Override
-        public void close() {
-        }
-
-        @Override
-        public InetSocketAddress remoteAddress() {
-            return new InetSocketAddress("127.0.0.1", 1);
-        }
-
-        int responses() {
-            String all = written.toString(StandardCharsets.ISO_8859_1);
-            int count = 0;
-            for (int i = all.indexOf("HTTP/1.1 200"); i >= 0; i = all.indexOf("HTTP/1.1 200", i + 1)) {
-                count++;
-            }
-            return count;
-        }
+        return count;
     }
 
     private static LoopContext context() {
@@ -112,12 +57,12 @@ class ConnectionBackpressureTest {
     void outputDrainingInsideALargeResponseResumesReading() {
         LoopContext ctx = context();
         // Refusing the first writes pauses reading during /big; the rest of /big then drains at once.
-        ScriptedSocket socket = new ScriptedSocket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", 2);
+        MemoryEndpoint socket = socket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", 2);
         Connection c = ctx.newConnection(socket);
         c.onReadable();
-        assertEquals(2, socket.responses(), "the buffered request behind the large one is answered");
-        assertTrue(socket.reading, "reading resumed");
-        assertFalse(socket.writing, "nothing pending");
+        assertEquals(2, responses(socket), "the buffered request behind the large one is answered");
+        assertTrue(socket.readInterest(), "reading resumed");
+        assertFalse(socket.writeInterest(), "nothing pending");
         assertEquals(0, ctx.pool().lentCount());
         c.close();
     }
@@ -127,15 +72,15 @@ class ConnectionBackpressureTest {
     @org.junit.jupiter.params.provider.ValueSource(ints = {0, 1, 2, 3, 4, 5, 6, 8})
     void heldRequestsAreAnsweredWhereverTheOutputDrains(int refusals) {
         LoopContext ctx = context();
-        ScriptedSocket socket = new ScriptedSocket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", refusals);
+        MemoryEndpoint socket = socket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", refusals);
         Connection c = ctx.newConnection(socket);
         c.onReadable();
-        for (int events = 0; socket.writing && events < 100; events++) {
+        for (int events = 0; socket.writeInterest() && events < 100; events++) {
             c.onWritable(); // as a loop would, while write interest is on
         }
-        assertEquals(2, socket.responses(), "after " + refusals + " refused writes");
-        assertTrue(socket.reading);
-        assertFalse(socket.writing);
+        assertEquals(2, responses(socket), "after " + refusals + " refused writes");
+        assertTrue(socket.readInterest());
+        assertFalse(socket.writeInterest());
         assertEquals(0, ctx.pool().lentCount());
         c.close();
     }
@@ -143,17 +88,17 @@ class ConnectionBackpressureTest {
     @Test
     void writabilityResumesReadingAndAnswersBufferedRequests() {
         LoopContext ctx = context();
-        ScriptedSocket socket = new ScriptedSocket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", 1_000);
+        MemoryEndpoint socket = socket("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n", 1_000);
         Connection c = ctx.newConnection(socket);
         c.onReadable();
-        assertFalse(socket.reading, "paused while the large response waits");
-        assertTrue(socket.writing);
-        assertEquals(0, socket.responses());
-        socket.refusals = 0;
+        assertFalse(socket.readInterest(), "paused while the large response waits");
+        assertTrue(socket.writeInterest());
+        assertEquals(0, responses(socket));
+        socket.refuseWrites(0);
         c.onWritable();
-        assertEquals(2, socket.responses());
-        assertTrue(socket.reading);
-        assertFalse(socket.writing);
+        assertEquals(2, responses(socket));
+        assertTrue(socket.readInterest());
+        assertFalse(socket.writeInterest());
         assertEquals(0, ctx.pool().lentCount());
         c.close();
     }

@@ -41,20 +41,20 @@ public final class ConnectionHarness {
      * make a real loop spin: that fails the test.
      */
     public ConnectionHarness run() {
-        while (!io.closed) {
-            boolean canWrite = io.writeInterest && io.writeBudget > 0;
-            boolean canRead = io.readInterest && io.hasInput();
+        while (!io.closed()) {
+            boolean canWrite = io.writeInterest() && io.writeBudget() > 0;
+            boolean canRead = io.readInterest() && io.hasInput();
             if (!canWrite && !canRead) {
                 return this;
             }
-            long before = io.moved;
+            long before = io.moved();
             if (canWrite) {
                 connection.onWritable();
             }
-            if (canRead && !io.closed) {
+            if (canRead && !io.closed()) {
                 connection.onReadable();
             }
-            if (io.moved == before && !io.closed) {
+            if (io.moved() == before && !io.closed()) {
                 throw new AssertionError("readiness reported (read " + canRead + ", write " + canWrite
                         + ") but nothing moved: a real loop would spin; " + describe());
             }
@@ -81,20 +81,20 @@ public final class ConnectionHarness {
 
     /** Lets the peer take {@code bytes} more of the output, then runs. */
     public ConnectionHarness peerReads(int bytes) {
-        io.writeBudget = bytes;
+        io.writeBudget(bytes);
         return run();
     }
 
     /** Everything the connection wrote so far, as text. */
     public String written() {
-        return io.written.toString(StandardCharsets.ISO_8859_1);
+        return io.writtenText();
     }
 
     public boolean closed() {
-        return io.closed;
+        return io.closed();
     }
 
     public boolean outputShut() {
-        return io.outputShut;
+        return io.outputShut();
     }
 }

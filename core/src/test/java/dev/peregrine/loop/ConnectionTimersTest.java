@@ -86,7 +86,7 @@ class ConnectionTimersTest {
     @Test
     void stalledReaderIsClosedByTheWriteTimeout() {
         ConnectionHarness h = connection(Server.builder());
-        h.io.writeBudget = 1000;
+        h.io.writeBudget(1000);
         h.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
         assertTrue(h.ctx.pool.lentCount() > 0, "output pending");
         expire(h, 30_001);
@@ -98,10 +98,10 @@ class ConnectionTimersTest {
     @Test
     void pipelinedBatchStopsAtTheLimitUntilTheSocketTakesTheResponses() {
         ConnectionHarness h = connection(Server.builder().maxPipelinedRequests(2));
-        h.io.writeBudget = 10;
+        h.io.writeBudget(10);
         h.send(GET.repeat(5));
         assertEquals(2, h.ctx.metrics.requests, "parsing paused after two unanswered responses");
-        assertFalse(h.io.readInterest);
+        assertFalse(h.io.readInterest());
         h.peerReads(Integer.MAX_VALUE);
         assertEquals(5, h.ctx.metrics.requests);
         assertEquals(5, h.written().split("HTTP/1.1 200 OK", -1).length - 1);
@@ -111,11 +111,11 @@ class ConnectionTimersTest {
     @Test
     void closingConnectionStopsReadingUntilItsLastResponseIsOut() {
         ConnectionHarness h = connection(Server.builder());
-        h.io.writeBudget = 0;
+        h.io.writeBudget(0);
         h.send("GET / HTTP/9.9\r\n\r\n"); // 505, output pending, CLOSING
         h.io.feed("more bytes from the peer".getBytes());
         h.run(); // the harness fails if a read event moves nothing again and again
-        assertFalse(h.io.readInterest);
+        assertFalse(h.io.readInterest());
         h.peerReads(Integer.MAX_VALUE);
         assertTrue(h.written().startsWith("HTTP/1.1 505 "));
         assertTrue(h.outputShut());
