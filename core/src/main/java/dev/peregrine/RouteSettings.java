@@ -119,21 +119,34 @@ abstract class RouteSettings<B extends RouteSettings<B>> extends WebSettings<B> 
         return self();
     }
 
-    /** Runs {@code handler} before every route's handler; if it answers with an error status the route does not run. */
+    /**
+     * Runs {@code handler} before every route's handler, on the route's execution; if it answers with an
+     * error status ({@code res.status() >= 400}) the route does not run.
+     */
     public B before(Handler handler) {
         return filter((req, res, next) -> {
             handler.handle(req, res);
-            if (((dev.peregrine.http1.ResponseView) res).statusCode() < 400) {
+            if (res.status() < 400) {
                 next.handle(req, res);
             }
         });
     }
 
-    /** Runs {@code handler} after every route's handler (it may add headers to the answer). */
+    /**
+     * Runs {@code handler} after every route's handler, on the route's execution, with the final answer:
+     * it reads {@link Response#status()}, {@link Response#header(String)} and {@link Response#bodyLength()}
+     * and may add headers. When the handler went {@link Response#async()}, it runs on the completion's
+     * response once that completes (on the loop), before it is sent. Not after an exception the
+     * exception mapping did not answer.
+     */
     public B after(Handler handler) {
         return filter((req, res, next) -> {
             next.handle(req, res);
-            handler.handle(req, res);
+            if (res.committed() && res instanceof dev.peregrine.http1.ResponseView) {
+                ((dev.peregrine.http1.ResponseView) res).afterHandler(handler, req); // the completion's answer, when it comes
+            } else if (!res.committed()) {
+                handler.handle(req, res);
+            }
         });
     }
 

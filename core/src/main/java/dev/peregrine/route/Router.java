@@ -3,7 +3,6 @@ package dev.peregrine.route;
 import dev.peregrine.Handler;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseView;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -41,7 +40,7 @@ import java.util.function.UnaryOperator;
  * <p>Immutable and shared by all loops; {@link #resolve} writes only into the caller's arrays.
  */
 public final class Router {
-    private static final Handler NOT_FOUND = (req, res) -> ((ResponseView) res).error(404);
+    private static final Handler NOT_FOUND = (req, res) -> res.error(404);
     private final Handler notImplemented;
     /** A path parameter that could leave its segment (see {@link #unsafeParameter}). */
     private final Handler badParameter;
@@ -75,8 +74,8 @@ public final class Router {
 
     private Router(Map<String, Route> statics, List<Route> patterns, Handler notFound, UnaryOperator<Handler> builtIns) {
         this.notFound = builtIns.apply(notFound == null ? NOT_FOUND : notFound);
-        this.notImplemented = builtIns.apply((req, res) -> ((ResponseView) res).error(501));
-        this.badParameter = builtIns.apply((req, res) -> ((ResponseView) res).error(400));
+        this.notImplemented = builtIns.apply((req, res) -> res.error(501));
+        this.badParameter = builtIns.apply((req, res) -> res.error(400));
         int size = Integer.highestOneBit(Math.max(4, statics.size() * 3)) << 1;
         keyLengths = new int[size];
         keyFirsts = new long[size];
