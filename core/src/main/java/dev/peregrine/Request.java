@@ -44,7 +44,17 @@ public interface Request {
      */
     String queryParam(String name);
 
-    /** The value matched by {@code {name}} in the route's path, percent-decoded, or {@code null}. */
+    /**
+     * The value matched by {@code {name}} in the route's path, percent-decoded, or {@code null}.
+     *
+     * <p>What a value can hold: a {@code {name}} parameter is one non-empty segment that is neither
+     * {@code .} nor {@code ..} and holds no {@code /}, {@code \} or NUL, encoded or not. The rest of a
+     * {@code /*} route ({@code pathParam("*")}) is empty, or segments separated by single {@code /}, each
+     * following the same rule; it never begins with {@code /}, and only its last segment may be empty
+     * (a trailing {@code /}). So {@code root.resolve(req.pathParam("*"))} stays under {@code root}
+     * (symbolic links aside: {@link Response#sendFile(java.nio.file.Path, String)} checks those too).
+     * Requests that would give any other value are answered 400 by the router, before any handler.
+     */
     String pathParam(String name);
 
     /** {@code "HTTP/1.1"} or {@code "HTTP/1.0"}. */
