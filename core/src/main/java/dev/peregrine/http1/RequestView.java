@@ -434,8 +434,8 @@ public final class RequestView implements Request {
     @Override
     public FormCursor formPairs() {
         checkLive();
-        int length = body.length(); // refuses a streamed body
-        return length == 0 ? cursors.form(buf, 0, 0) : cursors.form(body.buffer(), body.start(), length);
+        int length = body.length(); // reads a body streamed to a blocking handler whole; refuses one on the loop
+        return length == 0 ? cursors.form(buf, 0, 0) : cursors.form(body.buffer(), body.dataStart(), length);
     }
 
     @Override
