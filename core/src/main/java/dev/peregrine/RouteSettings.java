@@ -14,6 +14,7 @@ import java.time.Duration;
 abstract class RouteSettings<B extends RouteSettings<B>> extends WebSettings<B> {
     final RouteTable routes = new RouteTable();
     Compression compression;
+    ErrorPage errorPage;
     /** Resources routes hold (the static files' open-file caches), closed when the server stops. */
     final java.util.List<AutoCloseable> closeAtStop = new java.util.ArrayList<>();
 
@@ -153,6 +154,16 @@ abstract class RouteSettings<B extends RouteSettings<B>> extends WebSettings<B> 
     /** Answers requests whose handler throws a {@code type} (or subtype) with {@code handler} instead of 500. */
     public <E extends Throwable> B exception(Class<E> type, ExceptionHandler<? super E> handler) {
         routes.exception(type, handler);
+        return self();
+    }
+
+    /**
+     * Gives every error the server answers itself a body of the application's (JSON, HTML...): the
+     * router's 404/405/501/400, the parser's rejections (400, 413, 414, 431, 408...), a failed
+     * handler's 500 and {@code res.error(status)}; see {@link ErrorPage}.
+     */
+    public B errorPage(ErrorPage page) {
+        this.errorPage = java.util.Objects.requireNonNull(page, "page");
         return self();
     }
 

@@ -87,31 +87,41 @@ final class RouteTable {
 
     /**
      * {@code h} inside the server's filters (first registered outermost), then its group's (outer
-     * groups first), and the exception mapping.
+     * groups first), and the exception mapping, twice: around the handler, so the filters see (and an
+     * after-hook reads) the mapped answer, and around the whole chain, so an exception a filter throws
+     * is mapped like the handler's.
      */
     private Handler decorate(Handler h, Scope scope) {
-        Handler inner = h;
-        if (!exceptionTypes.isEmpty()) {
-            Handler route = inner;
-            inner = (req, res) -> {
-                try {
-                    route.handle(req, res);
-                } catch (Throwable t) {
-                    for (int i = 0; i < exceptionTypes.size(); i++) {
-                        if (exceptionTypes.get(i).isInstance(t)) {
-                            res.status(200); // the handler's partial answer is replaced below
-                            exceptionHandlers.get(i).handle(t, req, res);
-                            return;
-                        }
-                    }
-                    throw t;
-                }
-            };
-        }
+        Handler mapped = mapExceptions(h);
+        Handler inner = mapped;
         for (Scope s = scope; s != null; s = s.parent) {
             inner = wrap(s.filters, inner);
         }
-        return wrap(filters, inner);
+        Handler chain = wrap(filters, inner);
+        return chain == mapped ? mapped : mapExceptions(chain);
+    }
+
+    /** {@code h} with the exception mapping around it; {@code h} itself when there is none. */
+    private Handler mapExceptions(Handler h) {
+        if (exceptionTypes.isEmpty()) {
+            return h;
+        }
+        return (req, res) -> {
+            try {
+                h.handle(req, res);
+            } catch (Throwable t) {
+                for (int i = 0; i < exceptionTypes.size(); i++) {
+                    if (exceptionTypes.get(i).isInstance(t)) {
+                        if (!res.committed()) {
+                            res.status(200); // the partial answer is replaced below
+                        }
+                        exceptionHandlers.get(i).handle(t, req, res);
+                        return;
+                    }
+                }
+                throw t;
+            }
+        };
     }
 
     private static Handler wrap(List<Filter> filters, Handler h) {

@@ -29,4 +29,9 @@ public interface ResponseOwner {
     default void deferAfter(ResponseView res, dev.peregrine.Handler hook) {
         throw new IllegalStateException("this response belongs to no exchange");
     }
+
+    /** The application's body for the server's own errors ({@code errorPage}), or null. */
+    default dev.peregrine.ErrorPage errorPage() {
+        return null;
+    }
 }

@@ -67,6 +67,8 @@ public final class ResponseView implements Response {
     private boolean handedOver;
     /** {@link #sendAsIs()} was called: the compressor leaves the body alone. */
     boolean asIs;
+    /** An error page is being rendered into this response (see {@link #error}). */
+    private boolean renderingErrorPage;
 
     /**
      * A response with no exchange behind it (tests, tools): {@link #async()}, {@link #outputStream()}
@@ -208,7 +210,29 @@ public final class ResponseView implements Response {
     public ResponseView error(int status) {
         status(status);
         contentType = TEXT_PLAIN;
-        return (ResponseView) body(Status.errorBody(status));
+        body(Status.errorBody(status));
+        dev.peregrine.ErrorPage page = owner.errorPage();
+        if (page != null && !renderingErrorPage) {
+            renderPage(page, status);
+        }
+        return this;
+    }
+
+    /** The application's error page for {@code status}; the default body stays if it throws. */
+    private void renderPage(dev.peregrine.ErrorPage page, int status) {
+        renderingErrorPage = true; // a page calling res.error(...) gets the default, not itself again
+        try {
+            page.render(status, Status.reason(status), this);
+        } catch (Throwable t) {
+            System.getLogger("dev.peregrine").log(System.Logger.Level.WARNING, "errorPage failed for " + status
+                    + "; the default body was sent", t);
+            this.status = status;
+            contentType = TEXT_PLAIN;
+            bodyKind = BODY_BYTES;
+            bodyBytes = Status.errorBody(status);
+        } finally {
+            renderingErrorPage = false;
+        }
     }
 
     @Override

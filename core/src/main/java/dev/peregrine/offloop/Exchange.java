@@ -355,6 +355,11 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
                 && (response.special() & (ResponseView.ASYNC | ResponseView.PRODUCER)) == 0; // a producer still reads its request view
     }
 
+    @Override
+    public dev.peregrine.ErrorPage errorPage() {
+        return ctx.config().errorPage();
+    }
+
     /** Loop: {@code hook} runs on this exchange's response when it completes, before it is encoded. */
     void deferAfter(dev.peregrine.Handler hook) {
         if (afterHooks == null) {

@@ -45,6 +45,11 @@ public final class OffLoop implements ResponseOwner {
         return pending;
     }
 
+    @Override
+    public dev.peregrine.ErrorPage errorPage() {
+        return srv.loop().config().errorPage();
+    }
+
     /** An after-hook on a handed-over response: run on the completion's response when it completes. */
     @Override
     public void deferAfter(ResponseView res, dev.peregrine.Handler hook) {
