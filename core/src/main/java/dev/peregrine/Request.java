@@ -57,6 +57,22 @@ public interface Request {
      */
     String pathParam(String name);
 
+    /**
+     * The value of attribute {@code name} ({@link #attribute(String, Object)}), or {@code null}: what a
+     * filter learned about the request (a principal, a tenant, a parsed token) for the handler.
+     */
+    <T> T attribute(String name);
+
+    /**
+     * Sets attribute {@code name} to {@code value} ({@code null} removes it) for the rest of this
+     * request: the filters inside and the handler see it, on the loop or off it, and it goes with the
+     * request into {@link Response#async()}'s {@link Completion#request()}, a blocking hand-off and
+     * {@link #copy()} (the values themselves are shared, not copied). Unlike a {@code ThreadLocal} it
+     * survives a change of thread; like the request, it is not thread-safe: set attributes before the
+     * request is handed to another thread. Nothing is allocated for a request that sets none.
+     */
+    Request attribute(String name, Object value);
+
     /** {@code "HTTP/1.1"} or {@code "HTTP/1.0"}. */
     String version();
 
