@@ -107,8 +107,16 @@ abstract class RouteSettings<B extends RouteSettings<B>> extends WebSettings<B> 
         return route("HEAD", path, handler);
     }
 
+    public B head(String path, Execution execution, Handler handler) {
+        return route("HEAD", path, execution, handler);
+    }
+
     public B options(String path, Handler handler) {
         return route("OPTIONS", path, handler);
+    }
+
+    public B options(String path, Execution execution, Handler handler) {
+        return route("OPTIONS", path, execution, handler);
     }
 
     /**
