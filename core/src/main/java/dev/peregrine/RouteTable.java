@@ -156,13 +156,13 @@ final class RouteTable {
             // The user's marker is a property of the route: peeled off here, then placed again outside
             // the filters, mappers and groups, so none of them can hide it from the connection.
             Handler user = r.handler;
-            boolean blocking = r.execution == Execution.BLOCKING || (r.execution == null && defaultExecution == Execution.BLOCKING);
+            boolean blocking = r.execution == Execution.BLOCKING;
             boolean streaming = false;
             long timeout = r.timeoutMillis;
             while (user instanceof BlockingHandler || user instanceof StreamingHandler) {
                 if (user instanceof BlockingHandler) {
                     BlockingHandler marker = (BlockingHandler) user;
-                    blocking = true;
+                    blocking = true; // the marker says the handler may block: even on a route declared LOOP
                     timeout = timeout > 0 ? timeout : marker.timeoutMillis();
                     user = marker.delegate();
                 } else {
@@ -170,13 +170,16 @@ final class RouteTable {
                     user = ((StreamingHandler) user).delegate();
                 }
             }
+            // The server's default applies to a route that says nothing: no Execution, no marker.
+            blocking |= r.execution == null && !streaming && defaultExecution == Execution.BLOCKING;
             timeout = timeout > 0 ? timeout : blockingTimeoutMillis;
             Handler decorated = decorate(user, r.scope);
             if (r.scope != null && groupPaths.add(r.path)) { // this path's 405 and OPTIONS answers run its (first) group's filters too
                 Scope scope = r.scope;
                 router.decorate(r.path, h -> builtIn(h, scope, defaultExecution));
             }
-            // A blocking route already takes a large body as it arrives (bodyStream), so blocking wins.
+            // Marked both ways, or streaming on a route declared BLOCKING: a blocking route already takes a
+            // large body as it arrives (bodyStream), so blocking wins.
             Handler h = blocking ? BlockingHandler.placed(decorated, timeout)
                     : streaming ? StreamingHandler.placed(decorated) : decorated;
             router.add(r.method, r.path, h);

@@ -245,4 +245,23 @@ class ExecutionMatrixTest {
             assertEquals("slow", slow.read().text());
         }
     }
+
+    @Test
+    void theServersDefaultYieldsToTheRoutesOwnDeclaration() throws Exception {
+        try (Server s = Server.builder().port(0).threads(1).execution(Execution.BLOCKING).filter(recorder())
+                .maxBodySize(MAX_BODY).streamBodyThreshold(STREAM_THRESHOLD).maxStreamedBodySize(MAX_STREAMED)
+                .get("/default", handler(Declared.INLINE_DEFAULT))
+                .get("/loop", Execution.LOOP, handler(Declared.INLINE_EXECUTION))
+                .get("/streaming", Handlers.streaming(handler(Declared.STREAMING_MARKER)))
+                .get("/marked", Execution.LOOP, Handlers.blocking(handler(Declared.BLOCKING_MARKER)))
+                .start()) {
+            String[][] cases = {{"/default", "off"}, {"/loop", "loop"}, {"/streaming", "loop"}, {"/marked", "off"}};
+            for (String[] c : cases) {
+                RawResponse r = exchange(s.port(), "GET " + c[0] + " HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", null);
+                assertEquals(200, r.status, c[0]);
+                assertEquals(c[1], onLoop(r.header("X-Handler-Thread")) ? "loop" : "off", c[0]);
+                assertEquals(r.header("X-Handler-Thread"), r.header("X-Filter-Thread"), c[0] + ": the filter ran with the handler");
+            }
+        }
+    }
 }
