@@ -17,7 +17,8 @@ import java.util.Map;
  * is more often) notes whether a handler runs on each loop and which: the share of looks that found
  * one estimates the share of time (each look is a sample of the loop's state; 50 samples put the
  * estimate of a 60% load within about ±14% with 95% confidence, so a loop just above the line may
- * need two intervals). A window in which the single-call warning fired is not reported again.
+ * need two intervals). A window in which the single-call warning fired, or in which at most one call
+ * ran (one long call: the single-call warning's to report), is not reported as busy.
  *
  * <p><b>How it costs the loop nothing measurable.</b> Around each inline handler call the loop
  * stores the handler and bumps a call counter ({@link ServerLoop#enterHandler},
@@ -87,7 +88,7 @@ public final class LoopWatchdog implements AutoCloseable {
                 Handler running = ctx.runningHandler();
                 long call = ctx.handlerCalls();
                 if (busyPercent > 0) {
-                    busy(ctx, windows[i], running, now, busyQuietUntil, i);
+                    busy(ctx, windows[i], running, call, now, busyQuietUntil, i);
                 }
                 if (thresholdMillis <= 0) {
                     continue;
@@ -113,6 +114,8 @@ public final class LoopWatchdog implements AutoCloseable {
         int samples;
         int held;
         boolean singleCallReported;
+        /** The loop's call count when the window began (-1: not yet seen). */
+        long callsAtStart = -1;
         /** Samples per handler found running. */
         final Map<Handler, int[]> byHandler = new java.util.IdentityHashMap<>();
 
@@ -120,7 +123,8 @@ public final class LoopWatchdog implements AutoCloseable {
             this.start = start;
         }
 
-        void restart(long now) {
+        void restart(long now, long calls) {
+            callsAtStart = calls;
             start = now;
             samples = 0;
             held = 0;
@@ -130,7 +134,10 @@ public final class LoopWatchdog implements AutoCloseable {
     }
 
     /** Adds this look's sample to the loop's window; at the window's end, reports a loop held past the share. */
-    private void busy(ServerLoop ctx, Window w, Handler running, long now, long[] quietUntil, int i) {
+    private void busy(ServerLoop ctx, Window w, Handler running, long call, long now, long[] quietUntil, int i) {
+        if (w.callsAtStart < 0) {
+            w.callsAtStart = call;
+        }
         w.samples++;
         if (running != null) {
             w.held++;
@@ -139,12 +146,14 @@ public final class LoopWatchdog implements AutoCloseable {
         if (now - w.start < busyIntervalMillis * 1_000_000L) {
             return;
         }
-        if (w.samples >= 10 && w.held * 100L > (long) busyPercent * w.samples && !w.singleCallReported
+        // One call that held the loop all window long is blockedLoopWarning's to report, not a busy loop.
+        boolean oneCall = thresholdMillis > 0 && call - w.callsAtStart <= 1;
+        if (w.samples >= 10 && w.held * 100L > (long) busyPercent * w.samples && !w.singleCallReported && !oneCall
                 && now - quietUntil[i] >= 0) {
             quietUntil[i] = now + QUIET_MILLIS * 1_000_000L;
             reportBusy(ctx, w, (now - w.start) / 1_000_000L);
         }
-        w.restart(now);
+        w.restart(now, call);
     }
 
     private void reportBusy(ServerLoop ctx, Window w, long windowMillis) {
