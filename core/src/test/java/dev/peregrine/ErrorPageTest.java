@@ -23,6 +23,7 @@ class ErrorPageTest {
 
     private static Server start() {
         return Server.builder().port(0).threads(1).maxRequestLineLength(256).maxHeadSize(1024).maxBodySize(64)
+                .headerTimeout(java.time.Duration.ofMillis(300))
                 .errorPage(JSON)
                 .get("/hi", (req, res) -> res.text("hi"))
                 .get("/boom", (req, res) -> {
@@ -59,6 +60,7 @@ class ErrorPageTest {
             assertPage(send(p, "POST /hi HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n"), 413);
             assertPage(send(p, "GET /" + "a".repeat(300) + " HTTP/1.1\r\nHost: a\r\n\r\n"), 414);
             assertPage(send(p, "GET /hi HTTP/1.1\r\nHost: a\r\nX-Big: " + "b".repeat(1100) + "\r\n\r\n"), 431);
+            assertPage(send(p, "GET /hi HTTP/1.1\r\nHost: a\r\n"), 408); // a request line, then the head stalls
             RawResponse closed = send(p, "GET /hi HTTP/1.1\r\nHost: a\r\nBad Header\r\n\r\n");
             assertEquals("close", closed.header("Connection"), "a rejection still closes");
         }
