@@ -127,4 +127,15 @@ final class DecodedRequest implements Request {
     public String toString() {
         return original.toString();
     }
+
+    @Override
+    public <T> T attribute(String name) {
+        return original.attribute(name);
+    }
+
+    @Override
+    public Request attribute(String name, Object value) {
+        original.attribute(name, value);
+        return this;
+    }
 }

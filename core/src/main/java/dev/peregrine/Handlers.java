@@ -25,6 +25,12 @@ public final class Handlers {
      * writes the response when it is handed back. Requests pipelined behind it on the same connection
      * wait, so responses leave in request order.
      *
+     * <p>Blocking is then a property of the route this handler is registered for: filters,
+     * {@code before}/{@code after}, exception mappers, CORS and route groups wrap it without moving it
+     * back to the loop, and run off the loop with it. Pass the marked handler to the route itself
+     * ({@code get(path, Handlers.blocking(h))}): a marker hidden inside a lambda of your own cannot be
+     * seen, runs where that lambda runs, and is reported once with a WARNING.
+     *
      * <p>A blocking handler may stream: {@link Request#bodyStream()} reads a body larger than
      * {@link ServerConfig#streamBodyThreshold()} as it arrives, and {@link Response#outputStream()}
      * sends a body of unknown length with chunked encoding.
@@ -45,6 +51,11 @@ public final class Handlers {
      * later). A handler that answers at once instead gets its response sent and the connection closed
      * after it, the rest of the body unread. Smaller bodies are read whole first as for any inline
      * handler; {@code onBody} then delivers them at once.
+     *
+     * <p>Like {@link #blocking}, streaming is a property of the route: filters and the rest wrap it
+     * without losing it (they run on the loop, before the body), the route's body limit is
+     * {@code maxStreamedBodySize}, and it wins over the server's default {@link Execution} (not over a
+     * route registered with {@link Execution#BLOCKING}).
      */
     public static Handler streaming(Handler handler) {
         if (handler == null) {

@@ -53,6 +53,8 @@ public final class Metrics {
     public final long readPauses;
     /** WARNING lines logged because an inline handler held a loop past {@code blockedLoopWarning}. */
     public final long blockedLoopWarnings;
+    /** WARNING lines logged because inline handlers held a loop past {@code busyLoopWarning}'s share of an interval. */
+    public final long busyLoopWarnings;
     /** Connections retired for {@code maxConnectionAge}: answered with {@code Connection: close}, or closed idle. */
     public final long agedConnections;
     /** Connections closed because a PROXY-protocol listener does not trust their peer. */
@@ -91,13 +93,14 @@ public final class Metrics {
         proxyUntrusted = v[i++];
         proxyMalformed = v[i++];
         agedConnections = v[i++];
-        sendfileBytes = v[i];
+        sendfileBytes = v[i++];
+        busyLoopWarnings = v[i];
         this.rejectedByStatus = rejectedByStatus;
     }
 
     /** Sums the counters of {@code loops} (plain reads of loop-owned fields: a monitoring snapshot). */
     static Metrics of(List<LoopContext> loops) {
-        long[] v = new long[22];
+        long[] v = new long[23];
         long[] byStatus = new long[LoopMetrics.STATUS_SLOTS];
         for (LoopContext ctx : loops) {
             LoopMetrics m = ctx.metrics();
@@ -107,7 +110,7 @@ public final class Metrics {
                     pool.freeBytes(), m.timeouts[LoopMetrics.TIMEOUT_HEADER], m.timeouts[LoopMetrics.TIMEOUT_BODY],
                     m.timeouts[LoopMetrics.TIMEOUT_IDLE], m.timeouts[LoopMetrics.TIMEOUT_WRITE],
                     m.timeouts[LoopMetrics.TIMEOUT_DRAIN], m.proxyUntrusted, m.proxyMalformed,
-                    m.agedConnections, m.sendfileBytes};
+                    m.agedConnections, m.sendfileBytes, m.busyLoopWarnings};
             for (int i = 0; i < v.length; i++) {
                 v[i] += add[i];
             }
@@ -201,7 +204,7 @@ public final class Metrics {
                 .append(" bodyTimeouts=").append(bodyTimeouts).append(" idleTimeouts=").append(idleTimeouts)
                 .append(" writeTimeouts=").append(writeTimeouts).append(" drainTimeouts=").append(drainTimeouts)
                 .append(" acceptPauses=").append(acceptPauses).append(" readPauses=").append(readPauses)
-                .append(" blockedLoopWarnings=").append(blockedLoopWarnings).append(" proxyUntrusted=").append(proxyUntrusted).append(" proxyMalformed=").append(proxyMalformed)
+                .append(" blockedLoopWarnings=").append(blockedLoopWarnings).append(" busyLoopWarnings=").append(busyLoopWarnings).append(" proxyUntrusted=").append(proxyUntrusted).append(" proxyMalformed=").append(proxyMalformed)
                 .append(" agedConnections=").append(agedConnections)
                 .append(" lentBuffers=").append(lentBuffers)
                 .append(" lentBytes=").append(lentBytes).append(" freeBytes=").append(freeBytes).toString();

@@ -22,6 +22,7 @@ import dev.peregrine.metrics.MetricSink;
  *   <tr><td>{@code peregrine.accept.pauses}</td><td>counter</td><td></td><td>acceptPauses</td></tr>
  *   <tr><td>{@code peregrine.read.pauses}</td><td>counter</td><td></td><td>readPauses</td></tr>
  *   <tr><td>{@code peregrine.blocked_loop.warnings}</td><td>counter</td><td></td><td>blockedLoopWarnings</td></tr>
+ *   <tr><td>{@code peregrine.busy_loop.warnings}</td><td>counter</td><td></td><td>busyLoopWarnings</td></tr>
  *   <tr><td>{@code peregrine.connections.aged}</td><td>counter</td><td></td><td>agedConnections</td></tr>
  *   <tr><td>{@code peregrine.proxy.rejected}</td><td>counter</td><td>{@code peregrine.proxy.reason}: untrusted, malformed</td><td>proxyUntrusted, proxyMalformed</td></tr>
  *   <tr><td>{@code peregrine.buffers.lent}</td><td>gauge</td><td></td><td>lentBuffers</td></tr>
@@ -81,6 +82,8 @@ final class MetricsDescription {
         sink.counter("peregrine.read.pauses", "{pause}", "Times a connection stopped reading for backpressure.", m.readPauses);
         sink.counter("peregrine.blocked_loop.warnings", "{warning}",
                 "Warnings that an inline handler held its loop past blockedLoopWarning.", m.blockedLoopWarnings);
+        sink.counter("peregrine.busy_loop.warnings", "{warning}",
+                "Warnings that inline handlers held a loop past busyLoopWarning's share of an interval.", m.busyLoopWarnings);
         sink.counter("peregrine.connections.aged", "{connection}",
                 "Connections retired for maxConnectionAge (Connection: close on a response, or closed idle).", m.agedConnections);
         String proxy = "Connections closed for their PROXY protocol header: an untrusted peer, or a malformed header.";

@@ -19,10 +19,40 @@ final class OpsEndpoints {
      */
     static final class ServerRef {
         volatile Server server;
+        /** A {@link TestClient}'s loop: its metrics while no server runs. */
+        volatile java.util.function.Supplier<Metrics> local;
+        /** The endpoints are registered on the builder (once: a TestClient and a start share them). */
+        boolean registered;
+
+        /** The metrics to show, or null while starting. */
+        Metrics metrics() {
+            Server s = server;
+            if (s != null) {
+                return s.metrics();
+            }
+            java.util.function.Supplier<Metrics> l = local;
+            return l == null ? null : l.get();
+        }
+
+        /** Ready: a started server not draining, or a TestClient. Null while starting. */
+        Boolean ready() {
+            Server s = server;
+            if (s != null) {
+                return s.ready();
+            }
+            return local != null ? Boolean.TRUE : null;
+        }
     }
 
-    /** Registers the endpoints the builder asked for (at start, so a later builder call replaces an outside value). */
+    /**
+     * Registers the endpoints the builder asked for (at start or at {@code TestClient.of}, so a later
+     * builder call replaces an outside value); once per builder.
+     */
     static void register(Server.Builder builder, ServerRef ref) {
+        if (ref.registered) {
+            return;
+        }
+        ref.registered = true;
         if (builder.metricsPath != null) {
             builder.get(builder.metricsPath, Execution.LOOP, metrics(ref));
         }
@@ -41,13 +71,13 @@ final class OpsEndpoints {
 
     static Handler metrics(ServerRef ref) {
         return (req, res) -> {
-            Server server = ref.server;
-            if (server == null) {
+            Metrics metrics = ref.metrics();
+            if (metrics == null) {
                 res.status(503).text("starting\n");
                 return;
             }
             PrometheusText text = PrometheusText.forAccept(req.header("Accept"));
-            server.metrics().describe(text);
+            metrics.describe(text);
             JvmMetrics.describe(text);
             res.contentType(text.contentType()).body(text.text());
         };
@@ -59,11 +89,11 @@ final class OpsEndpoints {
 
     static Handler ready(ServerRef ref) {
         return (req, res) -> {
-            Server server = ref.server;
-            if (server != null && server.ready()) {
+            Boolean ready = ref.ready();
+            if (ready == Boolean.TRUE) {
                 res.text("ready\n");
             } else {
-                res.status(503).text(server == null ? "starting\n" : "draining\n");
+                res.status(503).text(ready == null ? "starting\n" : "draining\n");
             }
         };
     }

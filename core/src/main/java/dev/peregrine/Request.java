@@ -44,8 +44,34 @@ public interface Request {
      */
     String queryParam(String name);
 
-    /** The value matched by {@code {name}} in the route's path, percent-decoded, or {@code null}. */
+    /**
+     * The value matched by {@code {name}} in the route's path, percent-decoded, or {@code null}.
+     *
+     * <p>What a value can hold: a {@code {name}} parameter is one non-empty segment that is neither
+     * {@code .} nor {@code ..} and holds no {@code /}, {@code \} or NUL, encoded or not. The rest of a
+     * {@code /*} route ({@code pathParam("*")}) is empty, or segments separated by single {@code /}, each
+     * following the same rule; it never begins with {@code /}, and only its last segment may be empty
+     * (a trailing {@code /}). So {@code root.resolve(req.pathParam("*"))} stays under {@code root}
+     * (symbolic links aside: {@link Response#sendFile(java.nio.file.Path, String)} checks those too).
+     * Requests that would give any other value are answered 400 by the router, before any handler.
+     */
     String pathParam(String name);
+
+    /**
+     * The value of attribute {@code name} ({@link #attribute(String, Object)}), or {@code null}: what a
+     * filter learned about the request (a principal, a tenant, a parsed token) for the handler.
+     */
+    <T> T attribute(String name);
+
+    /**
+     * Sets attribute {@code name} to {@code value} ({@code null} removes it) for the rest of this
+     * request: the filters inside and the handler see it, on the loop or off it, and it goes with the
+     * request into {@link Response#async()}'s {@link Completion#request()}, a blocking hand-off and
+     * {@link #copy()} (the values themselves are shared, not copied). Unlike a {@code ThreadLocal} it
+     * survives a change of thread; like the request, it is not thread-safe: set attributes before the
+     * request is handed to another thread. Nothing is allocated for a request that sets none.
+     */
+    Request attribute(String name, Object value);
 
     /** {@code "HTTP/1.1"} or {@code "HTTP/1.0"}. */
     String version();
@@ -80,9 +106,18 @@ public interface Request {
      * The body (decoded if it was chunked) as a read-only view positioned at its first byte; empty
      * when there is none. The buffer is shared: read it, do not keep it.
      *
-     * @throws IllegalStateException when the body is streamed ({@link #bodyStreamed()}): read it with
-     *     {@link #bodyStream()} instead. The same holds for {@link #bodyLength()},
-     *     {@link #bodyBytes()} and {@link #bodyString()}: a streamed body is never reported as empty.
+     * <p>The limit is the route's, not the framing's: in a blocking handler a body streamed because it
+     * is larger than {@link ServerConfig#streamBodyThreshold()} (up to {@code maxStreamedBodySize}) is
+     * read whole by the first call of this method, {@link #bodyLength()}, {@link #bodyBytes()},
+     * {@link #bodyString()}, {@link #bodyAs}, {@link #formParams()} or {@link #formPairs()} (blocking
+     * until it has arrived; what the handler already read through {@link #bodyStream()} is not
+     * included); read {@link #bodyStream()} instead to keep it out of memory.
+     *
+     * @throws IllegalStateException when the body is streamed to a {@link Handlers#streaming} handler
+     *     on the loop ({@link #bodyStreamed()}): read it with {@link #onBody}. The same holds for
+     *     {@link #bodyLength()}, {@link #bodyBytes()} and {@link #bodyString()}: a streamed body is never
+     *     reported as empty.
+     * @throws java.io.UncheckedIOException when a streamed body did not arrive whole (the client left)
      */
     ByteBuffer body();
 
@@ -174,17 +209,20 @@ public interface Request {
      * The fields of an {@code application/x-www-form-urlencoded} body, decoded (UTF-8, {@code +} as a
      * space), names in first-seen order.
      *
-     * @throws IllegalStateException when the body is not such a form (another Content-Type, or
-     *     {@code multipart/form-data}: read that with {@link #multipart}), or is streamed
+     * @throws dev.peregrine.form.BadFormException (uncaught: 415) for another Content-Type (read a
+     *     {@code multipart/form-data} body with {@link #multipart}); a request with neither a
+     *     Content-Type nor a body has no fields
+     * @throws IllegalStateException when the body is streamed to a streaming handler on the loop
      * @throws dev.peregrine.form.FormLimitException for more than {@link FormCursor#DEFAULT_MAX_PAIRS}
      *     pairs (uncaught, the server answers 413)
      */
     default java.util.Map<String, java.util.List<String>> formParams() {
         String type = header("Content-Type");
-        String t = type == null ? "" : type.trim().toLowerCase(java.util.Locale.ROOT);
-        if (!(t.equals("application/x-www-form-urlencoded") || t.startsWith("application/x-www-form-urlencoded;"))) {
-            throw new IllegalStateException("formParams() reads application/x-www-form-urlencoded bodies; this one is "
-                    + (type == null ? "without a Content-Type" : type));
+        if (type == null && bodyLength() == 0) {
+            return java.util.Map.of();
+        }
+        if (!MediaTypes.is(type, "application/x-www-form-urlencoded")) {
+            throw dev.peregrine.form.BadFormException.unsupportedType("formParams()", type);
         }
         return formPairs().toMap();
     }
@@ -211,10 +249,21 @@ public interface Request {
     /**
      * The JSON body as a {@code type}, through {@link dev.peregrine.json.Json#mapper()}.
      *
+     * <p>Reads a body with no Content-Type, or one of {@code application/json} or any {@code +json}
+     * type (RFC 6839 §3.1); any other Content-Type throws {@link dev.peregrine.form.BadFormException},
+     * which, uncaught, answers 415. A body above the stream threshold in a blocking handler is read
+     * whole (see {@link #body()}).
+     *
      * @throws java.io.IOException when the body is not JSON of that shape (answer 400 for it)
-     * @throws IllegalStateException when the body is streamed, or no JSON mapper is available
+     * @throws dev.peregrine.form.BadFormException (uncaught: 415) for a Content-Type that is not JSON
+     * @throws IllegalStateException when the body is streamed to a streaming handler on the loop, or
+     *     no JSON mapper is available
      */
     default <T> T bodyAs(Class<T> type) throws java.io.IOException {
+        String contentType = header("Content-Type");
+        if (contentType != null && !MediaTypes.isJson(contentType)) {
+            throw dev.peregrine.form.BadFormException.unsupportedType("bodyAs", contentType);
+        }
         return dev.peregrine.json.Json.mapper().read(bodyBytes(), type);
     }
 
@@ -249,7 +298,8 @@ public interface Request {
      * a blocking handler ({@link Handlers#blocking}), or for an in-memory body only. To handle parts as
      * they arrive, use {@link dev.peregrine.form.MultipartParser} with a {@link dev.peregrine.form.PartListener}.
      *
-     * @throws dev.peregrine.form.BadFormException for a wrong type or boundary, a malformed or truncated body (400)
+     * @throws dev.peregrine.form.BadFormException for a Content-Type other than {@code multipart/form-data}
+     *     (415); a missing or bad boundary, a malformed or truncated body (400)
      * @throws dev.peregrine.form.FormLimitException past a limit (413)
      * @throws java.io.IOException when the connection closed before the body ended
      */

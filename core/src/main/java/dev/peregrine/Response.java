@@ -151,6 +151,31 @@ public interface Response {
      */
     Response error(int status);
 
+    // ---- Reading back what was set (for filters and after-hooks; a wrapper delegates these too)
+
+    /** The status set so far (200 until one is set). */
+    int status();
+
+    /**
+     * The first value set for header {@code name} (case-insensitive; {@code Content-Type} included), or
+     * {@code null}. Only what the handler and filters set: not the server's framing headers
+     * ({@code Content-Length}, {@code Date}...), which are written when the response leaves.
+     */
+    String header(String name);
+
+    /**
+     * Whether this object can no longer change what is sent: {@link #async()} handed the answer to its
+     * {@link Completion}, or {@link #outputStream()} was opened (its status and headers leave with the
+     * first bytes). Nothing is committed while an ordinary handler runs: its response leaves once it returns.
+     */
+    boolean committed();
+
+    /**
+     * The body's length in bytes as it will be sent: the bytes or text set, a file's length;
+     * {@code -1} for a body sent in pieces ({@link #stream}, {@link #outputStream()}); 0 when none.
+     */
+    long bodyLength();
+
     /** Adds a {@code Set-Cookie} header for {@code cookie} (several cookies give several headers). */
     default Response cookie(Cookie cookie) {
         return header("Set-Cookie", cookie.toString());

@@ -68,12 +68,40 @@ public final class RouteGroup {
         return route("PUT", path, handler);
     }
 
+    public RouteGroup put(String path, Execution execution, Handler handler) {
+        return route("PUT", path, execution, handler);
+    }
+
     public RouteGroup delete(String path, Handler handler) {
         return route("DELETE", path, handler);
     }
 
+    public RouteGroup delete(String path, Execution execution, Handler handler) {
+        return route("DELETE", path, execution, handler);
+    }
+
     public RouteGroup patch(String path, Handler handler) {
         return route("PATCH", path, handler);
+    }
+
+    public RouteGroup patch(String path, Execution execution, Handler handler) {
+        return route("PATCH", path, execution, handler);
+    }
+
+    public RouteGroup head(String path, Handler handler) {
+        return route("HEAD", path, handler);
+    }
+
+    public RouteGroup head(String path, Execution execution, Handler handler) {
+        return route("HEAD", path, execution, handler);
+    }
+
+    public RouteGroup options(String path, Handler handler) {
+        return route("OPTIONS", path, handler);
+    }
+
+    public RouteGroup options(String path, Execution execution, Handler handler) {
+        return route("OPTIONS", path, execution, handler);
     }
 
     /** A group nested under this one's prefix. */

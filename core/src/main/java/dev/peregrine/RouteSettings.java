@@ -14,6 +14,7 @@ import java.time.Duration;
 abstract class RouteSettings<B extends RouteSettings<B>> extends WebSettings<B> {
     final RouteTable routes = new RouteTable();
     Compression compression;
+    ErrorPage errorPage;
     /** Resources routes hold (the static files' open-file caches), closed when the server stops. */
     final java.util.List<AutoCloseable> closeAtStop = new java.util.ArrayList<>();
 
@@ -106,8 +107,16 @@ abstract class RouteSettings<B extends RouteSettings<B>> extends WebSettings<B> 
         return route("HEAD", path, handler);
     }
 
+    public B head(String path, Execution execution, Handler handler) {
+        return route("HEAD", path, execution, handler);
+    }
+
     public B options(String path, Handler handler) {
         return route("OPTIONS", path, handler);
+    }
+
+    public B options(String path, Execution execution, Handler handler) {
+        return route("OPTIONS", path, execution, handler);
     }
 
     /**
@@ -119,27 +128,50 @@ abstract class RouteSettings<B extends RouteSettings<B>> extends WebSettings<B> 
         return self();
     }
 
-    /** Runs {@code handler} before every route's handler; if it answers with an error status the route does not run. */
+    /**
+     * Runs {@code handler} before every route's handler, on the route's execution; if it answers with an
+     * error status ({@code res.status() >= 400}) the route does not run.
+     */
     public B before(Handler handler) {
         return filter((req, res, next) -> {
             handler.handle(req, res);
-            if (((dev.peregrine.http1.ResponseView) res).statusCode() < 400) {
+            if (res.status() < 400) {
                 next.handle(req, res);
             }
         });
     }
 
-    /** Runs {@code handler} after every route's handler (it may add headers to the answer). */
+    /**
+     * Runs {@code handler} after every route's handler, on the route's execution, with the final answer:
+     * it reads {@link Response#status()}, {@link Response#header(String)} and {@link Response#bodyLength()}
+     * and may add headers. When the handler went {@link Response#async()}, it runs on the completion's
+     * response once that completes (on the loop), before it is sent. Not after an exception the
+     * exception mapping did not answer.
+     */
     public B after(Handler handler) {
         return filter((req, res, next) -> {
             next.handle(req, res);
-            handler.handle(req, res);
+            if (res.committed() && res instanceof dev.peregrine.http1.ResponseView) {
+                ((dev.peregrine.http1.ResponseView) res).afterHandler(handler, req); // the completion's answer, when it comes
+            } else if (!res.committed()) {
+                handler.handle(req, res);
+            }
         });
     }
 
     /** Answers requests whose handler throws a {@code type} (or subtype) with {@code handler} instead of 500. */
     public <E extends Throwable> B exception(Class<E> type, ExceptionHandler<? super E> handler) {
         routes.exception(type, handler);
+        return self();
+    }
+
+    /**
+     * Gives every error the server answers itself a body of the application's (JSON, HTML...): the
+     * router's 404/405/501/400, the parser's rejections (400, 413, 414, 431, 408...), a failed
+     * handler's 500 and {@code res.error(status)}; see {@link ErrorPage}.
+     */
+    public B errorPage(ErrorPage page) {
+        this.errorPage = java.util.Objects.requireNonNull(page, "page");
         return self();
     }
 

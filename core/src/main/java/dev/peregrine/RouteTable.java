@@ -1,6 +1,7 @@
 package dev.peregrine;
 
 import dev.peregrine.offloop.BlockingHandler;
+import dev.peregrine.offloop.StreamingHandler;
 import dev.peregrine.route.Router;
 
 import java.util.ArrayList;
@@ -10,8 +11,11 @@ import java.util.Map;
 /**
  * The routes a {@link Server.Builder} collects, each with its {@link Execution} (or none: the
  * server's default, known only at start). Each registration is checked at the call (a bad path or
- * method, a duplicate), and the router is built at start with every blocking route's handler marked
- * as the outermost layer, so whatever the user wrapped around it runs off the loop too.
+ * method, a duplicate), and the router is built at start. Blocking and streaming are properties of
+ * the route: a {@code Handlers.blocking}/{@code streaming} marker on the registered handler is read
+ * and peeled off, the filters, exception mapping and group filters are wrapped around what it marked,
+ * and a marker of the server's own is placed outermost, so the connection's one {@code instanceof}
+ * test sees it and every filter runs on the handler's execution.
  *
  * <p>Thread: the builder's (not thread-safe).
  */
@@ -83,31 +87,41 @@ final class RouteTable {
 
     /**
      * {@code h} inside the server's filters (first registered outermost), then its group's (outer
-     * groups first), and the exception mapping.
+     * groups first), and the exception mapping, twice: around the handler, so the filters see (and an
+     * after-hook reads) the mapped answer, and around the whole chain, so an exception a filter throws
+     * is mapped like the handler's.
      */
     private Handler decorate(Handler h, Scope scope) {
-        Handler inner = h;
-        if (!exceptionTypes.isEmpty()) {
-            Handler route = inner;
-            inner = (req, res) -> {
-                try {
-                    route.handle(req, res);
-                } catch (Throwable t) {
-                    for (int i = 0; i < exceptionTypes.size(); i++) {
-                        if (exceptionTypes.get(i).isInstance(t)) {
-                            res.status(200); // the handler's partial answer is replaced below
-                            exceptionHandlers.get(i).handle(t, req, res);
-                            return;
-                        }
-                    }
-                    throw t;
-                }
-            };
-        }
+        Handler mapped = mapExceptions(h);
+        Handler inner = mapped;
         for (Scope s = scope; s != null; s = s.parent) {
             inner = wrap(s.filters, inner);
         }
-        return wrap(filters, inner);
+        Handler chain = wrap(filters, inner);
+        return chain == mapped ? mapped : mapExceptions(chain);
+    }
+
+    /** {@code h} with the exception mapping around it; {@code h} itself when there is none. */
+    private Handler mapExceptions(Handler h) {
+        if (exceptionTypes.isEmpty()) {
+            return h;
+        }
+        return (req, res) -> {
+            try {
+                h.handle(req, res);
+            } catch (Throwable t) {
+                for (int i = 0; i < exceptionTypes.size(); i++) {
+                    if (exceptionTypes.get(i).isInstance(t)) {
+                        if (!res.committed()) {
+                            res.status(200); // the partial answer is replaced below
+                        }
+                        exceptionHandlers.get(i).handle(t, req, res);
+                        return;
+                    }
+                }
+                throw t;
+            }
+        };
     }
 
     private static Handler wrap(List<Filter> filters, Handler h) {
@@ -127,7 +141,7 @@ final class RouteTable {
     private Handler builtIn(Handler h, Scope scope, Execution defaultExecution) {
         Handler decorated = decorate(h, scope);
         boolean filtered = !filters.isEmpty() || scope != null;
-        return defaultExecution == Execution.BLOCKING && filtered ? Handlers.blocking(decorated) : decorated;
+        return defaultExecution == Execution.BLOCKING && filtered ? BlockingHandler.placed(decorated, 0) : decorated;
     }
 
     /**
@@ -139,17 +153,35 @@ final class RouteTable {
         router.decorate(h -> builtIn(h, null, defaultExecution));
         java.util.Set<String> groupPaths = new java.util.HashSet<>();
         for (Registration r : registrations) {
-            Execution mode = r.execution != null ? r.execution : defaultExecution;
-            Handler decorated = decorate(r.handler, r.scope);
+            // The user's marker is a property of the route: peeled off here, then placed again outside
+            // the filters, mappers and groups, so none of them can hide it from the connection.
+            Handler user = r.handler;
+            boolean blocking = r.execution == Execution.BLOCKING;
+            boolean streaming = false;
+            long timeout = r.timeoutMillis;
+            while (user instanceof BlockingHandler || user instanceof StreamingHandler) {
+                if (user instanceof BlockingHandler) {
+                    BlockingHandler marker = (BlockingHandler) user;
+                    blocking = true; // the marker says the handler may block: even on a route declared LOOP
+                    timeout = timeout > 0 ? timeout : marker.timeoutMillis();
+                    user = marker.delegate();
+                } else {
+                    streaming = true;
+                    user = ((StreamingHandler) user).delegate();
+                }
+            }
+            // The server's default applies to a route that says nothing: no Execution, no marker.
+            blocking |= r.execution == null && !streaming && defaultExecution == Execution.BLOCKING;
+            timeout = timeout > 0 ? timeout : blockingTimeoutMillis;
+            Handler decorated = decorate(user, r.scope);
             if (r.scope != null && groupPaths.add(r.path)) { // this path's 405 and OPTIONS answers run its (first) group's filters too
                 Scope scope = r.scope;
                 router.decorate(r.path, h -> builtIn(h, scope, defaultExecution));
             }
-            Handler h = mode == Execution.BLOCKING ? Handlers.blocking(decorated) : decorated;
-            long timeout = r.timeoutMillis > 0 ? r.timeoutMillis : blockingTimeoutMillis;
-            if (h instanceof BlockingHandler && timeout > 0 && ((BlockingHandler) h).timeoutMillis() != timeout) {
-                h = new BlockingHandler(((BlockingHandler) h).delegate(), timeout);
-            }
+            // Marked both ways, or streaming on a route declared BLOCKING: a blocking route already takes a
+            // large body as it arrives (bodyStream), so blocking wins.
+            Handler h = blocking ? BlockingHandler.placed(decorated, timeout)
+                    : streaming ? StreamingHandler.placed(decorated) : decorated;
             router.add(r.method, r.path, h);
             names.merge(h, r.method + " " + r.path, (a, b) -> a + ", " + b);
         }

@@ -261,6 +261,9 @@ public final class Server implements AutoCloseable {
         /** Where handlers of routes registered without an {@link Execution} run. */
         Execution execution = Execution.LOOP;
         long blockedLoopWarningMillis = 100;
+        /** {@link #busyLoopWarning}: the share of an interval (percent; 0: off) and the interval. */
+        int busyLoopPercent = 50;
+        long busyLoopIntervalMillis = 1000;
         boolean shutdownHook;
         long drainDelayMillis;
         /** The server once started, for the endpoints that read it (metrics, readiness). */
@@ -415,6 +418,27 @@ public final class Server implements AutoCloseable {
                 throw new IllegalArgumentException("blockedLoopWarning must not be negative: " + threshold);
             }
             this.blockedLoopWarningMillis = threshold.toMillis();
+            return this;
+        }
+
+        /**
+         * Reports a loop that inline handlers held for more than {@code percent} of {@code interval},
+         * however short each call was (fifty 20 ms calls a second hold a loop as long as one of a
+         * second, and no single call reaches {@link #blockedLoopWarning}): one WARNING naming the routes
+         * that held it and their shares, at most once per 10 s per loop, counted in
+         * {@code peregrine.busy_loop.warnings}. The watchdog samples which handler each loop runs (the
+         * same two opaque stores per call as {@link #blockedLoopWarning}; no clock read on the loop), 50
+         * times per interval. {@code percent} 0 turns it off. Default 50% of 1 s.
+         */
+        public Builder busyLoopWarning(int percent, Duration interval) {
+            if (percent < 0 || percent > 100) {
+                throw new IllegalArgumentException("busyLoopWarning percent must be 0..100: " + percent);
+            }
+            if (interval.toMillis() < 50) {
+                throw new IllegalArgumentException("busyLoopWarning interval must be at least 50 ms: " + interval);
+            }
+            this.busyLoopPercent = percent;
+            this.busyLoopIntervalMillis = interval.toMillis();
             return this;
         }
 

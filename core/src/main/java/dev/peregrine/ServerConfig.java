@@ -70,6 +70,7 @@ public final class ServerConfig {
     private final int maxConnectionAgeJitter;
     private final boolean requestDurations;
     private final long slowHandlerThresholdNanos;
+    private final ErrorPage errorPage;
 
     ServerConfig(Server.Builder b) {
         host = b.host;
@@ -103,6 +104,12 @@ public final class ServerConfig {
         maxConnectionAgeJitter = b.maxConnectionAgeJitter;
         requestDurations = b.requestDurations;
         slowHandlerThresholdNanos = b.slowHandlerThresholdMillis * 1_000_000;
+        errorPage = b.errorPage;
+    }
+
+    /** The body of the server's own error answers ({@link Server.Builder#errorPage}), or null: the plain default. */
+    public ErrorPage errorPage() {
+        return errorPage;
     }
 
     /** Address to bind ({@code "0.0.0.0"} for all IPv4 interfaces). */

@@ -71,7 +71,7 @@ final class ServerLaunch {
                     transport.name(),
                     String.valueOf(config.threads()), config.threads() == 1 ? "" : "s");
             Server server = new Server(config, running, runningTls, tls, blockingExecutor, chosen,
-                    watchdog(running, runningTls, routeNames, b.blockedLoopWarningMillis));
+                    watchdog(running, runningTls, routeNames, b));
             server.drainDelayMillis = b.drainDelayMillis;
             server.accessLog = b.accessLog;
             server.closeAtStop = List.copyOf(b.closeAtStop);
@@ -96,10 +96,10 @@ final class ServerLaunch {
         }
     }
 
-    /** The watchdog over every loop of both listeners, or null when {@code blockedLoopWarning} is off. */
+    /** The watchdog over every loop of both listeners, or null when {@code blockedLoopWarning} and {@code busyLoopWarning} are off. */
     private static LoopWatchdog watchdog(TransportServer running, TransportServer runningTls,
-                                         Map<Handler, String> routeNames, long thresholdMillis) {
-        if (thresholdMillis <= 0) {
+                                         Map<Handler, String> routeNames, Server.Builder b) {
+        if (b.blockedLoopWarningMillis <= 0 && b.busyLoopPercent <= 0) {
             return null;
         }
         List<ServerLoop> loops = new ArrayList<>();
@@ -111,7 +111,7 @@ final class ServerLaunch {
                 loops.add(ServerLoop.of(ctx));
             }
         }
-        return new LoopWatchdog(loops, routeNames, thresholdMillis);
+        return new LoopWatchdog(loops, routeNames, b.blockedLoopWarningMillis, b.busyLoopPercent, b.busyLoopIntervalMillis);
     }
 
     /** A listener's layers: PROXY (if {@code proxy}) below TLS (if {@code tls}), or none. */

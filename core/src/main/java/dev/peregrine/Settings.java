@@ -86,6 +86,14 @@ final class Settings {
             duration("slowHandlerThreshold", "Request duration from which JFR gets a dev.peregrine.SlowHandler event.",
                     Server.Builder::slowHandlerThreshold, b -> b.slowHandlerThresholdMillis),
             duration("blockedLoopWarning", "Inline handler time before one WARNING; 0 turns the check off.", Server.Builder::blockedLoopWarning, b -> b.blockedLoopWarningMillis),
+            new Setting("busyLoopWarning", "`percent,interval`", "Share of an interval inline handlers may hold a loop, however short each call, before one WARNING, e.g. `50,1s`; 0 turns it off.",
+                    (b, v) -> {
+                        String[] parts = v.split(",", -1);
+                        if (parts.length != 2) {
+                            throw new IllegalArgumentException("expected a percent and an interval separated by a comma");
+                        }
+                        b.busyLoopWarning(Integer.parseInt(parts[0].trim()), parseDuration(parts[1].trim()));
+                    }, b -> b.busyLoopPercent == 0 ? "0 (off)" : b.busyLoopPercent + "," + showMillis(b.busyLoopIntervalMillis)),
             new Setting("execution", "`LOOP` or `BLOCKING`", "Where handlers of routes without an explicit Execution run.",
                     (b, v) -> b.execution(parseEnum(v)), b -> b.execution.name()),
             duration("blockingTimeout", "Time a blocking handler has to answer before 503 and an interrupt; 0: asyncTimeout only.",

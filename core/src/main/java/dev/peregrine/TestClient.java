@@ -34,6 +34,9 @@ import java.util.concurrent.TimeUnit;
  *     assertEquals("hi", r.text());
  * }
  * }</pre>
+ * Everything {@code start()} would serve is served: routes, filters, static files, and the
+ * {@link Server.Builder#metricsEndpoint metrics} and {@link Server.Builder#healthEndpoints health}
+ * endpoints (the metrics of this client's one loop; ready while it is open).
  * Blocking and async handlers work: their threads hand the response back to the calling thread,
  * which waits for it (at most {@link #timeout}). One connection at a time, kept alive between
  * requests as a client would; after a response with {@code Connection: close} the next request gets
@@ -53,6 +56,7 @@ public final class TestClient implements AutoCloseable {
 
     private TestClient(Server.Builder builder) {
         ServerConfig config = builder.settings();
+        OpsEndpoints.register(builder, builder.self); // metrics and health endpoints, as start() serves them
         closeAtStop = List.copyOf(builder.closeAtStop);
         this.blockingExecutor = new OffLoopExecutor(config.blockingPoolSize());
         ServerSetup setup = new ServerSetup(config, builder.router(new IdentityHashMap<>()), builder.protocolSwitches,
@@ -63,6 +67,8 @@ public final class TestClient implements AutoCloseable {
         }
         this.ctx = new LoopContext(setup.listener(0, null));
         ctx.bind(loop);
+        LoopContext own = ctx;
+        builder.self.local = () -> Metrics.of(List.of(own));
     }
 
     /** A client of {@code builder}'s routes and settings (the builder is not started). */

@@ -77,17 +77,17 @@ public final class MultipartParser {
     /**
      * The boundary of a {@code multipart/form-data} Content-Type (quoted or not).
      *
-     * @throws BadFormException when the type is not multipart/form-data or has no usable boundary
+     * @throws BadFormException when the type is not multipart/form-data (415) or has no usable boundary (400)
      */
     public static String boundaryOf(CharSequence contentType) {
         if (contentType == null) {
-            throw new BadFormException("no Content-Type: a multipart/form-data body needs one with a boundary");
+            throw BadFormException.unsupportedType("multipart()", null);
         }
         String t = contentType.toString();
         int semi = t.indexOf(';');
         String type = (semi < 0 ? t : t.substring(0, semi)).trim();
         if (!type.equalsIgnoreCase("multipart/form-data")) {
-            throw new BadFormException("Content-Type is not multipart/form-data: " + type);
+            throw BadFormException.unsupportedType("multipart()", t);
         }
         for (String param : t.substring(semi < 0 ? t.length() : semi + 1).split(";")) {
             int eq = param.indexOf('=');

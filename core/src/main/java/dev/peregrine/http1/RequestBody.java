@@ -11,12 +11,17 @@ import java.nio.ByteBuffer;
  *
  * <pre>
  *   IN MEMORY   [start, start+length) of buf   body(), bodyBytes(), formPairs(), bodyStream() over it
- *   STREAM      an InputStream fed off the loop   bodyStream() only (a blocking handler)
+ *   STREAM      an InputStream fed off the loop   bodyStream(); or read WHOLE by the first in-memory call
+ *   WHOLE       a streamed body read into heap    as IN MEMORY (a blocking handler called bodyBytes()...)
  *   LISTENER    while an inline streaming handler runs: onBody(listener) only, taken by the connection
  * </pre>
  *
- * In-memory access to a streamed body throws rather than answer empty: that would be a quietly wrong
- * answer. Thread: as the owning view.
+ * A blocking handler's body is bounded by its route's limit ({@code maxStreamedBodySize}), not by how
+ * it was framed: a Content-Length body above {@code streamBodyThreshold} arrives as a stream, and
+ * {@code body()}, {@code bodyBytes()}, {@code bodyString()}, {@code bodyAs} and {@code formPairs()} read
+ * what is left of it whole (blocking, on the handler's thread) the first time one is called. On the
+ * loop (a streaming handler's listener mode) in-memory access still throws rather than block or
+ * answer empty. Thread: as the owning view.
  */
 final class RequestBody {
     private ByteBuffer buf;
@@ -27,6 +32,8 @@ final class RequestBody {
     private final ByteBuffer empty = ByteBuffer.allocate(0).asReadOnlyBuffer();
     /** The body as it arrives, when it is streamed to an off-loop handler; null otherwise. */
     private InputStream incoming;
+    /** A streamed body read whole ({@link #readWhole}); null otherwise. Its bytes are [0, limit). */
+    private ByteBuffer whole;
     /** Set while an inline streaming handler runs for a streamed body; see {@link #takeListener}. */
     private boolean listenerExpected;
     private BodyListener listener;
@@ -35,6 +42,7 @@ final class RequestBody {
     void clear() {
         buf = null;
         length = 0;
+        whole = null;
     }
 
     /** The body is bytes {@code [start, start+length)} of {@code b}. */
@@ -57,6 +65,7 @@ final class RequestBody {
     /** Forgets any stream or listener: a copied request's body is in memory. */
     void endStreaming() {
         incoming = null;
+        whole = null;
         listenerExpected = false;
         listener = null;
     }
@@ -66,10 +75,20 @@ final class RequestBody {
     }
 
     boolean streamed() {
-        return incoming != null || listenerExpected;
+        return (incoming != null && whole == null) || listenerExpected;
     }
 
+    /**
+     * Before in-memory access: a body streamed to a blocking handler is read whole now (the rest of
+     * it, if the handler already read some through the stream); on the loop it throws.
+     */
     private void requireInMemory() {
+        if (incoming != null && !listenerExpected) {
+            if (whole == null) {
+                readWhole();
+            }
+            return;
+        }
         if (streamed()) {
             throw new IllegalStateException("the request body is streamed to this handler (larger than"
                     + " streamBodyThreshold): read it with req.bodyStream()"
@@ -78,9 +97,20 @@ final class RequestBody {
         }
     }
 
+    private void readWhole() {
+        try {
+            whole = ByteBuffer.wrap(incoming.readAllBytes()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("the request body did not arrive whole", e);
+        }
+    }
+
     /** A read-only view of the in-memory body, reused for the same buffer. */
     ByteBuffer view() {
         requireInMemory();
+        if (whole != null) {
+            return whole.asReadOnlyBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        }
         if (length == 0) {
             return empty;
         }
@@ -94,11 +124,14 @@ final class RequestBody {
 
     int length() {
         requireInMemory();
-        return length;
+        return whole != null ? whole.limit() : length;
     }
 
     byte[] bytes() {
         requireInMemory();
+        if (whole != null) {
+            return java.util.Arrays.copyOf(whole.array(), whole.limit());
+        }
         byte[] b = new byte[length];
         if (length > 0) {
             buf.get(start, b);
@@ -109,14 +142,19 @@ final class RequestBody {
     /** The buffer the in-memory body lives in (null when empty), after the streamed check. */
     ByteBuffer buffer() {
         requireInMemory();
-        return buf;
+        return whole != null ? whole : buf;
+    }
+
+    /** Where the in-memory body starts in {@link #buffer()}. */
+    int dataStart() {
+        return whole != null ? 0 : start;
     }
 
     InputStream stream() {
         if (listenerExpected) {
             throw new IllegalStateException("the body is streamed to the loop: use onBody(listener)");
         }
-        return incoming != null ? incoming : new BodyInputStream(view());
+        return incoming != null && whole == null ? incoming : new BodyInputStream(view());
     }
 
     void expectListener() {
@@ -139,7 +177,7 @@ final class RequestBody {
             listener = l;
             return;
         }
-        if (incoming != null) {
+        if (incoming != null && whole == null) {
             throw new IllegalStateException("the body is streamed to a blocking handler: use bodyStream()");
         }
         if (length > 0) {

@@ -78,6 +78,18 @@ public final class RequestCopy {
         c.remoteAddress = r.remoteAddress;
         c.requestId = r.requestId;
         c.startNanos = r.startNanos;
+        if (c != r) { // attributes set by filters before the hand-off (or async()) go with the request
+            if (r.attributes != null && !r.attributes.isEmpty()) {
+                if (c.attributes == null) {
+                    c.attributes = new java.util.HashMap<>(r.attributes);
+                } else {
+                    c.attributes.clear();
+                    c.attributes.putAll(r.attributes);
+                }
+            } else if (c.attributes != null) {
+                c.attributes.clear();
+            }
+        }
         return c;
     }
 

@@ -51,6 +51,11 @@ public final class RequestView implements Request {
     int authorityStart = -1;
     /** The matched route's number ({@code Router.routePattern}), -1 when the router answered itself. */
     private int routeId = -1;
+    /**
+     * The request's attributes ({@link #attribute(String, Object)}): null until the first is set on
+     * this view, then kept (cleared) for later requests; a copy ({@link RequestCopy}) gets its own.
+     */
+    java.util.Map<String, Object> attributes;
     int authorityEnd;
 
     final int[] nameStart;
@@ -102,6 +107,9 @@ public final class RequestView implements Request {
     /** Clears everything before the parser fills the view for the request at {@code buf}. */
     void reset(ByteBuffer buf) {
         this.buf = buf;
+        if (attributes != null) {
+            attributes.clear(); // kept for the next request that uses attributes: none allocated when unused
+        }
         headerCount = 0;
         queryStart = -1;
         authorityStart = -1;
@@ -420,6 +428,30 @@ public final class RequestView implements Request {
     }
 
     @Override
+    @SuppressWarnings("unchecked")
+    public <T> T attribute(String name) {
+        checkLive();
+        return attributes == null ? null : (T) attributes.get(name);
+    }
+
+    @Override
+    public Request attribute(String name, Object value) {
+        checkLive();
+        java.util.Objects.requireNonNull(name, "name");
+        if (value == null) {
+            if (attributes != null) {
+                attributes.remove(name);
+            }
+        } else {
+            if (attributes == null) {
+                attributes = new java.util.HashMap<>(8);
+            }
+            attributes.put(name, value);
+        }
+        return this;
+    }
+
+    @Override
     public Request copy() {
         checkLive();
         return RequestCopy.detach(this, ByteBuffer.allocate(RequestCopy.length(this)).order(ByteOrder.LITTLE_ENDIAN), 0);
@@ -434,8 +466,8 @@ public final class RequestView implements Request {
     @Override
     public FormCursor formPairs() {
         checkLive();
-        int length = body.length(); // refuses a streamed body
-        return length == 0 ? cursors.form(buf, 0, 0) : cursors.form(body.buffer(), body.start(), length);
+        int length = body.length(); // reads a body streamed to a blocking handler whole; refuses one on the loop
+        return length == 0 ? cursors.form(buf, 0, 0) : cursors.form(body.buffer(), body.dataStart(), length);
     }
 
     @Override

@@ -21,4 +21,17 @@ public interface ResponseOwner {
      * validated) ahead of {@code res}'s final one; see {@link dev.peregrine.Response#interim}.
      */
     void sendInterim(ResponseView res, int status, String[] headers);
+
+    /**
+     * Runs {@code hook} on the response that finally answers {@code res}'s request, which was handed
+     * over by {@code async()}: on the loop, when it completes, before it is encoded.
+     */
+    default void deferAfter(ResponseView res, dev.peregrine.Handler hook) {
+        throw new IllegalStateException("this response belongs to no exchange");
+    }
+
+    /** The application's body for the server's own errors ({@code errorPage}), or null. */
+    default dev.peregrine.ErrorPage errorPage() {
+        return null;
+    }
 }

@@ -67,6 +67,8 @@ public final class ResponseView implements Response {
     private boolean handedOver;
     /** {@link #sendAsIs()} was called: the compressor leaves the body alone. */
     boolean asIs;
+    /** An error page is being rendered into this response (see {@link #error}). */
+    private boolean renderingErrorPage;
 
     /**
      * A response with no exchange behind it (tests, tools): {@link #async()}, {@link #outputStream()}
@@ -208,7 +210,29 @@ public final class ResponseView implements Response {
     public ResponseView error(int status) {
         status(status);
         contentType = TEXT_PLAIN;
-        return (ResponseView) body(Status.errorBody(status));
+        body(Status.errorBody(status));
+        dev.peregrine.ErrorPage page = owner.errorPage();
+        if (page != null && !renderingErrorPage) {
+            renderPage(page, status);
+        }
+        return this;
+    }
+
+    /** The application's error page for {@code status}; the default body stays if it throws. */
+    private void renderPage(dev.peregrine.ErrorPage page, int status) {
+        renderingErrorPage = true; // a page calling res.error(...) gets the default, not itself again
+        try {
+            page.render(status, Status.reason(status), this);
+        } catch (Throwable t) {
+            System.getLogger("dev.peregrine").log(System.Logger.Level.WARNING, "errorPage failed for " + status
+                    + "; the default body was sent", t);
+            this.status = status;
+            contentType = TEXT_PLAIN;
+            bodyKind = BODY_BYTES;
+            bodyBytes = Status.errorBody(status);
+        } finally {
+            renderingErrorPage = false;
+        }
     }
 
     @Override
@@ -299,6 +323,66 @@ public final class ResponseView implements Response {
      */
     public void handOver() {
         handedOver = true;
+    }
+
+    /**
+     * Copies what the handler (and the filters around it) set so far — status, content type and
+     * headers — into {@code to}, the completion's own response, at {@code async()}: a CORS or
+     * request-recording filter that ran before the handler keeps its headers.
+     */
+    public void copyHeadTo(ResponseView to) {
+        to.status = status;
+        to.contentType = contentType;
+        for (int i = 0; i < headerCount; i++) {
+            if (to.headerCount == to.headerNames.length) {
+                to.headerNames = Arrays.copyOf(to.headerNames, to.headerCount * 2);
+                to.headerValues = Arrays.copyOf(to.headerValues, to.headerCount * 2);
+            }
+            to.headerNames[to.headerCount] = headerNames[i];
+            to.headerValues[to.headerCount] = headerValues[i];
+            to.headerCount++;
+        }
+    }
+
+    /**
+     * Runs {@code hook} on the response that is finally sent: at once on this one, or, once it was
+     * handed over ({@code async()}), on the completion's response when it completes (on the loop,
+     * before it is encoded). What {@code after(...)} uses, so an after-hook sees the final answer.
+     */
+    public void afterHandler(dev.peregrine.Handler hook, dev.peregrine.Request req) throws Exception {
+        if (handedOver) {
+            owner.deferAfter(this, hook);
+        } else {
+            hook.handle(req, this);
+        }
+    }
+
+    @Override
+    public int status() {
+        return status;
+    }
+
+    @Override
+    public String header(String name) {
+        if (name.length() == 12 && name.equalsIgnoreCase("Content-Type")) {
+            return contentType == null ? null : contentType.toString();
+        }
+        for (int i = 0; i < headerCount; i++) {
+            if (headerNames[i].equalsIgnoreCase(name)) {
+                return headerValues[i].toString();
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public boolean committed() {
+        return handedOver || (special & OUTPUT_STREAM) != 0;
+    }
+
+    @Override
+    public long bodyLength() {
+        return bodyLengthToSend();
     }
 
     private void checkNotHandedOver() {

@@ -34,6 +34,8 @@ public final class LoopMetrics {
     public long readPauses;
     /** Warnings the watchdog ({@code server.LoopWatchdog}) logged about an inline handler holding this loop. */
     public long blockedLoopWarnings;
+    /** WARNING lines because inline handlers held the loop past busyLoopWarning's share; the watchdog's. */
+    public long busyLoopWarnings;
     /** Connections retired for {@code maxConnectionAge}: answered with {@code Connection: close}, or closed idle. */
     public long agedConnections;
     /** Connections closed because a PROXY-protocol listener does not trust their peer. */

@@ -63,6 +63,8 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
     private boolean copyPooled;
     /** The blocking handler to run, or null for an exchange started by {@code res.async()}. */
     private BlockingHandler handler;
+    /** After-hooks deferred from a handed-over inline response ({@link #deferAfter}); loop only; null when none. */
+    private java.util.List<dev.peregrine.Handler> afterHooks;
     private volatile Throwable error;
     private volatile ChunkedBodyWriter writer;
     private IncomingBody body;
@@ -329,6 +331,8 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
             if (t != null) {
                 response.reset();
                 response.error(status);
+            } else if (afterHooks != null) {
+                runAfterHooks();
             }
             respond(response);
         }
@@ -349,6 +353,35 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
     private boolean recyclable(Throwable t, ChunkedBodyWriter w) {
         return handler != null && t == null && w == null && body == null && state.get() == COMPLETED
                 && (response.special() & (ResponseView.ASYNC | ResponseView.PRODUCER)) == 0; // a producer still reads its request view
+    }
+
+    @Override
+    public dev.peregrine.ErrorPage errorPage() {
+        return ctx.config().errorPage();
+    }
+
+    /** Loop: {@code hook} runs on this exchange's response when it completes, before it is encoded. */
+    void deferAfter(dev.peregrine.Handler hook) {
+        if (afterHooks == null) {
+            afterHooks = new java.util.ArrayList<>(2);
+        }
+        afterHooks.add(hook);
+    }
+
+    /** Loop, in {@link #run}: the after-hooks of a handed-over response (an exception in one answers as a handler's). */
+    private void runAfterHooks() {
+        java.util.List<dev.peregrine.Handler> hooks = afterHooks;
+        afterHooks = null;
+        for (int i = 0; i < hooks.size(); i++) { // the innermost filter's first, as they would have run
+            try {
+                hooks.get(i).handle(request, response);
+            } catch (Throwable t) {
+                int status = srv.handlerFailed(request, t);
+                response.reset();
+                response.error(status);
+                return;
+            }
+        }
     }
 
     /** Loop: the deadline passed before the handler completed (or, streaming, sent its next piece). */

@@ -38,8 +38,25 @@ public final class OffLoop implements ResponseOwner {
         if (pending == null) {
             pending = Exchange.async(current.offLoopHost(), srv.request());
         }
+        if (!res.committed()) {
+            res.copyHeadTo((ResponseView) pending.response()); // what filters set before the handler stays in the answer
+        }
         res.handOver(); // from now on the handler answers through the completion's own response
         return pending;
+    }
+
+    @Override
+    public dev.peregrine.ErrorPage errorPage() {
+        return srv.loop().config().errorPage();
+    }
+
+    /** An after-hook on a handed-over response: run on the completion's response when it completes. */
+    @Override
+    public void deferAfter(ResponseView res, dev.peregrine.Handler hook) {
+        if (pending == null) {
+            throw new IllegalStateException("no completion is pending for this response");
+        }
+        pending.deferAfter(hook);
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.peregrine.route;
 
 import dev.peregrine.Handler;
 import dev.peregrine.http1.Methods;
-import dev.peregrine.http1.ResponseView;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +46,7 @@ final class Route {
         methods.addAll(otherMethods.keySet());
         allow = String.join(", ", methods);
         String allowValue = allow;
-        methodNotAllowed = builtIns.apply((req, res) -> ((ResponseView) res).error(405).header("Allow", allowValue));
+        methodNotAllowed = builtIns.apply((req, res) -> res.error(405).header("Allow", allowValue));
         options = builtIns.apply((req, res) -> res.status(204).header("Allow", allowValue));
     }
 

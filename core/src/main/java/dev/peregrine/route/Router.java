@@ -3,7 +3,6 @@ package dev.peregrine.route;
 import dev.peregrine.Handler;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseView;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -33,6 +32,11 @@ import java.util.function.UnaryOperator;
  *   <tr><td>a method token the server does not know</td><td>501 (RFC 9110 §9.1)</td></tr>
  * </table>
  *
+ * <p>A trailing {@code *} matches the rest of the path, which is refused (400) when it could leave a
+ * directory it is resolved against: it never begins with {@code /} and holds no empty segment but
+ * the last (a trailing {@code /}); no segment is {@code .} or {@code ..} (plain or percent-encoded),
+ * and none holds an encoded {@code /}, {@code \}, NUL or a raw backslash ({@link #unsafeParameter}).
+ *
  * <p>The router's own answers (all but the first two rows) are handlers like any route's: a
  * {@link Builder#decorate decorator} given at build wraps each of them once, so the application's
  * filters (CORS, request ids, authentication) see them too; a path's 405 and OPTIONS answers may get a
@@ -41,7 +45,7 @@ import java.util.function.UnaryOperator;
  * <p>Immutable and shared by all loops; {@link #resolve} writes only into the caller's arrays.
  */
 public final class Router {
-    private static final Handler NOT_FOUND = (req, res) -> ((ResponseView) res).error(404);
+    private static final Handler NOT_FOUND = (req, res) -> res.error(404);
     private final Handler notImplemented;
     /** A path parameter that could leave its segment (see {@link #unsafeParameter}). */
     private final Handler badParameter;
@@ -75,8 +79,8 @@ public final class Router {
 
     private Router(Map<String, Route> statics, List<Route> patterns, Handler notFound, UnaryOperator<Handler> builtIns) {
         this.notFound = builtIns.apply(notFound == null ? NOT_FOUND : notFound);
-        this.notImplemented = builtIns.apply((req, res) -> ((ResponseView) res).error(501));
-        this.badParameter = builtIns.apply((req, res) -> ((ResponseView) res).error(400));
+        this.notImplemented = builtIns.apply((req, res) -> res.error(501));
+        this.badParameter = builtIns.apply((req, res) -> res.error(400));
         int size = Integer.highestOneBit(Math.max(4, statics.size() * 3)) << 1;
         keyLengths = new int[size];
         keyFirsts = new long[size];
@@ -267,6 +271,12 @@ public final class Router {
             if (seg == WILDCARD) { // the last segment: the rest of the path, however many segments
                 for (int s = p, e = p; e <= end; e++) {
                     if (e == end || b.get(e) == '/') {
+                        // An empty segment before the end (a rest "/etc/passwd" or "a//b") would make the
+                        // rest absolute or ambiguous once resolved against a root: refused. Only the last
+                        // may be empty (the whole rest "", or a trailing '/' naming a directory).
+                        if (e == s && e != end) {
+                            return UNSAFE;
+                        }
                         if (unsafeParameter(b, s, e)) {
                             return UNSAFE;
                         }

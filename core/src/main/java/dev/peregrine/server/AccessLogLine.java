@@ -48,9 +48,9 @@ final class AccessLogLine {
             sb.append(bytes);
         }
         sb.append(' ');
-        quotedOrDash(req.headerView("Referer"));
+        quoted(req.headerView("Referer")); // Apache's combined format quotes these two even when missing: "-"
         sb.append(' ');
-        quotedOrDash(req.headerView("User-Agent"));
+        quoted(req.headerView("User-Agent"));
         sb.append(' ').append(durationMicros).append(' ');
         quotedOrDash(req.requestId());
     }
@@ -101,6 +101,17 @@ final class AccessLogLine {
                 escaped(q);
             }
         }
+    }
+
+    /** {@code "value"}, or {@code "-"} for a missing one, as Apache's {@code "%{Referer}i"} writes it. */
+    private void quoted(CharSequence s) {
+        sb.append('"');
+        if (s == null) {
+            sb.append('-');
+        } else {
+            escaped(s);
+        }
+        sb.append('"');
     }
 
     private void quotedOrDash(CharSequence s) {

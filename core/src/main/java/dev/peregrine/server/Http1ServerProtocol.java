@@ -496,7 +496,16 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         if (dev.peregrine.jfr.PeregrineEvents.rejections()) {
             dev.peregrine.jfr.PeregrineEvents.rejected(status, dev.peregrine.http1.Status.reason(status), c.endpoint().remoteAddress());
         }
-        srv.encoder.encodeError(status, c);
+        if (srv.config.errorPage() == null) {
+            srv.encoder.encodeError(status, c);
+        } else { // the application's body (errorPage); the loop's response is free between handler calls
+            ResponseView res = srv.response;
+            res.reset();
+            res.requestId(null); // no request of its own: not the previous one's id
+            res.error(status);
+            res.status(status); // a parser rejection keeps its status: the connection closes after it
+            srv.encoder.encode(res, false, false, false, c);
+        }
         c.closeAfterOutput();
         return STOP;
     }
