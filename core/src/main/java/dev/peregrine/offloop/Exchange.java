@@ -357,7 +357,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
 
     @Override
     public dev.peregrine.ErrorPage errorPage() {
-        return ctx.config().errorPage();
+        return srv.config().errorPage();
     }
 
     /** Loop: {@code hook} runs on this exchange's response when it completes, before it is encoded. */

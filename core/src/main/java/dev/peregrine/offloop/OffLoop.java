@@ -47,7 +47,7 @@ public final class OffLoop implements ResponseOwner {
 
     @Override
     public dev.peregrine.ErrorPage errorPage() {
-        return srv.loop().config().errorPage();
+        return srv.config().errorPage();
     }
 
     /** An after-hook on a handed-over response: run on the completion's response when it completes. */
