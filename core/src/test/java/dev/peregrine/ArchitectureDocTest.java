@@ -78,6 +78,9 @@ class ArchitectureDocTest {
                 continue;
             }
             String[] chain = span.split("[#( <,:=\\[]", 2)[0].split("\\.");
+            if (chain.length == 0) {
+                continue; // punctuation only, such as `..`
+            }
             String first = chain[0];
             if (!TYPE.matcher(first).matches() || ELSEWHERE.contains(first)) {
                 continue;
