@@ -40,7 +40,8 @@ import java.util.Locale;
  *       overlapping ranges made a small request cost the server a large response.</li>
  *   <li>Precompressed siblings ({@code name.br}, {@code .zst}, {@code .gz}) are served, in that order
  *       of preference, to clients whose Accept-Encoding takes them (q &gt; 0), with
- *       {@code Content-Encoding} and {@code Vary: Accept-Encoding}.</li>
+ *       {@code Content-Encoding} and {@code Vary: Accept-Encoding}; their validators are their own (the
+ *       sibling's size and time, the ETag suffixed with the coding), so replacing a sibling changes them.</li>
  *   <li>Bodies go out through {@code res.sendFile}: zero-copy ({@code sendfile}) on plain HTTP, through
  *       the loop's pooled buffers on TLS; cached files up to {@link OpenFileCache#IN_MEMORY_MAX} bytes are
  *       held in memory and leave with their head in one write (never compressed on the fly either).</li>
@@ -153,11 +154,25 @@ public final class StaticFiles implements Handler, AutoCloseable {
                 } else if (!Files.isRegularFile(sibling) || !inside(sibling)) {
                     continue;
                 }
+                long siblingModified;
+                if (s != null) {
+                    size = s.size;
+                    siblingModified = s.modifiedMillis;
+                } else {
+                    BasicFileAttributes a = Files.readAttributes(sibling, BasicFileAttributes.class);
+                    size = a.size();
+                    siblingModified = a.lastModifiedTime().toMillis();
+                }
                 encoding = e[0];
                 body = sibling;
                 bodyFile = s;
-                size = s != null ? s.size : Files.size(sibling);
+                // RFC 9110 §8.8.3: a strong validator changes with the representation, and the representation
+                // sent is the sibling's bytes: its own size and time, with the coding, which keeps it apart
+                // from the identity's. Last-Modified is the sibling's too (§8.8.2: the selected representation).
+                etag = Validators.etag(size, siblingModified);
                 etag = etag.substring(0, etag.length() - 1) + "-" + e[0] + "\"";
+                modifiedSeconds = siblingModified / 1000;
+                lastModified = Validators.lastModified(siblingModified);
                 break;
             }
         }
