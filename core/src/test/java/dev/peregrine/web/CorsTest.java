@@ -77,4 +77,24 @@ class CorsTest {
             assertTrue(wrong.header("Allow").contains("GET"));
         }
     }
+
+    @Test
+    void aListedOriginMatchesExactlyNeverByPrefixWithCredentials() {
+        Cors cors = Cors.builder().allowOrigins("https://app.example").allowMethods("GET", "DELETE").allowCredentials(true).build();
+        try (TestClient c = TestClient.of(Server.builder().filter(cors).get("/a", (req, res) -> res.text("a")))) {
+            TestClient.Response ok = c.request("GET", "/a", null, "Origin", "https://app.example");
+            assertEquals("https://app.example", ok.header("Access-Control-Allow-Origin"));
+            assertEquals("true", ok.header("Access-Control-Allow-Credentials"));
+            for (String evil : new String[] {"https://app.example.evil.com", "https://app.example:8443", "https://app.example-evil.com",
+                    "https://app.exampl", "https://app.example/", "https://app.example.", "http://app.example", "https://app.examplex"}) {
+                TestClient.Response actual = c.request("GET", "/a", null, "Origin", evil);
+                assertEquals(200, actual.status());
+                assertNull(actual.header("Access-Control-Allow-Origin"), evil + " is another origin");
+                assertNull(actual.header("Access-Control-Allow-Credentials"), evil);
+                TestClient.Response preflight = c.request("OPTIONS", "/a", null, "Origin", evil, "Access-Control-Request-Method", "DELETE");
+                assertNull(preflight.header("Access-Control-Allow-Origin"), evil + " is granted nothing");
+                assertNull(preflight.header("Access-Control-Allow-Methods"), evil);
+            }
+        }
+    }
 }
