@@ -177,4 +177,24 @@ class RedirectFollowTest {
             assertEquals(1, server.metrics().accepted);
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void anHttpsServerRedirectingToHttpIsRefusedUnlessTheCallerAllowsIt(Transport t) throws Exception {
+        dev.peregrine.tls.TlsConfig tls = dev.peregrine.tls.TlsConfig.selfSigned();
+        try (Server plain = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
+                .put("/landing", (req, res) -> res.text("in clear: " + req.bodyString())).start();
+             Server secure = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).tls(tls)
+                     .put("/go", (req, res) -> res.status(307).header("Location", "http://127.0.0.1:" + plain.port() + "/landing")
+                             .text("")).start();
+             HttpClient careful = HttpClient.builder().transport(t).followRedirects(2).sslContext(TrustingContext.of(tls.certificate())).build();
+             HttpClient lax = HttpClient.builder().transport(t).followRedirects(2).allowRedirectDowngrade(true)
+                     .sslContext(TrustingContext.of(tls.certificate())).build()) {
+            ClientRequest put = ClientRequest.builder("PUT", "https://localhost:" + secure.port() + "/go").body("private").build();
+            ClientException e = assertThrows(ClientException.class, () -> careful.execute(put));
+            assertEquals(ClientException.Phase.REDIRECT, e.phase());
+            assertEquals(0, plain.metrics().requests, "nothing went out in clear");
+            assertEquals("in clear: private", lax.execute(put).text(), "the caller asked for it");
+        }
+    }
 }
