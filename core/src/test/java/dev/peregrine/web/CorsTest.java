@@ -97,4 +97,36 @@ class CorsTest {
             }
         }
     }
+
+    @Test
+    void aPredicateSeesOnlyWellFormedOriginsAndTheSuffixRuleComparesLabels() {
+        Cors naive = Cors.builder().allowOrigin(o -> o.endsWith(".example.com")).allowCredentials(true).build();
+        try (TestClient c = TestClient.of(Server.builder().filter(naive).get("/a", (req, res) -> res.text("a")))) {
+            assertEquals("https://app.example.com", c.request("GET", "/a", null, "Origin", "https://app.example.com")
+                    .header("Access-Control-Allow-Origin"));
+            for (String evil : new String[] {"https://evil.com#.example.com", "https://evil.com/.example.com",
+                    "https://evil.com?.example.com", "https://user@evil.com.example.com:x", "https://evil.com:1.example.com",
+                    "//evil.com.example.com", "https://evil.com .example.com"}) {
+                assertNull(c.request("GET", "/a", null, "Origin", evil).header("Access-Control-Allow-Origin"), evil);
+            }
+        }
+        var rule = Cors.subdomainsOf("https", "example.com");
+        for (String ok : new String[] {"https://example.com", "https://app.example.com", "https://a.b.example.com:8443",
+                "HTTPS://App.Example.COM"}) {
+            assertTrue(rule.test(ok), ok);
+        }
+        for (String no : new String[] {"https://evilexample.com", "https://example.com.evil.net", "http://app.example.com",
+                "https://evil.com#.example.com", "https://app.example.com/", "https://app.example.com:", "null", "https://.example.com.",
+                "https://[::1]", "https://example.co"}) {
+            assertTrue(!rule.test(no), no);
+        }
+        assertThrows(IllegalArgumentException.class, () -> Cors.subdomainsOf("https", ".example.com"));
+        assertThrows(IllegalArgumentException.class, () -> Cors.subdomainsOf("https", "example.com/x"));
+        Cors strict = Cors.builder().allowOrigin(Cors.subdomainsOf("https", "example.com")).allowCredentials(true).build();
+        try (TestClient c = TestClient.of(Server.builder().filter(strict).get("/a", (req, res) -> res.text("a")))) {
+            assertEquals("https://app.example.com", c.request("GET", "/a", null, "Origin", "https://app.example.com")
+                    .header("Access-Control-Allow-Origin"));
+            assertNull(c.request("GET", "/a", null, "Origin", "https://evilexample.com").header("Access-Control-Allow-Origin"));
+        }
+    }
 }
