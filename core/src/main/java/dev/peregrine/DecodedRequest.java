@@ -11,8 +11,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * The request a {@link RequestDecoding} filter hands on: the original for everything but the body,
  * which is the decoded one — in memory ({@link #decoded}) or, for a streamed body, a decoding stream.
- * {@code Content-Encoding} reads as absent through {@link #header}, {@link #headerView} and
- * {@link #hasHeader}; {@code Content-Length} and the indexed fields are as the client sent them.
+ * {@code Content-Encoding} reads as absent through {@link #header}, {@link #headerView},
+ * {@link #hasHeader} and the indexed fields ({@link #headerCount}, {@link #headerName}: its field lines
+ * are left out); {@code Content-Length} and the other fields are as the client sent them.
  * Valid as long as the original is.
  *
  * <p>Thread: the thread running the handler.
@@ -24,10 +25,22 @@ final class DecodedRequest implements Request {
     private final InputStream decodedStream;
     private FormCursor formCursor;
 
+    /** The original's field lines but Content-Encoding's, by index: the decoded request has no coding. */
+    private final int[] fieldLines;
+
     DecodedRequest(Request original, ByteBuffer decoded, InputStream decodedStream) {
         this.original = original;
         this.decoded = decoded;
         this.decodedStream = decodedStream;
+        int n = original.headerCount();
+        int[] lines = new int[n];
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            if (!isContentEncoding(original.headerName(i).toString())) {
+                lines[kept++] = i;
+            }
+        }
+        this.fieldLines = java.util.Arrays.copyOf(lines, kept);
     }
 
     private static boolean isContentEncoding(String name) {
@@ -46,10 +59,10 @@ final class DecodedRequest implements Request {
     @Override public String header(String name) { return isContentEncoding(name) ? null : original.header(name); }
     @Override public CharSequence headerView(String name) { return isContentEncoding(name) ? null : original.headerView(name); }
     @Override public boolean hasHeader(String name) { return !isContentEncoding(name) && original.hasHeader(name); }
-    @Override public int headerCount() { return original.headerCount(); }
+    @Override public int headerCount() { return fieldLines.length; }
     @Override public String host() { return original.host(); }
-    @Override public CharSequence headerName(int index) { return original.headerName(index); }
-    @Override public CharSequence headerValue(int index) { return original.headerValue(index); }
+    @Override public CharSequence headerName(int index) { return original.headerName(fieldLines[index]); }
+    @Override public CharSequence headerValue(int index) { return original.headerValue(fieldLines[index]); }
     @Override public boolean keepAlive() { return original.keepAlive(); }
     @Override public InetSocketAddress remoteAddress() { return original.remoteAddress(); }
     @Override public FormCursor queryPairs() { return original.queryPairs(); }

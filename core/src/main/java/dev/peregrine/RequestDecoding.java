@@ -12,6 +12,9 @@ import java.nio.ByteBuffer;
  * ({@code .post("/ingest", RequestDecoding.gzip(maxBytes, handler))}):
  * <ul>
  *   <li>no Content-Encoding, or {@code identity}: the request goes on untouched;</li>
+ *   <li>every Content-Encoding field line is read, as one list (RFC 9110 §5.3, §8.4), and
+ *       {@code identity} members are left out (they name no transformation): {@code identity} then
+ *       {@code gzip}, on one line or two, is gzip;</li>
  *   <li>{@code gzip} (or {@code x-gzip}): the handler sees the decoded body through {@code body()},
  *       {@code bodyString()}, {@code formPairs()}, {@code bodyStream()}... and no Content-Encoding.
  *       A body in memory is decoded before the handler runs: more than {@code maxDecodedBytes} decoded
@@ -19,7 +22,8 @@ import java.nio.ByteBuffer;
  *       to a blocking handler ({@code streamBodyThreshold}) is decoded as the handler reads; a read
  *       past the cap or into corrupt data throws a {@link BodyDecodingException}, which becomes that
  *       413 or 400 when the handler lets it out before answering;</li>
- *   <li>any other coding, or several: 415 with {@code Accept-Encoding: gzip} (RFC 9110 §15.5.16).</li>
+ *   <li>any other coding, or several (gzip twice included): 415 with {@code Accept-Encoding: gzip} (RFC 9110
+ *       §15.5.16), never the body passed on still coded.</li>
  * </ul>
  * Decoded bytes are never held beyond the cap plus 16 KiB, whatever the coded body inflates to.
  * Decoding allocates (the decoded body on the heap, an inflater per request), so it is for routes that
@@ -47,12 +51,16 @@ public final class RequestDecoding {
     }
 
     private static void decode(Request req, Response res, Handler next, long max) throws Exception {
-        CharSequence coding = req.headerView("Content-Encoding");
-        if (coding == null || isToken(coding, "identity")) {
-            next.handle(req, res);
+        if (req.headerView("Content-Encoding") == null) {
+            next.handle(req, res); // the common case: no coding, nothing read further
             return;
         }
-        if (!isToken(coding, "gzip") && !isToken(coding, "x-gzip")) {
+        java.util.List<String> codings = codings(req);
+        if (codings.isEmpty()) {
+            next.handle(req, res); // identity only
+            return;
+        }
+        if (codings.size() != 1 || !(codings.get(0).equals("gzip") || codings.get(0).equals("x-gzip"))) {
             res.header("Accept-Encoding", "gzip").error(415);
             return;
         }
@@ -74,24 +82,29 @@ public final class RequestDecoding {
         next.handle(new DecodedRequest(req, decoded, null), res);
     }
 
-    /** Whether {@code value}, trimmed of spaces and tabs, is {@code token} (case-insensitive). */
-    private static boolean isToken(CharSequence value, String token) {
-        int start = 0;
-        int end = value.length();
-        while (start < end && (value.charAt(start) == ' ' || value.charAt(start) == '\t')) {
-            start++;
-        }
-        while (end > start && (value.charAt(end - 1) == ' ' || value.charAt(end - 1) == '\t')) {
-            end--;
-        }
-        if (end - start != token.length()) {
-            return false;
-        }
-        for (int i = 0; i < token.length(); i++) {
-            if (Character.toLowerCase(value.charAt(start + i)) != token.charAt(i)) {
-                return false;
+    /**
+     * The codings of every {@code Content-Encoding} field line, in the order they were applied (RFC 9110
+     * §8.4: a list; several field lines are one list, §5.3), lower-cased, with {@code identity} left out:
+     * it names no transformation (§8.4.1), so {@code identity} and {@code gzip}, on one line or two, is
+     * gzip. Empty members (a stray comma) are ignored, as §5.6.1 asks of a recipient.
+     */
+    static java.util.List<String> codings(Request req) {
+        java.util.List<String> out = new java.util.ArrayList<>(2);
+        for (int i = 0, n = req.headerCount(); i < n; i++) {
+            if (!"content-encoding".contentEquals(lower(req.headerName(i)))) {
+                continue;
+            }
+            for (String member : req.headerValue(i).toString().split(",", -1)) {
+                String coding = member.strip().toLowerCase(java.util.Locale.ROOT);
+                if (!coding.isEmpty() && !coding.equals("identity")) {
+                    out.add(coding);
+                }
             }
         }
-        return true;
+        return out;
+    }
+
+    private static String lower(CharSequence name) {
+        return name.length() == 16 ? name.toString().toLowerCase(java.util.Locale.ROOT) : "";
     }
 }

@@ -28,6 +28,13 @@ class RequestDecodingTest {
         return Server.builder().streamBodyThreshold(64 * 1024)
                 .post("/decoded", RequestDecoding.gzip(CAP, echo))
                 .post("/form", RequestDecoding.gzip(CAP, (req, res) -> res.text(req.formParam("b"))))
+                .post("/fields", RequestDecoding.gzip(CAP, (req, res) -> {
+                    StringBuilder names = new StringBuilder();
+                    for (int i = 0; i < req.headerCount(); i++) {
+                        names.append(req.headerName(i)).append(';');
+                    }
+                    res.text(names + req.bodyString());
+                }))
                 .post("/raw", (req, res) -> res.text(req.bodyLength() + ":" + req.header("Content-Encoding")))
                 .post("/streamed", Execution.BLOCKING, RequestDecoding.gzip(CAP, (req, res) -> {
                     long n = 0;
@@ -84,6 +91,29 @@ class RequestDecodingTest {
                     "without the opt-in the body is left as sent");
             byte[] twoMembers = concat(gzip("one ".getBytes(StandardCharsets.US_ASCII)), gzip("two".getBytes(StandardCharsets.US_ASCII)));
             assertEquals("7:null:one two", c.request("POST", "/decoded", twoMembers, "Content-Encoding", "gzip").text());
+        }
+    }
+
+    @Test
+    void everyContentEncodingFieldLineIsReadAsOneList() throws Exception {
+        byte[] z = gzip(TEXT.getBytes(StandardCharsets.UTF_8));
+        String decoded = TEXT.length() + ":null:" + TEXT;
+        try (TestClient c = TestClient.of(app())) {
+            // RFC 9110 §5.3: several field lines are one list; §8.4.1: identity transforms nothing.
+            assertEquals(decoded, c.request("POST", "/decoded", z, "Content-Encoding", "identity", "Content-Encoding", "gzip").text());
+            assertEquals(decoded, c.request("POST", "/decoded", z, "Content-Encoding", "gzip", "Content-Encoding", "identity").text());
+            assertEquals(decoded, c.request("POST", "/decoded", z, "Content-Encoding", "identity, gzip").text());
+            assertEquals(decoded, c.request("POST", "/decoded", z, "Content-Encoding", "identity", "Content-Encoding", ",gzip,").text());
+            assertEquals("5:identity:plain", c.request("POST", "/decoded", "plain".getBytes(StandardCharsets.US_ASCII),
+                    "Content-Encoding", "identity", "Content-Encoding", "identity").text(), "identity only: untouched");
+            for (String[] twice : new String[][] {{"gzip", "gzip"}, {"gzip", "br"}, {"identity", "br"}, {"br", "gzip"}}) {
+                TestClient.Response r = c.request("POST", "/decoded", z, "Content-Encoding", twice[0], "Content-Encoding", twice[1]);
+                assertEquals(415, r.status(), String.join(" + ", twice) + ": never passed on still coded");
+                assertEquals("gzip", r.header("Accept-Encoding"));
+            }
+            String fields = c.request("POST", "/fields", z, "Content-Encoding", "identity", "X-A", "1", "Content-Encoding", "gzip").text();
+            assertTrue(fields.endsWith(";" + TEXT) && !fields.toLowerCase(java.util.Locale.ROOT).contains("content-encoding;")
+                    && fields.contains("X-A;"), "the decoded request lists no Content-Encoding: " + fields.substring(0, 120));
         }
     }
 

@@ -130,6 +130,74 @@ class AccessLogTest extends ServerTestBase {
                 + "\"userAgent\":\"tab\\\\u0009here\",\"durationMicros\":\\d+,\"requestId\":null}"), line);
     }
 
+    /** A request whose User-Agent is {@code n} bytes of 0xFF: each one four characters in the log ({@code \xff}). */
+    private static byte[] obsTextRequest(String path, int n) {
+        byte[] head = RawClient.bytes("GET " + path + " HTTP/1.1\r\nHost: x\r\nUser-Agent: ");
+        byte[] tail = RawClient.bytes("\r\n\r\n");
+        byte[] r = new byte[head.length + n + tail.length];
+        System.arraycopy(head, 0, r, 0, head.length);
+        java.util.Arrays.fill(r, head.length, head.length + n, (byte) 0xFF);
+        System.arraycopy(tail, 0, r, head.length + n, tail.length);
+        return r;
+    }
+
+    @Test
+    void eachFieldIsCutAtItsLimitWithoutSplittingAnEscape() throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        restart(b -> b.accessLog(AccessLog.builder().maxFieldLength(1024).to(lines::add).build()));
+        try (Socket s = connect()) {
+            s.getOutputStream().write(obsTextRequest("/plaintext?" + "q".repeat(2000), 12_000));
+            assertEquals(200, RawResponse.read(s.getInputStream()).status);
+        }
+        Await.until("one line", () -> lines.size() == 1);
+        String line = lines.get(0);
+        Matcher m = COMBINED.matcher(line);
+        assertTrue(m.matches(), line);
+        String target = m.group(4);
+        assertTrue(target.startsWith("/plaintext?qqq") && target.endsWith("q...") && target.length() == 1024 + 3, target);
+        String agent = m.group(9);
+        assertTrue(agent.startsWith("\"\\xff\\xff") && agent.endsWith("\\xff...\""), agent);
+        assertTrue(agent.length() <= 1 + 1024 + 3 + 3 + 1, "escapes are whole, the field cut near 1,024: " + agent.length());
+        assertTrue(line.length() < 2 * 1024 + 300, "12 KB of 0xFF made a line of " + line.length());
+    }
+
+    @Test
+    void theQueueIsBoundedInBytesAsWellAsInLines() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> written = new CopyOnWriteArrayList<>();
+        long budget = 64 * 1024;
+        AccessLog log = AccessLog.builder().queueBytes(budget).maxFieldLength(65_536).to(line -> {
+            entered.countDown();
+            try {
+                release.await(30, TimeUnit.SECONDS); // the disk is stuck
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            written.add(line);
+        }).build();
+        try {
+            restart(b -> b.accessLog(log));
+            assertEquals(200, raw("GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status);
+            assertTrue(entered.await(20, TimeUnit.SECONDS), "the writer took the first line");
+            int attacks = 40;
+            try (Socket s = connect()) {
+                for (int i = 0; i < attacks; i++) {
+                    s.getOutputStream().write(obsTextRequest("/plaintext", 4_000));
+                    assertEquals(200, RawResponse.read(s.getInputStream()).status, "the loop never waits for the log");
+                }
+            }
+            release.countDown();
+            Await.until(() -> written.size() + log.dropped() == 1 + attacks, () -> "written: " + written.size() + " dropped " + log.dropped());
+            int length = written.get(1).length(); // every attack's line is as long: 16,000 characters of \\xff and the rest
+            assertTrue(length > 16_000, "" + length);
+            long kept = budget / length;
+            assertEquals(attacks - kept, log.dropped(), "what fits in " + budget + " bytes is kept, the rest dropped and counted");
+        } finally {
+            release.countDown();
+        }
+    }
+
     @Test
     void aFullQueueDropsCountsAndWarnsOnce() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);

@@ -1,6 +1,7 @@
 package dev.peregrine.e2e;
 
 import dev.peregrine.Handlers;
+import dev.peregrine.testing.Await;
 import dev.peregrine.testing.RawClient;
 import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,6 +43,17 @@ class RequestDurationsTest extends ServerTestBase {
         server = factory.start(b -> b.requestDurations(true).metricsEndpoint("/metrics")
                 .get("/users/{id}", (req, res) -> res.status(req.pathParam("id").equals("0") ? 404 : 200).text("u"))
                 .get("/slow", Handlers.blocking((req, res) -> res.text("done")))
+                .get("/hang", Handlers.blocking((req, res) -> {
+                    hanging.countDown();
+                    release.await();
+                    res.text("too late");
+                }))
+                .post("/intake", Handlers.blocking((req, res) -> res.text("read")))
+                .get("/stream", (req, res) -> res.stream(out -> {
+                    out.put((byte) 's');
+                    return false;
+                }))
+                .streamBodyThreshold(1000).maxStreamedBodySize(5000)
                 .get("/later", (req, res) -> {
                     var done = res.async();
                     new Thread(() -> {
@@ -50,6 +62,9 @@ class RequestDurationsTest extends ServerTestBase {
                     }).start();
                 }));
     }
+
+    private final java.util.concurrent.CountDownLatch hanging = new java.util.concurrent.CountDownLatch(1);
+    private final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
 
     private int get(String path) throws Exception {
         return CLIENT.send(HttpRequest.newBuilder(URI.create(url(path))).build(), HttpResponse.BodyHandlers.ofString()).statusCode();
@@ -78,6 +93,54 @@ class RequestDurationsTest extends ServerTestBase {
         assertEquals(2, m.requestDurationCount("/later", "GET", 200));
         assertEquals(1, m.requestDurationCount("", "GET", 404)); // the router's own 404: no route
         assertEquals(1, m.requestDurationCount("", "_OTHER", 501));
+    }
+
+    /** Awaits {@code n} requests in a series: recorded before the response is encoded, read here by plain loads. */
+    private void awaitCount(long n, String route, String method, int status) {
+        Await.until(n + " in " + method + " " + route + " " + status,
+                () -> server.metrics().requestDurationCount(route, method, status) == n);
+    }
+
+    /** One request on a connection of its own; returns the status of its answer. */
+    private int once(String request) throws IOException {
+        try (RawClient c = new RawClient(server.port())) {
+            return c.send(request).read().status;
+        }
+    }
+
+    @Test
+    void everyResponseIsCountedWhateverTheConnectionsFate() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            assertEquals(200, once("GET /users/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+        }
+        awaitCount(10, "/users/{id}", "GET", 200);
+        for (int i = 0; i < 10; i++) {
+            assertEquals(200, once("GET /users/1 HTTP/1.0\r\n\r\n"));
+        }
+        awaitCount(20, "/users/{id}", "GET", 200);
+        for (int i = 0; i < 3; i++) { // streamed (unframed for HTTP/1.0) and blocking responses, on their last request
+            assertEquals(200, once("GET /stream HTTP/1.0\r\n\r\n"));
+            assertEquals(200, once("GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+        }
+        awaitCount(3, "/stream", "GET", 200);
+        awaitCount(3, "/slow", "GET", 200);
+
+        // Rejected from the head after routing: the body is above maxStreamedBodySize.
+        assertEquals(413, once("POST /intake HTTP/1.1\r\nHost: x\r\nContent-Length: 10000\r\n\r\n"));
+        awaitCount(1, "/intake", "POST", 413);
+
+        // The client resets while its handler runs: counted as 499 (client closed request), once.
+        try (RawClient c = new RawClient(server.port())) {
+            c.send("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n");
+            hanging.await();
+            c.reset();
+            awaitCount(1, "/hang", "GET", 499);
+        } finally {
+            release.countDown();
+        }
+        Await.until("every connection closed", () -> server.metrics().open == 0);
+        assertEquals(1, server.metrics().requestDurationCount("/hang", "GET", 499));
+        assertEquals(0, server.metrics().requestDurationCount("/hang", "GET", 200), "the late answer is not counted again");
     }
 
     @Test

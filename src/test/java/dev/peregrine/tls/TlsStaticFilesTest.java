@@ -45,6 +45,11 @@ class TlsStaticFilesTest {
             assertEquals(206, range.statusCode());
             assertEquals("bytes 123457-2000000/2500000", range.headers().firstValue("Content-Range").orElse(null));
             assertArrayEquals(Arrays.copyOfRange(data, 123_457, 2_000_001), range.body());
+            HttpResponse<byte[]> multi = client.send(HttpRequest.newBuilder(uri).header("Range", "bytes=5-9,1000000-2199999,-1").build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(206, multi.statusCode());
+            dev.peregrine.files.ByteRangesBody.assertRanges(data, multi.headers().firstValue("Content-Type").orElseThrow(), multi.body(),
+                    new long[] {5, 9}, new long[] {1_000_000, 2_199_999}, new long[] {data.length - 1, data.length - 1});
             assertEquals(0, server.metrics().sendfileBytes, "TLS encrypts every byte: nothing may bypass the engine");
         }
     }

@@ -333,6 +333,11 @@ final class ClientConnection implements Protocol {
     @Override
     public void onClosed(Connection c) {
         bodyPump = null;
+        javax.net.ssl.SSLException tls = c.endpoint().tlsFailure();
+        if (call != null && tls != null) {
+            // Fail closed, and say why: a certificate or host name check is not a reset, and not retried.
+            fail(ClientException.Phase.TLS, "TLS failed: " + tls.getMessage(), tls);
+        }
         if (call != null) {
             if (!responseStarted) {
                 lostBeforeResponse("connection reset before the response");

@@ -41,6 +41,14 @@ public final class ClientException extends IOException {
         /** The connection closed or was reset before the response was complete. */
         CLOSED,
         /**
+         * TLS failed: the server's certificate was not trusted or did not name the host, the peers
+         * shared no protocol version or cipher suite, or a record was bad. The request was not sent in
+         * clear and is never retried (a man in the middle answers the same way each time); the
+         * {@link #getCause() cause} is the {@link javax.net.ssl.SSLException} (for a certificate or host
+         * name, an {@link javax.net.ssl.SSLHandshakeException}).
+         */
+        TLS,
+        /**
          * A redirect could not be followed: more than {@code followRedirects(n)} hops, or a
          * {@code Location} that is not an http or https URL.
          */

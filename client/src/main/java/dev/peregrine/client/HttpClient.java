@@ -54,6 +54,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
     final int maxAttempts;
     final Predicate<ClientRequest> retryIf;
     final int followRedirects;
+    final boolean allowRedirectDowngrade;
     final SSLContext sslContext;
     final boolean verifyHostname;
     final Dialer dialer;
@@ -80,6 +81,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         this.maxAttempts = b.maxAttempts;
         this.retryIf = b.retryIf;
         this.followRedirects = b.followRedirects;
+        this.allowRedirectDowngrade = b.allowRedirectDowngrade;
         this.verifyHostname = b.verifyHostname;
         this.dialer = b.dialer;
         try {
@@ -139,7 +141,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
             }
             ClientRequest next;
             try {
-                next = Redirects.next(request, r.status(), r.header("Location"));
+                next = Redirects.next(request, r.status(), r.header("Location"), allowRedirectDowngrade);
             } catch (ClientException e) {
                 last.completeExceptionally(e);
                 return;
@@ -328,6 +330,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         private int maxAttempts = 2;
         private Predicate<ClientRequest> retryIf;
         private int followRedirects;
+        private boolean allowRedirectDowngrade;
         private SSLContext sslContext;
         private boolean verifyHostname = true;
         private Dialer dialer = Dialer.tcp();
@@ -434,6 +437,16 @@ public final class HttpClient implements HttpSender, AutoCloseable {
                 throw new IllegalArgumentException("followRedirects must not be negative: " + n);
             }
             this.followRedirects = n;
+            return this;
+        }
+
+        /**
+         * Whether a redirect from https to http is followed (default false: the call fails with phase
+         * {@code REDIRECT}, naming the refused URL). Credentials are dropped across origins either way;
+         * the other headers and a 307/308 body would go out in clear.
+         */
+        public Builder allowRedirectDowngrade(boolean allow) {
+            this.allowRedirectDowngrade = allow;
             return this;
         }
 

@@ -267,6 +267,14 @@ final class PipelineConnection implements Protocol {
         host.closed(this);
         boolean first = true;
         Call call;
+        javax.net.ssl.SSLException tls = c.endpoint().tlsFailure();
+        if (tls != null) { // fail closed and say why; neither retried nor sent elsewhere (the same check would fail)
+            while ((call = sent.poll()) != null || (call = queued.poll()) != null) {
+                host.metrics.failures.incrementAndGet();
+                call.fail(new ClientException(ClientException.Phase.TLS, host.host(), "TLS failed: " + tls.getMessage(), tls));
+            }
+            return;
+        }
         while ((call = sent.poll()) != null) {
             if (first && headStarted) {
                 host.metrics.failures.incrementAndGet();

@@ -28,6 +28,12 @@ import java.util.Locale;
  * no redirect (RFC 9110 §15.4: the field is only a SHOULD for 301/302/307/308, and 300 and 304
  * are answers). A {@code Location} that is not an http or https URL fails the call.
  *
+ * <p>A redirect from https to http fails the call (phase {@code REDIRECT}) unless the client allows it
+ * ({@code allowRedirectDowngrade}): credentials are dropped across origins anyway, but the other headers
+ * and a 307/308 body would go out in clear, to whoever answers on the path. Browsers follow such
+ * redirects; a library caller who sent a request over TLS rarely means it to leave it, so the careful
+ * choice is the default and the other is one call away.
+ *
  * <p>Thread: any.
  */
 final class Redirects {
@@ -46,10 +52,27 @@ final class Redirects {
      * @throws ClientException phase {@code REDIRECT} when {@code location} is not an http(s) URL
      */
     static ClientRequest next(ClientRequest request, int status, String location) throws ClientException {
+        return next(request, status, location, false);
+    }
+
+    /**
+     * {@link #next(ClientRequest, int, String)}, following an https to http redirect only when
+     * {@code allowDowngrade}.
+     *
+     * @throws ClientException phase {@code REDIRECT} also for a refused downgrade
+     */
+    static ClientRequest next(ClientRequest request, int status, String location, boolean allowDowngrade) throws ClientException {
         if (!isRedirect(status) || location == null) {
             return null;
         }
         URI target = resolve(request, location.trim());
+        if (!allowDowngrade && "https".equalsIgnoreCase(request.uri().getScheme()) && "http".equalsIgnoreCase(target.getScheme())) {
+            // The rest of the request (its other headers, a 307/308 body) would go out in clear, and an
+            // attacker on the path could answer it: what the caller sent over TLS stays on TLS.
+            throw new ClientException(ClientException.Phase.REDIRECT, request.hostKey(),
+                    "refused to follow a redirect from https to http (" + printable(target.toASCIIString())
+                            + "); HttpClient.Builder.allowRedirectDowngrade(true) follows it");
+        }
         String method = request.method();
         boolean dropBody;
         if (status == 303) {

@@ -111,6 +111,11 @@ final class TunnelTls implements EndpointLayer {
         }
 
         @Override
+        public javax.net.ssl.SSLException tlsFailure() {
+            return current.tlsFailure();
+        }
+
+        @Override
         public InetSocketAddress remoteAddress() {
             return socket.remoteAddress();
         }

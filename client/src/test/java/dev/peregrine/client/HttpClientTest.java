@@ -179,8 +179,8 @@ class HttpClientTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }); HttpClient client = HttpClient.builder().transport(t).readTimeout(Duration.ofMillis(300))
-                .maxConnsPerHost(1).maxConnWait(Duration.ofMillis(200)).build()) {
+        }); HttpClient client = HttpClient.builder().transport(t).readTimeout(Duration.ofMillis(2_000)) // far after the pool's
+                .maxConnsPerHost(1).maxConnWait(Duration.ofMillis(200)).build()) {                          // wait, however slow the loop
             CompletableFuture<ClientResponse> first = client.send(ClientRequest.get(server.url("/slow")));
             ExecutionException waited = assertThrows(ExecutionException.class,
                     () -> client.send(ClientRequest.get(server.url("/queued"))).get(10, TimeUnit.SECONDS));
@@ -237,12 +237,13 @@ class HttpClientTest {
     void aConnectionReusedBackToBackStartsTheReadClockAgainForEachRequest(Transport t) throws Exception {
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
                 .get("/x", (req, res) -> res.text("x")).start();
-             HttpClient client = HttpClient.builder().transport(t).readTimeout(Duration.ofMillis(200)).maxConnsPerHost(1).build()) {
+             HttpClient client = HttpClient.builder().transport(t).readTimeout(Duration.ofMillis(1_000)).maxConnsPerHost(1).build()) {
             ClientRequest request = ClientRequest.get("http://127.0.0.1:" + server.port() + "/x");
             CompletableFuture<Long> done = new CompletableFuture<>();
             // Each answer sends the next request from the loop, on the connection it just freed, until
             // well past several read timeouts in all: no request may time out, each got its answer at once.
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_000);
+            // The read timeout leaves a loaded machine a second per answer; the chain runs three of them.
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3_000);
             chain(client, request, until, 0, done);
             assertTrue(done.get(30, TimeUnit.SECONDS) > 10);
             assertEquals(1, server.metrics().accepted);

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The redirect rules alone: method, body, headers and target of the next hop. */
 class RedirectsTest {
@@ -101,5 +102,17 @@ class RedirectsTest {
         assertEquals("h:80", e.host());
         assertNotNull(e.getMessage());
         assertEquals(-1, e.getMessage().indexOf('\n'), "no server bytes break the error line");
+    }
+
+    @Test
+    void anHttpsToHttpRedirectIsRefusedUnlessAllowed() throws Exception {
+        ClientException e = assertThrows(ClientException.class, () -> Redirects.next(post("https://h/a"), 307, "http://h/b"));
+        assertEquals(ClientException.Phase.REDIRECT, e.phase());
+        assertTrue(e.getMessage().contains("https to http") && e.getMessage().contains("http://h/b"), e.getMessage());
+        assertThrows(ClientException.class, () -> Redirects.next(post("HTTPS://h/a"), 302, "HTTP://other/"));
+        assertEquals("http://h/b", Redirects.next(post("https://h/a"), 307, "http://h/b", true).uri().toString());
+        assertEquals("https://h/b", Redirects.next(post("http://h/a"), 307, "https://h/b").uri().toString(), "an upgrade is fine");
+        assertEquals("https://o/b", Redirects.next(post("https://h/a"), 307, "https://o/b").uri().toString());
+        assertEquals("https://h/b", Redirects.next(post("https://h/a"), 307, "/b").uri().toString(), "relative: stays https");
     }
 }

@@ -77,14 +77,6 @@ final class Ranges {
         return out;
     }
 
-    static long total(List<long[]> ranges) {
-        long t = 0;
-        for (long[] r : ranges) {
-            t += r[1] - r[0] + 1;
-        }
-        return t;
-    }
-
     private static Long number(String s) {
         if (s.isEmpty() || s.length() > 18) {
             return null;

@@ -5,6 +5,7 @@ import dev.peregrine.Request;
 import dev.peregrine.Response;
 import dev.peregrine.buffer.AsciiView;
 import dev.peregrine.http1.AcceptEncoding;
+import dev.peregrine.http1.FileParts;
 import dev.peregrine.http1.MediaTypes;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseView;
@@ -32,13 +33,15 @@ import java.util.Locale;
  *       If-None-Match (304), If-Modified-Since (304), then If-Range ({@link Validators}). A 304 carries
  *       Vary, ETag and Cache-Control only (RFC 9110 §15.4.5: no representation metadata).</li>
  *   <li>Ranges (RFC 9110 §14): one range gets 206 with {@code Content-Range}; several get
- *       {@code multipart/byteranges}; none satisfiable gets 416 with {@code Content-Range: bytes *}/size.
+ *       {@code multipart/byteranges}, streamed from the file as single ranges are (part heads from
+ *       memory, each range by {@code sendfile}; see {@link #multipart}); none satisfiable gets 416 with {@code Content-Range: bytes *}/size.
  *       A malformed Range header is ignored (200). More than {@code maxRanges} ranges, or overlapping
  *       ones, get the whole file with 200: the answer Apache adopted after CVE-2011-3192, where many
  *       overlapping ranges made a small request cost the server a large response.</li>
  *   <li>Precompressed siblings ({@code name.br}, {@code .zst}, {@code .gz}) are served, in that order
  *       of preference, to clients whose Accept-Encoding takes them (q &gt; 0), with
- *       {@code Content-Encoding} and {@code Vary: Accept-Encoding}.</li>
+ *       {@code Content-Encoding} and {@code Vary: Accept-Encoding}; their validators are their own (the
+ *       sibling's size and time, the ETag suffixed with the coding), so replacing a sibling changes them.</li>
  *   <li>Bodies go out through {@code res.sendFile}: zero-copy ({@code sendfile}) on plain HTTP, through
  *       the loop's pooled buffers on TLS; cached files up to {@link OpenFileCache#IN_MEMORY_MAX} bytes are
  *       held in memory and leave with their head in one write (never compressed on the fly either).</li>
@@ -55,9 +58,6 @@ import java.util.Locale;
  * <p>Thread: any loop (its only mutable state is the cache, which guards itself).
  */
 public final class StaticFiles implements Handler, AutoCloseable {
-    /** Largest total of several ranges assembled in memory for multipart/byteranges. */
-    private static final long MAX_MULTIPART_BYTES = 8L * 1024 * 1024;
-
     /**
      * What {@link #resolve} returns for a directory named without its trailing {@code /}: the handler
      * answers 301 to the path with the slash (compared by identity).
@@ -154,11 +154,25 @@ public final class StaticFiles implements Handler, AutoCloseable {
                 } else if (!Files.isRegularFile(sibling) || !inside(sibling)) {
                     continue;
                 }
+                long siblingModified;
+                if (s != null) {
+                    size = s.size;
+                    siblingModified = s.modifiedMillis;
+                } else {
+                    BasicFileAttributes a = Files.readAttributes(sibling, BasicFileAttributes.class);
+                    size = a.size();
+                    siblingModified = a.lastModifiedTime().toMillis();
+                }
                 encoding = e[0];
                 body = sibling;
                 bodyFile = s;
-                size = s != null ? s.size : Files.size(sibling);
+                // RFC 9110 §8.8.3: a strong validator changes with the representation, and the representation
+                // sent is the sibling's bytes: its own size and time, with the coding, which keeps it apart
+                // from the identity's. Last-Modified is the sibling's too (§8.8.2: the selected representation).
+                etag = Validators.etag(size, siblingModified);
                 etag = etag.substring(0, etag.length() - 1) + "-" + e[0] + "\"";
+                modifiedSeconds = siblingModified / 1000;
+                lastModified = Validators.lastModified(siblingModified);
                 break;
             }
         }
@@ -195,11 +209,12 @@ public final class StaticFiles implements Handler, AutoCloseable {
                 send(res, bodyFile, body, r[0], r[1] - r[0] + 1);
                 return;
             }
-            if (ranges != null && Ranges.total(ranges) <= MAX_MULTIPART_BYTES) {
-                multipart(res, body, ranges, size, type);
+            if (ranges != null && res instanceof ResponseView view) {
+                multipart(view, bodyFile, body, ranges, size, type);
                 return;
             }
-            // malformed, too many, overlapping or too large together: the whole file (200)
+            // malformed, too many or overlapping: the whole file (200); also for a Response of the
+            // caller's own, which cannot stream parts (RFC 9110 §14.2: a server may ignore Range)
         }
         send(res, bodyFile, body, 0, size);
     }
@@ -330,25 +345,56 @@ public final class StaticFiles implements Handler, AutoCloseable {
         return cache == null ? 0 : cache.openCount();
     }
 
-    /** Several ranges as one {@code multipart/byteranges} body (RFC 9110 §14.6), assembled in memory. */
-    private static void multipart(Response res, Path file, List<long[]> ranges, long size, String type) throws IOException {
+    /**
+     * Several ranges as one {@code multipart/byteranges} body (RFC 9110 §14.6). Each part's head is
+     * formatted here; the ranges stay in the file and leave as a single range does ({@link FileParts}:
+     * {@code sendfile} where the socket allows), so a request for many megabytes costs the server a few
+     * hundred bytes of heads, never the ranges' bytes in memory. A cached file small enough to be held
+     * in memory is answered from those bytes.
+     * <pre>
+     *   CRLF "--" boundary CRLF "Content-Type: " type CRLF "Content-Range: bytes a-b/size" CRLF CRLF &lt;bytes a..b&gt;
+     *   ... one such part per range ...
+     *   CRLF "--" boundary "--" CRLF
+     * </pre>
+     */
+    private void multipart(ResponseView res, OpenFileCache.OpenFile open, Path file, List<long[]> ranges, long size,
+                           String type) throws IOException {
         String boundary = "PEREGRINE" + Long.toHexString(System.nanoTime());
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
-            for (long[] r : ranges) {
-                out.writeBytes(("\r\n--" + boundary + "\r\nContent-Type: " + type + "\r\nContent-Range: bytes "
-                        + r[0] + "-" + r[1] + "/" + size + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-                java.nio.ByteBuffer part = java.nio.ByteBuffer.allocate((int) (r[1] - r[0] + 1));
-                while (part.hasRemaining()) {
-                    if (ch.read(part, r[0] + part.position()) < 0) {
-                        throw new IOException(file + " shrank while being read");
-                    }
-                }
-                out.write(part.array(), 0, part.capacity());
-            }
+        int n = ranges.size();
+        byte[][] heads = new byte[n + 1][];
+        long[] offsets = new long[n];
+        long[] lengths = new long[n];
+        for (int i = 0; i < n; i++) {
+            long[] r = ranges.get(i);
+            heads[i] = ("\r\n--" + boundary + "\r\nContent-Type: " + type + "\r\nContent-Range: bytes "
+                    + r[0] + "-" + r[1] + "/" + size + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            offsets[i] = r[0];
+            lengths[i] = r[1] - r[0] + 1;
         }
-        out.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.ISO_8859_1));
-        res.status(206).contentType("multipart/byteranges; boundary=" + boundary).body(out.toByteArray());
+        heads[n] = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        FileParts parts = new FileParts(heads, offsets, lengths);
+        res.status(206).contentType("multipart/byteranges; boundary=" + boundary);
+        if (open != null && open.bytes != null) {
+            res.sendAsIs(); // small and already in memory: one body, with its head in one write
+            byte[] body = new byte[(int) parts.total()];
+            int at = 0;
+            for (int i = 0; i <= n; i++) {
+                System.arraycopy(heads[i], 0, body, at, heads[i].length);
+                at += heads[i].length;
+                if (i < n) {
+                    System.arraycopy(open.bytes, (int) offsets[i], body, at, (int) lengths[i]);
+                    at += (int) lengths[i];
+                }
+            }
+            res.body(body);
+            return;
+        }
+        java.nio.channels.FileChannel ch = open == null ? null : cache.lend(open);
+        if (ch != null) {
+            res.sendFileParts(ch, parts);
+        } else {
+            res.sendFileParts(file, parts);
+        }
     }
 
     /**

@@ -30,6 +30,8 @@ public final class FileSend {
     private FileChannel channel;
     private long offset;
     private long length;
+    /** Several ranges with heads between them ({@link #parts(FileParts)}), or null for one range. */
+    private FileParts parts;
 
     FileSend() {
     }
@@ -44,9 +46,28 @@ public final class FileSend {
         return offset;
     }
 
-    /** How many bytes to send (the file's size at the call, or the range's). */
+    /** How many bytes to send (the file's size at the call, the range's, or the whole of {@link #parts()}). */
     public long length() {
-        return length;
+        return parts != null ? parts.total() : length;
+    }
+
+    /** The ranges and heads to send instead of one range, or null. */
+    public FileParts parts() {
+        return parts;
+    }
+
+    /**
+     * Sends {@code p} (ranges of the recorded whole file, with their heads) instead of one range.
+     *
+     * @throws IllegalArgumentException when a range does not lie inside the file (the file is forgotten)
+     */
+    void parts(FileParts p) {
+        if (offset != 0 || !p.inside(length)) {
+            long size = length;
+            clear();
+            throw new IllegalArgumentException("ranges outside the file (" + size + " bytes)");
+        }
+        parts = p;
     }
 
     /** The path to be opened, or null when the caller handed over an open channel. */
@@ -139,6 +160,7 @@ public final class FileSend {
     /** Forgets the file, closing a handed-over channel that was never taken. */
     void clear() {
         path = null;
+        parts = null;
         if (channel != null) {
             try {
                 channel.close();

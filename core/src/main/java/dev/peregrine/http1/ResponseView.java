@@ -473,6 +473,35 @@ public final class ResponseView implements Response {
         return this;
     }
 
+    /**
+     * Sends several ranges of the whole of {@code path} with a head before each and a closing piece
+     * ({@link FileParts}; {@code files.StaticFiles}' {@code multipart/byteranges}), each range as
+     * {@link #sendFile(Path, long, long)} sends one: by {@code sendfile} where the socket allows, never
+     * read into memory whole. The status and content type are the caller's. 404 when the file is gone.
+     *
+     * @throws IllegalArgumentException when a range does not lie inside the file
+     */
+    public Response sendFileParts(Path path, FileParts parts) throws IOException {
+        sendFile(path);
+        return (special & FILE) == 0 ? this : withParts(parts);
+    }
+
+    /** {@link #sendFileParts(Path, FileParts)} from the caller's open channel, which the response owns from now on. */
+    public Response sendFileParts(FileChannel channel, FileParts parts) throws IOException {
+        sendFile(channel, 0, channel.size());
+        return withParts(parts);
+    }
+
+    private Response withParts(FileParts parts) {
+        try {
+            file.parts(parts);
+        } catch (IllegalArgumentException e) {
+            special &= ~FILE;
+            throw e;
+        }
+        return this;
+    }
+
     @Override
     public Response sendFile(Path root, String relativePath) throws IOException {
         checkNotHandedOver();

@@ -60,6 +60,15 @@ public interface SocketEndpoint {
         FileChannel source();
     }
 
+    /**
+     * The TLS error that made this endpoint close its connection (a certificate or host name the peer
+     * could not be trusted with, no common protocol, a bad record), or null: none, or no TLS here. The
+     * protocol asks in {@code onClosed} to tell such a failure from a reset.
+     */
+    default javax.net.ssl.SSLException tlsFailure() {
+        return null;
+    }
+
     /** The protocol TLS negotiated with ALPN (RFC 7301) once the handshake is done, or null. */
     default String applicationProtocol() {
         return null;

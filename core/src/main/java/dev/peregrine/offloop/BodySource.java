@@ -76,6 +76,7 @@ public interface BodySource {
         FileSend file = res.takeFile();
         long length = file.length();
         long offset = file.offset();
+        dev.peregrine.http1.FileParts parts = file.parts();
         FileChannel channel;
         try {
             channel = file.open(); // the view only recorded the file: it is opened here, on the loop
@@ -85,7 +86,8 @@ public interface BodySource {
             srv.encoder().encode(res, head, keepAlive, http10, c);
             return SENT;
         }
-        FileBody body = new FileBody(channel, offset, bodyAllowed ? length : 0);
+        FileBody body = parts != null && bodyAllowed ? new FileBody(channel, parts)
+                : new FileBody(channel, offset, bodyAllowed ? length : 0);
         srv.encoder().encodeStreamHead(res, length, keepAlive, http10, c);
         return body;
     }

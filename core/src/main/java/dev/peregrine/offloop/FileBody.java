@@ -1,5 +1,6 @@
 package dev.peregrine.offloop;
 
+import dev.peregrine.http1.FileParts;
 import dev.peregrine.loop.Connection;
 
 import java.io.EOFException;
@@ -14,21 +15,67 @@ import java.nio.channels.FileChannel;
  * Only while the connection has no unsent output, so the bytes keep their order. Closes the file when
  * done or aborted.
  *
+ * <p>Several ranges ({@link FileParts}, for {@code multipart/byteranges}) go the same way, one after
+ * the other, each after its head, which is appended to the connection's output from memory and
+ * written before the range's first byte:
+ * <pre>
+ *   next = 0 ──► head[next] into the batch, drain ──► range[next] as one range ──► next++ ──┐
+ *        ▲                                                                                   │
+ *        └──────────────────────────── while next &lt; ranges ◄─────────────────────────────────┘
+ *   then head[ranges] (the closing piece), drain, done
+ * </pre>
+ * So what the connection holds for a peer that does not read is at most a head (a few hundred bytes)
+ * plus, without {@code sendfile}, one write buffer: never a range.
+ *
  * <p>Thread: the owning loop.
  */
 final class FileBody implements BodySource {
     private final FileChannel file;
+    /** The ranges after the current one, or null for a body of one range. */
+    private final FileParts parts;
+    /** The next head of {@link #parts} to write. */
+    private int next;
     private long position;
     private long remaining;
 
     FileBody(FileChannel file, long offset, long length) {
         this.file = file;
+        this.parts = null;
         this.position = offset;
         this.remaining = length;
     }
 
+    FileBody(FileChannel file, FileParts parts) {
+        this.file = file;
+        this.parts = parts;
+    }
+
     @Override
     public boolean pump(Connection c) throws IOException {
+        for (;;) {
+            if (!sendRange(c)) {
+                return false;
+            }
+            if (parts == null || next > parts.ranges()) {
+                abort();
+                return true;
+            }
+            if (c.pendingOutput() > 0) {
+                return false;
+            }
+            byte[] head = parts.head(next);
+            c.append(head, 0, head.length);
+            if (next < parts.ranges()) {
+                position = parts.offset(next);
+                remaining = parts.length(next);
+            }
+            next++;
+            c.drain(); // the head leaves before its range: sendfile writes the socket, not the batch
+        }
+    }
+
+    /** Sends the current range as far as the socket takes it; true once all of it is handed over. */
+    private boolean sendRange(Connection c) throws IOException {
         while (remaining > 0) {
             if (c.pendingOutput() > 0) {
                 return false; // the connection writes it first, then calls again when writable
@@ -48,7 +95,6 @@ final class FileBody implements BodySource {
             position += n;
             remaining -= n;
         }
-        abort();
         return true;
     }
 

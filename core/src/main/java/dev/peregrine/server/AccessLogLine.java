@@ -11,16 +11,35 @@ import java.util.Locale;
 
 /**
  * Formats one access-log line ({@link AccessLog.Format}) into a reused {@link StringBuilder}. The time
- * text is rebuilt once a second. Thread: one loop (one instance per loop).
+ * text is rebuilt once a second. Each field taken from the request (method, target, Referer, User-Agent,
+ * request id) contributes at most {@code maxField} characters of escaped text, then {@code ...}: an
+ * escape sequence is never split, so a line is bounded whatever the request carried (a header of 0xFF
+ * bytes would otherwise be four times as long in the log as on the wire). Thread: one loop (one
+ * instance per loop).
  */
 final class AccessLogLine {
     private static final DateTimeFormatter CLF = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT)
             .withZone(ZoneOffset.UTC);
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
+    /** Marks a field cut at {@link #maxField}. */
+    private static final String CUT = "...";
+
     private final StringBuilder sb = new StringBuilder(256);
+    private final int maxField;
+    /** Where the field being written must stop ({@link #field()}). */
+    private int fieldEnd;
     private long clfSecond = Long.MIN_VALUE;
     private String clfTime;
+
+    AccessLogLine(int maxField) {
+        this.maxField = maxField;
+    }
+
+    /** A field from the request begins: it may take {@link #maxField} characters from here. */
+    private void field() {
+        fieldEnd = sb.length() + maxField;
+    }
 
     /**
      * The line for {@code req}, received at {@code nowMillis} (ms since the epoch), answered
@@ -38,6 +57,7 @@ final class AccessLogLine {
 
     private void combined(RequestView req, int status, long bytes, long nowMillis, long durationMicros) {
         sb.append(remote(req)).append(" - - [").append(clfTime(nowMillis)).append("] \"");
+        field();
         escaped(req.method());
         sb.append(' ');
         target(req, false);
@@ -58,6 +78,7 @@ final class AccessLogLine {
     private void json(RequestView req, int status, long bytes, long nowMillis, long durationMicros) {
         sb.append("{\"time\":\"").append(Instant.ofEpochMilli(nowMillis)).append("\",\"remote\":\"").append(remote(req))
                 .append("\",\"method\":");
+        field();
         jsonString(req.method());
         sb.append(",\"target\":\"");
         target(req, true);
@@ -85,12 +106,11 @@ final class AccessLogLine {
         return clfTime;
     }
 
-    /** The request target as sent: path, then {@code ?query} when there is one. */
+    /** The request target as sent: path, then {@code ?query} when there is one; one field. */
     private void target(RequestView req, boolean json) {
-        if (json) {
-            jsonChars(req.pathView());
-        } else {
-            escaped(req.pathView());
+        field();
+        if (json ? !jsonChars(req.pathView()) : !escaped(req.pathView())) {
+            return; // cut
         }
         String q = req.query();
         if (q != null) {
@@ -119,14 +139,22 @@ final class AccessLogLine {
             sb.append('-');
             return;
         }
+        field();
         sb.append('"');
         escaped(s);
         sb.append('"');
     }
 
-    /** Apache's escaping for quoted fields: {@code \"}, {@code \\}, and {@code \xhh} outside printable ASCII. */
-    private void escaped(CharSequence s) {
+    /**
+     * Apache's escaping for quoted fields: {@code \"}, {@code \\}, and {@code \xhh} outside printable
+     * ASCII. Returns false when the field was cut at its end ({@link #field()}).
+     */
+    private boolean escaped(CharSequence s) {
         for (int i = 0; i < s.length(); i++) {
+            if (sb.length() >= fieldEnd) {
+                sb.append(CUT);
+                return false;
+            }
             char c = s.charAt(i);
             if (c == '"' || c == '\\') {
                 sb.append('\\').append(c);
@@ -137,6 +165,7 @@ final class AccessLogLine {
                 sb.append(c);
             }
         }
+        return true;
     }
 
     private void jsonString(CharSequence s) {
@@ -144,14 +173,22 @@ final class AccessLogLine {
             sb.append("null");
             return;
         }
+        field();
         sb.append('"');
         jsonChars(s);
         sb.append('"');
     }
 
-    /** JSON string content (RFC 8259 §7): quote, backslash and controls escaped; other bytes as Latin-1 characters. */
-    private void jsonChars(CharSequence s) {
+    /**
+     * JSON string content (RFC 8259 §7): quote, backslash and controls escaped; other bytes as Latin-1
+     * characters. Returns false when the field was cut at its end ({@link #field()}).
+     */
+    private boolean jsonChars(CharSequence s) {
         for (int i = 0; i < s.length(); i++) {
+            if (sb.length() >= fieldEnd) {
+                sb.append(CUT);
+                return false;
+            }
             char c = s.charAt(i);
             if (c == '"' || c == '\\') {
                 sb.append('\\').append(c);
@@ -161,5 +198,6 @@ final class AccessLogLine {
                 sb.append(c);
             }
         }
+        return true;
     }
 }

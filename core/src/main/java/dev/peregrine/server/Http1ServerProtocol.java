@@ -290,6 +290,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
 
     @Override
     public void onClosed(Connection c) {
+        endTiming(CLIENT_CLOSED); // ops: a request whose answer never left (e.g. the client reset meanwhile)
         if (work != null) {
             work.onClosed(); // off-loop hook: the handler learns through its streams
         }
@@ -357,7 +358,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         if (res.special() != 0 && specialResponse(req, res)) { // off-loop hook: async(), sendFile() or stream()
             return;
         }
-        boolean keepAlive = req.keepAlive() && !lastAllowed(res.statusCode());
+        boolean keepAlive = !lastAllowed(res.statusCode()) && req.keepAlive(); // counted and timed whatever the connection's fate
         srv.metrics.requests++;
         if (srv.compressor != null) {
             srv.compressor.apply(req, res, req.methodId() == Methods.HEAD);
@@ -383,7 +384,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         if (!BodySource.openFile(res)) {
             return false;
         }
-        offLoopWork().sendInPieces(req, res, req.keepAlive() && !lastAllowed(res.statusCode()));
+        offLoopWork().sendInPieces(req, res, !lastAllowed(res.statusCode()) && req.keepAlive());
         return true;
     }
 
@@ -492,6 +493,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
 
     /** Answers {@code status} with {@code Connection: close}; nothing after the bad request is acted on. */
     private int reject(int status) {
+        endTiming(status); // ops: a rejection after routing (413 from the head) is its route's response
         srv.metrics.rejected(status);
         if (dev.peregrine.jfr.PeregrineEvents.rejections()) {
             dev.peregrine.jfr.PeregrineEvents.rejected(status, dev.peregrine.http1.Status.reason(status), c.endpoint().remoteAddress());

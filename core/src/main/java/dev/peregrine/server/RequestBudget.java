@@ -11,6 +11,7 @@ import dev.peregrine.http1.RequestView;
  * <pre>
  *   open: requestsLeft = maxRequestsPerConnection (or -1: no limit), agedAt = now + age +- jitter
  *   each request: beginTiming (histograms or JFR on) ... response encoded: lastAllowed(status)
+ *     (or a rejection after routing: endTiming(status); closed before any answer: endTiming(499))
  *     --&gt; true when requestsLeft reaches 0 or the loop clock is past agedAt: the response says
  *         Connection: close
  *   idle: the idle timeout shrinks to what is left of agedAt + grace
@@ -62,10 +63,7 @@ abstract class RequestBudget {
      * Records the request's duration under {@code status} when histograms are on.
      */
     final boolean lastAllowed(int status) {
-        if (timing) { // ops: the response is encoded: histogram, and JFR when slow
-            timing = false;
-            RequestDurations.requestDone(srv, timedKey, status, System.nanoTime() - timedSince);
-        }
+        endTiming(status);
         if (requestsLeft > 0 && --requestsLeft == 0) {
             return true;
         }
@@ -75,6 +73,25 @@ abstract class RequestBudget {
         }
         return false;
     }
+
+    /**
+     * Ops: the timed request ended with {@code status}: recorded in the histogram, and reported to JFR
+     * when slow. Called by {@link #lastAllowed} (every response), by a rejection answered after the route
+     * was resolved (413 from the head), and at close for a request whose answer can no longer leave
+     * ({@link #CLIENT_CLOSED}), so whatever the connection's fate each timed request is counted once.
+     */
+    final void endTiming(int status) {
+        if (timing) {
+            timing = false;
+            RequestDurations.requestDone(srv, timedKey, status, System.nanoTime() - timedSince);
+        }
+    }
+
+    /**
+     * The status a request is recorded with when its connection closed before its response could leave
+     * (the client reset or went away while the handler ran): nginx's 499, "client closed request".
+     */
+    static final int CLIENT_CLOSED = 499;
 
     /**
      * Ops: starts the request's clock when histograms are on or a JFR recording wants slow handlers

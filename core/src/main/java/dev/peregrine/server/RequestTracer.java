@@ -21,11 +21,12 @@ final class RequestTracer {
 
     private final RequestIds ids;
     private final AccessLog log;
-    private final AccessLogLine line = new AccessLogLine();
+    private final AccessLogLine line;
 
     private RequestTracer(boolean requestIds, AccessLog log) {
         this.ids = requestIds ? new RequestIds() : null;
         this.log = log;
+        this.line = log == null ? null : new AccessLogLine(log.maxFieldLength());
     }
 
     /** A tracer for one loop, or null when {@code requestIds} is false and {@code log} null. */

@@ -31,8 +31,12 @@ import java.util.function.Consumer;
  * <p><b>Path of a line.</b> The loop formats the line when the response is encoded (the request's
  * bytes are valid only then) and offers it to a bounded multi-producer queue; the writer thread takes
  * lines, writes them through a buffer and flushes whenever the queue runs empty. The loop never blocks:
- * when the queue is full the line is dropped and counted ({@link #dropped()}), and the writer logs one
- * WARNING (at most every 10 s, and once more at close) saying how many were lost. A write that fails
+ * when the queue is full, in lines ({@link Builder#queueCapacity}) or in bytes ({@link Builder#queueBytes},
+ * the characters of the lines waiting, 16 MiB by default), the line is dropped and counted
+ * ({@link #dropped()}), and the writer logs one WARNING (at most every 10 s, and once more at close)
+ * saying how many were lost. Each field taken from the request is cut at {@link Builder#maxFieldLength}
+ * characters of escaped text (then {@code ...}), so one line is bounded whatever the request carried:
+ * escaping can make a field four times its bytes on the wire ({@code \xhh}). A write that fails
  * is counted and reported the same way. Off by default; when off, the loops pay one null test per
  * request and allocate nothing.
  *
@@ -82,6 +86,10 @@ public final class AccessLog implements AutoCloseable {
 
     private final Format format;
     private final int capacity;
+    private final long maxQueuedBytes;
+    private final int maxFieldLength;
+    /** Characters of the lines in {@link #queue}: added by producers before they offer, taken off by the writer. */
+    private final AtomicLong queuedBytes = new AtomicLong();
     private final Path file;
     private final OutputStream stream;
     private final Consumer<String> consumer;
@@ -104,13 +112,15 @@ public final class AccessLog implements AutoCloseable {
     private AccessLog(Builder b) {
         this.format = b.format;
         this.capacity = b.capacity;
+        this.maxQueuedBytes = b.queueBytes;
+        this.maxFieldLength = b.maxFieldLength;
         this.file = b.file;
         this.stream = b.stream;
         this.consumer = b.consumer;
         this.queue = new MpscAtomicArrayQueue<>(capacity);
     }
 
-    /** A builder: combined format, no destination yet, a queue of 65,536 lines. */
+    /** A builder: combined format, no destination yet, a queue of 65,536 lines and 16 MiB, fields of 1,024 characters. */
     public static Builder builder() {
         return new Builder();
     }
@@ -130,7 +140,12 @@ public final class AccessLog implements AutoCloseable {
         return format;
     }
 
-    /** Lines lost so far: the queue was full, or writing them failed. */
+    /** The most characters of escaped text one field taken from the request contributes to a line. */
+    public int maxFieldLength() {
+        return maxFieldLength;
+    }
+
+    /** Lines lost so far: the queue was full (in lines or in bytes), or writing them failed. */
     public long dropped() {
         return dropped.get();
     }
@@ -242,7 +257,14 @@ public final class AccessLog implements AutoCloseable {
      * line and counts it. Thread: any (the loops).
      */
     public void offer(String line) {
-        if (closing || !queue.offer(line)) { // closing: a loop that outlived the grace; counted, not written
+        int size = line.length(); // a Latin-1 String: a byte of heap per character
+        if (closing || queuedBytes.addAndGet(size) > maxQueuedBytes) { // closing: a loop that outlived the grace
+            queuedBytes.addAndGet(-size);
+            dropped.incrementAndGet();
+            return;
+        }
+        if (!queue.offer(line)) {
+            queuedBytes.addAndGet(-size);
             dropped.incrementAndGet();
             return;
         }
@@ -282,6 +304,7 @@ public final class AccessLog implements AutoCloseable {
         while (true) {
             String line = queue.relaxedPoll();
             if (line != null) {
+                queuedBytes.addAndGet(-line.length());
                 followRotation();
                 write(line);
                 continue;
@@ -357,7 +380,7 @@ public final class AccessLog implements AutoCloseable {
             return;
         }
         LOG.log(System.Logger.Level.WARNING, "access log: " + (lost - reported) + " line(s) dropped (" + lost
-                + " in all): the queue of " + capacity + " was full or writing failed");
+                + " in all): the queue (" + capacity + " lines, " + maxQueuedBytes + " bytes) was full or writing failed");
         reported = lost;
         lastReportNanos = now;
     }
@@ -366,6 +389,8 @@ public final class AccessLog implements AutoCloseable {
     public static final class Builder {
         private Format format = Format.COMBINED;
         private int capacity = 65_536;
+        private long queueBytes = 16L << 20;
+        private int maxFieldLength = 1024;
         private Path file;
         private OutputStream stream;
         private Consumer<String> consumer;
@@ -412,6 +437,31 @@ public final class AccessLog implements AutoCloseable {
                 throw new IllegalArgumentException("queueCapacity must be at least 16: " + lines);
             }
             this.capacity = lines;
+            return this;
+        }
+
+        /**
+         * The most characters the lines waiting for the writer may hold together before new ones are
+         * dropped (counted); default 16 MiB. The line count ({@link #queueCapacity}) applies as well.
+         */
+        public Builder queueBytes(long bytes) {
+            if (bytes < 64 * 1024) {
+                throw new IllegalArgumentException("queueBytes must be at least 65536: " + bytes);
+            }
+            this.queueBytes = bytes;
+            return this;
+        }
+
+        /**
+         * The most characters of escaped text each field taken from the request (method, target,
+         * Referer, User-Agent, request id) contributes to a line; longer ones are cut and end with
+         * {@code ...}. Default 1,024; at least 16, at most 65,536.
+         */
+        public Builder maxFieldLength(int chars) {
+            if (chars < 16 || chars > 65_536) {
+                throw new IllegalArgumentException("maxFieldLength must be between 16 and 65536: " + chars);
+            }
+            this.maxFieldLength = chars;
             return this;
         }
 

@@ -44,7 +44,8 @@ import java.util.function.Predicate;
  * The headers are set before the route runs, so they survive whatever the route answers but an
  * exception it does not map (a bare 500). With credentials, {@code Access-Control-Allow-Origin} is
  * never {@code *} (the Fetch standard forbids the pair): the builder refuses the combination at the call.
- * An exact origin list allocates nothing per request; a predicate gets the origin as a {@code String}.
+ * An exact origin list allocates nothing per request; a predicate gets the origin as a {@code String},
+ * and only a well-formed one ({@link Origins}).
  * Register it before authentication filters (filters run in registration order): a browser's
  * preflight carries no credentials.
  *
@@ -159,8 +160,8 @@ public final class Cors implements Filter {
                 return o; // the configured string: nothing allocated
             }
         }
-        if (originPredicate == null || origin.length() > MAX_ORIGIN_LENGTH || !printable(origin)) {
-            return null;
+        if (originPredicate == null || origin.length() > MAX_ORIGIN_LENGTH || !printable(origin) || !Origins.wellFormed(origin)) {
+            return null; // a predicate sees only a well-formed origin: never "https://evil.com#.example.com"
         }
         return originPredicate.test(origin.toString()) ? origin.toString() : null;
     }
@@ -229,6 +230,18 @@ public final class Cors implements Filter {
     }
 
     /** Visible ASCII and spaces only: what may be echoed into a response header. */
+    /**
+     * A predicate for {@link Builder#allowOrigin}: origins of {@code scheme} whose host is {@code domain}
+     * or a name under it, by whole labels ({@code subdomainsOf("https", "example.com")} takes
+     * {@code https://example.com} and {@code https://app.example.com:8443}, not {@code https://evilexample.com},
+     * {@code https://example.com.evil.net} or {@code http://app.example.com}). Any port.
+     *
+     * @throws IllegalArgumentException when {@code scheme} or {@code domain} is malformed
+     */
+    public static Predicate<String> subdomainsOf(String scheme, String domain) {
+        return Origins.subdomainsOf(scheme, domain);
+    }
+
     private static boolean printable(CharSequence s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -298,9 +311,13 @@ public final class Cors implements Filter {
         }
 
         /**
-         * Allows the origins {@code allowed} accepts (e.g. {@code o -> o.endsWith(".example.com")});
-         * the origin is echoed. Called per cross-origin request, on the thread running the route:
-         * it must be fast and thread-safe. Exact origins from {@link #allowOrigins} are checked first.
+         * Allows the origins {@code allowed} accepts; the origin is echoed. The predicate sees only a
+         * well-formed origin ({@code "null"} or {@code scheme://host[:port]}, RFC 6454 §7.1: no path,
+         * query, fragment or userinfo), so a string rule cannot be fooled by
+         * {@code https://evil.com#.example.com}; still, prefer {@link Cors#subdomainsOf}, which compares
+         * the host by labels (a bare {@code endsWith("example.com")} also takes {@code evilexample.com}).
+         * Called per cross-origin request, on the thread running the route: it must be fast and
+         * thread-safe. Exact origins from {@link #allowOrigins} are checked first.
          */
         public Builder allowOrigin(Predicate<String> allowed) {
             this.originPredicate = Objects.requireNonNull(allowed, "allowed");

@@ -77,4 +77,56 @@ class CorsTest {
             assertTrue(wrong.header("Allow").contains("GET"));
         }
     }
+
+    @Test
+    void aListedOriginMatchesExactlyNeverByPrefixWithCredentials() {
+        Cors cors = Cors.builder().allowOrigins("https://app.example").allowMethods("GET", "DELETE").allowCredentials(true).build();
+        try (TestClient c = TestClient.of(Server.builder().filter(cors).get("/a", (req, res) -> res.text("a")))) {
+            TestClient.Response ok = c.request("GET", "/a", null, "Origin", "https://app.example");
+            assertEquals("https://app.example", ok.header("Access-Control-Allow-Origin"));
+            assertEquals("true", ok.header("Access-Control-Allow-Credentials"));
+            for (String evil : new String[] {"https://app.example.evil.com", "https://app.example:8443", "https://app.example-evil.com",
+                    "https://app.exampl", "https://app.example/", "https://app.example.", "http://app.example", "https://app.examplex"}) {
+                TestClient.Response actual = c.request("GET", "/a", null, "Origin", evil);
+                assertEquals(200, actual.status());
+                assertNull(actual.header("Access-Control-Allow-Origin"), evil + " is another origin");
+                assertNull(actual.header("Access-Control-Allow-Credentials"), evil);
+                TestClient.Response preflight = c.request("OPTIONS", "/a", null, "Origin", evil, "Access-Control-Request-Method", "DELETE");
+                assertNull(preflight.header("Access-Control-Allow-Origin"), evil + " is granted nothing");
+                assertNull(preflight.header("Access-Control-Allow-Methods"), evil);
+            }
+        }
+    }
+
+    @Test
+    void aPredicateSeesOnlyWellFormedOriginsAndTheSuffixRuleComparesLabels() {
+        Cors naive = Cors.builder().allowOrigin(o -> o.endsWith(".example.com")).allowCredentials(true).build();
+        try (TestClient c = TestClient.of(Server.builder().filter(naive).get("/a", (req, res) -> res.text("a")))) {
+            assertEquals("https://app.example.com", c.request("GET", "/a", null, "Origin", "https://app.example.com")
+                    .header("Access-Control-Allow-Origin"));
+            for (String evil : new String[] {"https://evil.com#.example.com", "https://evil.com/.example.com",
+                    "https://evil.com?.example.com", "https://user@evil.com.example.com:x", "https://evil.com:1.example.com",
+                    "//evil.com.example.com", "https://evil.com .example.com"}) {
+                assertNull(c.request("GET", "/a", null, "Origin", evil).header("Access-Control-Allow-Origin"), evil);
+            }
+        }
+        var rule = Cors.subdomainsOf("https", "example.com");
+        for (String ok : new String[] {"https://example.com", "https://app.example.com", "https://a.b.example.com:8443",
+                "HTTPS://App.Example.COM"}) {
+            assertTrue(rule.test(ok), ok);
+        }
+        for (String no : new String[] {"https://evilexample.com", "https://example.com.evil.net", "http://app.example.com",
+                "https://evil.com#.example.com", "https://app.example.com/", "https://app.example.com:", "null", "https://.example.com.",
+                "https://[::1]", "https://example.co"}) {
+            assertTrue(!rule.test(no), no);
+        }
+        assertThrows(IllegalArgumentException.class, () -> Cors.subdomainsOf("https", ".example.com"));
+        assertThrows(IllegalArgumentException.class, () -> Cors.subdomainsOf("https", "example.com/x"));
+        Cors strict = Cors.builder().allowOrigin(Cors.subdomainsOf("https", "example.com")).allowCredentials(true).build();
+        try (TestClient c = TestClient.of(Server.builder().filter(strict).get("/a", (req, res) -> res.text("a")))) {
+            assertEquals("https://app.example.com", c.request("GET", "/a", null, "Origin", "https://app.example.com")
+                    .header("Access-Control-Allow-Origin"));
+            assertNull(c.request("GET", "/a", null, "Origin", "https://evilexample.com").header("Access-Control-Allow-Origin"));
+        }
+    }
 }

@@ -87,6 +87,8 @@ final class TlsEndpoint implements LayeredEndpoint {
     private final TlsClosing closing;
     private boolean readAgainScheduled;
     private boolean closed;
+    /** The first TLS error, kept for the protocol to name ({@link #tlsFailure}). */
+    private SSLException failure;
 
     TlsEndpoint(SocketEndpoint socket, SSLEngine engine, LoopContext ctx, Executor executor, long handshakeTimeoutMillis) {
         this.socket = socket;
@@ -410,12 +412,20 @@ final class TlsEndpoint implements LayeredEndpoint {
         }
     }
 
-    /** After a TLS error: logs it at DEBUG and tries to send the alert the engine prepared. */
+    /** After a TLS error: logs it at DEBUG, keeps it ({@link #tlsFailure}) and tries to send the alert the engine prepared. */
     private void fail(Exception e) {
         LOG.log(System.Logger.Level.DEBUG, "TLS: closing {0}: {1}", socket.remoteAddress(), e.toString());
+        if (failure == null) {
+            failure = e instanceof SSLException ssl ? ssl : new SSLException(e);
+        }
         if (!closed) {
             closing.fail();
         }
+    }
+
+    @Override
+    public SSLException tlsFailure() {
+        return failure;
     }
 
     @Override
