@@ -6,6 +6,8 @@ import dev.peregrine.route.Router;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,14 +100,14 @@ class FileBodyTest {
             for (boolean canTransfer : new boolean[] {false, true}) {
                 for (int perWrite : new int[] {1_000, 7_000, 1 << 20}) {
                     LoopContext ctx = dev.peregrine.TestConfigs.serverLoop(config, router);
-                    MemoryEndpoint io = new MemoryEndpoint("GET /f HTTP/1.1\r\nHost: a\r\n\r\n", canTransfer, perWrite);
+                    MemoryEndpoint io = endpoint("GET /f HTTP/1.1\r\nHost: a\r\n\r\n", canTransfer, perWrite);
                     Connection c = ctx.newConnection(io);
                     c.onReadable();
                     int rounds = 0;
-                    while (io.writeInterest && rounds++ < 100_000) {
+                    while (io.writeInterest() && rounds++ < 100_000) {
                         c.onWritable();
                     }
-                    byte[] all = io.written.toByteArray();
+                    byte[] all = io.written().toByteArray();
                     String text = new String(all, StandardCharsets.ISO_8859_1);
                     int headEnd = text.indexOf("\r\n\r\n") + 4;
                     assertTrue(text.startsWith("HTTP/1.1 206 "), text.substring(0, Math.min(200, text.length())));
