@@ -8,7 +8,7 @@ package dev.peregrine;
  * timed out; and {@link Response#error(int)} called by handlers and filters. By default each is a
  * {@code text/plain} body "{@code <status> <reason>}".
  * <pre>{@code
- * .errorPage((status, reason, res) -> res.json("{\"status\":" + status + ",\"error\":\"" + reason + "\"}"))
+ * .errorPage((status, reason, res) -> res.rawJson("{\"status\":" + status + ",\"error\":\"" + reason + "\"}"))
  * }</pre>
  *
  * <p>{@code res} already holds the status and the default body; the page replaces the body and its

@@ -57,8 +57,11 @@ public interface Response {
     /** A {@code text/plain; charset=utf-8} body. */
     Response text(CharSequence text);
 
-    /** An {@code application/json} body; {@code json} must already be JSON. */
-    Response json(CharSequence json);
+    /**
+     * An {@code application/json} body of JSON text the caller already has, sent as it is (nothing is
+     * serialised). To serialise a value, {@link #json(Object)}.
+     */
+    Response rawJson(CharSequence json);
 
     /**
      * Sends an interim (1xx) response now, ahead of the final one: {@code 103 Early Hints} with
@@ -182,12 +185,20 @@ public interface Response {
     }
 
     /**
-     * {@code value} as the JSON body ({@code application/json}), through {@link dev.peregrine.json.Json#mapper()}.
+     * {@code value} serialised as the JSON body ({@code application/json}), through
+     * {@link dev.peregrine.json.Json#mapper()}. A {@code CharSequence} is refused: JSON text the caller
+     * already has goes through {@link #rawJson(CharSequence)}, and which of the two a String meant
+     * cannot be guessed (it would otherwise be sent quoted, or not, silently).
      *
      * @throws java.io.IOException when the mapper cannot write {@code value}
+     * @throws IllegalArgumentException when {@code value} is a {@code CharSequence}
      * @throws IllegalStateException when no JSON mapper is available (the message says what to add)
      */
     default Response json(Object value) throws java.io.IOException {
+        if (value instanceof CharSequence) {
+            throw new IllegalArgumentException("json(Object) serialises a value: for JSON text use rawJson(text);"
+                    + " for a JSON string, serialise it with Json.mapper() and send that with rawJson");
+        }
         return contentType("application/json").body(dev.peregrine.json.Json.mapper().write(value));
     }
 

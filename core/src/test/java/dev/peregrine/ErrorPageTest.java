@@ -19,7 +19,7 @@ class ErrorPageTest {
     }
 
     private static final ErrorPage JSON = (status, reason, res) ->
-            res.json("{\"status\":" + status + ",\"reason\":\"" + reason + "\"}");
+            res.rawJson("{\"status\":" + status + ",\"reason\":\"" + reason + "\"}");
 
     private static Server start() {
         return Server.builder().port(0).threads(1).maxRequestLineLength(256).maxHeadSize(1024).maxBodySize(64)

@@ -25,7 +25,7 @@ class FiltersTest {
                 })
                 .after((req, res) -> res.header("X-After", "done"))
                 .exception(Missing.class, (e, req, res) -> res.status(404).text("no " + e.getMessage()))
-                .notFound((req, res) -> res.status(404).json("{\"error\":\"no route\"}"))
+                .notFound((req, res) -> res.status(404).rawJson("{\"error\":\"no route\"}"))
                 .group("/api", g -> g
                         .get("/users", (req, res) -> res.text("users"))
                         .get("/users/{id}", (req, res) -> {

@@ -56,7 +56,7 @@ class NewUserServiceTest {
                 })
                 .before((req, res) -> req.attribute("user", req.header("X-User")))
                 .after((req, res) -> res.header("X-Status", String.valueOf(res.status())))
-                .exception(NotFound.class, (e, req, res) -> res.status(404).json("{\"missing\":\"" + e.getMessage() + "\"}"))
+                .exception(NotFound.class, (e, req, res) -> res.status(404).rawJson("{\"missing\":\"" + e.getMessage() + "\"}"))
                 .get("/db", Handlers.blocking((req, res) -> res.text("db " + onLoop() + " " + req.attribute("user"))))
                 .get("/report", Execution.BLOCKING, (req, res) -> res.text("report " + onLoop()))
                 .get("/items/{id}", Execution.BLOCKING, (req, res) -> {

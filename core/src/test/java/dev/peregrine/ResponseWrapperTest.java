@@ -35,7 +35,7 @@ class ResponseWrapperTest {
         @Override public Response body(ByteBuffer body) { d.body(body); return this; }
         @Override public Response body(CharSequence text) { d.body(text); return this; }
         @Override public Response text(CharSequence text) { d.text(text); return this; }
-        @Override public Response json(CharSequence json) { d.json(json); return this; }
+        @Override public Response rawJson(CharSequence json) { d.rawJson(json); return this; }
         @Override public Response interim(int status, String... headers) { d.interim(status, headers); return this; }
         @Override public Completion async() { return d.async(); }
         @Override public OutputStream outputStream() { return d.outputStream(); }

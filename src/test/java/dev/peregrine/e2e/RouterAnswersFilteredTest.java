@@ -98,7 +98,7 @@ class RouterAnswersFilteredTest extends ServerTestBase {
             if (req.header("Authorization") == null) {
                 res.error(401);
             }
-        }).notFound((req, res) -> res.status(404).json("{\"error\":\"none\"}")));
+        }).notFound((req, res) -> res.status(404).rawJson("{\"error\":\"none\"}")));
         HttpResponse<String> anonymous = CLIENT.send(HttpRequest.newBuilder(URI.create(url("/secret-path"))).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(401, anonymous.statusCode(), "no probing for paths without credentials");

@@ -311,7 +311,7 @@ public final class ResponseView implements Response {
     }
 
     @Override
-    public Response json(CharSequence json) {
+    public Response rawJson(CharSequence json) {
         checkNotHandedOver();
         contentType = APPLICATION_JSON;
         return body(json);
