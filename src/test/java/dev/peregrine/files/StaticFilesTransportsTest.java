@@ -215,7 +215,8 @@ class StaticFilesTransportsTest {
         for (String path : List.of("/static/escape.txt", "/static/.secret", "/static/nope.txt", "/static/a.txt/",
                 "/static/sub//index.html", "/static/%2esecret")) {
             Raw r = raw("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-            assertEquals(404, r.status, path);
+            // An empty segment inside a wildcard's rest is the router's 400 (it could make the rest absolute).
+            assertEquals(path.contains("//") ? 400 : 404, r.status, path);
             assertFalse(r.text.contains("secret") && !r.text.contains("404"), path);
         }
         for (String path : List.of("/static/../secret.txt", "/static/%2e%2e/secret.txt", "/static/%2E%2E%2Fsecret.txt",
