@@ -9,6 +9,8 @@ import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
 import dev.peregrine.transport.epoll.EpollAvailability;
 import dev.peregrine.transport.epoll.EpollTransport;
+import dev.peregrine.transport.iouring.IoUringAvailability;
+import dev.peregrine.transport.iouring.IoUringTransport;
 import dev.peregrine.transport.nio.NioTransport;
 
 import javax.net.ssl.SSLContext;
@@ -95,8 +97,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         ServerConfig settings = Server.builder().threads(b.threads).transport(b.transport)
                 .maxBodySize(b.maxResponseBodySize).settings();
         LoopSetup setup = LoopSetup.outbound(settings);
-        TransportEngine engine = b.transport == Transport.NIO || (b.transport == Transport.AUTO && !EpollAvailability.isAvailable())
-                ? new NioTransport() : new EpollTransport();
+        TransportEngine engine = engine(b.transport);
         this.loops = engine.startLoops(setup, b.threads);
         this.contexts = loops.loops();
         this.resolver = Executors.newCachedThreadPool(r -> {
@@ -104,6 +105,25 @@ public final class HttpClient implements HttpSender, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /**
+     * The transport for the client's loops, chosen as a server's is: io_uring where asked and it runs
+     * (else one INFO line and as for AUTO), NIO where asked, else epoll where it runs, else NIO.
+     */
+    private static TransportEngine engine(Transport asked) {
+        Transport t = asked;
+        if (t == Transport.IO_URING) {
+            String why = IoUringAvailability.unavailabilityReason();
+            if (why == null) {
+                return new IoUringTransport();
+            }
+            System.getLogger("dev.peregrine").log(System.Logger.Level.INFO,
+                    "io_uring transport unavailable ({0}); the client chooses as for auto", why);
+            t = Transport.AUTO;
+        }
+        return t == Transport.NIO || (t == Transport.AUTO && !EpollAvailability.isAvailable())
+                ? new NioTransport() : new EpollTransport();
     }
 
     public static Builder builder() {

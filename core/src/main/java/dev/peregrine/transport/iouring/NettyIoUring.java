@@ -1,0 +1,457 @@
+package dev.peregrine.transport.iouring;
+
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoEvent;
+import io.netty.channel.uring.IoUringIoHandle;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringIoOps;
+import io.netty.channel.unix.Buffer;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.Socket;
+import io.netty.util.concurrent.FastThreadLocalThread;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one place that speaks Netty's io_uring: everything else in this package sees plain Java types.
+ * Netty ({@code netty-transport-native-io_uring}, pinned in the parent pom) is used as an io_uring
+ * library only, through its public {@code IoHandle} API: a {@link Loop} is one thread running an
+ * {@link IoUringIoHandler} (the ring, Netty's MPSC task queue, an eventfd wake-up, timeouts for
+ * scheduled tasks); an {@link Fd} is one socket registered on it as an {@link IoUringIoHandle}, to
+ * which we submit submission-queue entries built with {@link IoUringIoOps}'s public constructor (the
+ * opcodes and flags below are the kernel's ABI, {@code include/uapi/linux/io_uring.h}). Every entry
+ * submitted during a loop turn reaches the kernel in the one {@code io_uring_enter} of the next turn.
+ *
+ * <p><b>What goes through the ring.</b>
+ * <pre>
+ *   listener:   IORING_OP_ACCEPT, multishot where the kernel has it (one entry, one completion per
+ *               connection, accepted SOCK_NONBLOCK | SOCK_CLOEXEC), else one entry per connection
+ *   connection: IORING_OP_POLL_ADD (POLLIN | POLLRDHUP), one-shot, armed while the socket has shown
+ *               it is empty; IORING_OP_POLL_ADD (POLLOUT), one-shot, while output waits
+ *   close:      IORING_OP_ASYNC_CANCEL for each entry still armed, then close(2)
+ * </pre>
+ * Bytes themselves move with {@code recv}/{@code send} on our direct buffers' addresses, on the loop
+ * thread, when a poll completion says they can: a one-shot poll completes at once when armed on a
+ * socket that is already ready, so no readiness is lost between a short read and the re-arming.
+ * Netty 4.2.18's provided-buffer rings ({@code IoUringBufferRing}) can be had only through
+ * package-private calls (finding the ring, taking a buffer by its id, giving it back), so multishot
+ * receive into a ring is not used here.
+ *
+ * <p>Nothing outside this file may name a Netty type, so that the classes of this package load (and
+ * {@link IoUringAvailability} answers) when Netty's io_uring jar is not on the class path at all.
+ */
+final class NettyIoUring {
+    // io_uring.h and poll.h: the kernel's ABI, the same on every architecture Netty ships for.
+    private static final byte IORING_OP_POLL_ADD = 6;
+    private static final byte IORING_OP_ACCEPT = 13;
+    private static final byte IORING_OP_ASYNC_CANCEL = 14;
+    private static final short IORING_ACCEPT_MULTISHOT = 1;
+    private static final int IORING_CQE_F_MORE = 1 << 1;
+    private static final int POLLIN = 0x1;
+    private static final int POLLOUT = 0x4;
+    private static final int POLLERR = 0x8;
+    private static final int POLLHUP = 0x10;
+    private static final int POLLRDHUP = 0x2000;
+    private static final int SOCK_NONBLOCK = 0x800;
+    private static final int SOCK_CLOEXEC = 0x80000;
+    /** What each entry is, carried back in its completion ({@code data} of the user data). */
+    private static final short DATA_READ = 1;
+    private static final short DATA_WRITE = 2;
+    private static final short DATA_ACCEPT = 3;
+    private static final short DATA_CANCEL = 4;
+
+    private NettyIoUring() {
+    }
+
+    /**
+     * Whether io_uring can be used here: {@code null} when it can, else a one-line reason. Loads Netty's
+     * {@code IoUring} class, which loads the native library and sets up a probe ring once.
+     */
+    static String unavailabilityReason() {
+        if (IoUring.isAvailable()) {
+            return null;
+        }
+        Throwable cause = IoUring.unavailabilityCause();
+        while (cause.getCause() != null && cause.getMessage() == null) {
+            cause = cause.getCause();
+        }
+        return cause.getMessage() != null ? cause.getMessage() : cause.toString();
+    }
+
+    /** Whether one accept entry serves every connection (kernel 5.19+). */
+    static boolean multishotAccept() {
+        return IoUring.isAcceptMultishotEnabled();
+    }
+
+    /** What a registered connection or connecting socket hears. Called on the loop thread. */
+    interface Readiness {
+        /**
+         * A poll completed.
+         *
+         * @param in bytes, end of stream or an error can be read
+         * @param out the socket can take more bytes (or failed)
+         * @param hangup the peer closed (or the socket failed): read until end of stream, not until a short read
+         */
+        void ready(boolean in, boolean out, boolean hangup);
+    }
+
+    /** What a registered listener hears. Called on the loop thread. */
+    interface Acceptor {
+        /**
+         * An accept completed.
+         *
+         * @param fd the new connection's descriptor (non-blocking), or a negative errno
+         * @param more whether the accept entry is still armed (multishot); when false, arm it again
+         */
+        void accepted(int fd, boolean more);
+    }
+
+    /**
+     * One event loop thread: the ring, a task queue for other threads and scheduled tasks. Owns a small
+     * cache of direct buffers' native addresses for the sockets of this loop.
+     *
+     * <p>Thread: {@link #execute}, {@link #inEventLoop}, {@link #shutdown} from any thread; the rest on
+     * the loop thread.
+     */
+    static final class Loop {
+        private final MultiThreadIoEventLoopGroup group;
+        private final IoEventLoop loop;
+        private final ByteBuffer[] cachedBuffers = new ByteBuffer[4];
+        private final long[] cachedAddresses = new long[4];
+        private int nextCacheSlot;
+
+        Loop(String threadName) {
+            IoUring.ensureAvailability();
+            ThreadFactory threads = r -> new FastThreadLocalThread(r, threadName);
+            this.group = new MultiThreadIoEventLoopGroup(1, threads, IoUringIoHandler.newFactory());
+            this.loop = (IoEventLoop) group.next();
+        }
+
+        /** Runs {@code task} on the loop thread soon; false (task dropped) once the loop is shutting down. */
+        boolean execute(Runnable task) {
+            try {
+                loop.execute(task);
+                return true;
+            } catch (RejectedExecutionException e) {
+                return false;
+            }
+        }
+
+        boolean inEventLoop() {
+            return loop.inEventLoop();
+        }
+
+        /** Runs {@code task} on the loop every {@code periodMillis}, first after one period. */
+        void every(long periodMillis, Runnable task) {
+            loop.scheduleAtFixedRate(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+        }
+
+        /**
+         * Stops the loop thread and waits until it ended. Sockets still registered are closed by Netty
+         * ({@link Fd#close}). Thread: any but this loop's.
+         */
+        void shutdown(long timeoutMillis) {
+            group.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS);
+            group.terminationFuture().awaitUninterruptibly();
+        }
+
+        /** The native address of direct buffer {@code b}, cached for the last few buffers asked about. */
+        long address(ByteBuffer b) {
+            ByteBuffer[] bufs = cachedBuffers;
+            for (int i = 0; i < bufs.length; i++) {
+                if (bufs[i] == b) {
+                    return cachedAddresses[i];
+                }
+            }
+            long a = Buffer.memoryAddress(b);
+            int slot = nextCacheSlot;
+            nextCacheSlot = (slot + 1) & (bufs.length - 1);
+            bufs[slot] = b;
+            cachedAddresses[slot] = a;
+            return a;
+        }
+
+        /** Forgets cached buffers so that their memory can be reclaimed. Thread: the loop, or after it ended. */
+        void forgetBuffers() {
+            java.util.Arrays.fill(cachedBuffers, null);
+        }
+    }
+
+    /**
+     * One non-blocking TCP socket, listening or connected, and its registration on a {@link Loop}. At
+     * most one read poll, one write poll and one accept entry are armed at a time; each completion
+     * disarms its one-shot entry before the owner hears it, so the owner may arm it again from there.
+     *
+     * <p>Thread: the loop it is registered on ({@link #listen} and {@link #register} may run on the
+     * starting thread before the loop serves it).
+     */
+    static final class Fd implements IoUringIoHandle {
+        private final Socket socket;
+        private Loop loop;
+        private IoRegistration registration;
+        private Readiness owner;
+        private Acceptor acceptor;
+        /** User data of the entries armed now, 0 when none (what a cancel names). */
+        private long readPoll;
+        private long writePoll;
+        private long accept;
+        private boolean closed;
+        private boolean connectedAtOnce;
+
+        private Fd(Socket socket) {
+            this.socket = socket;
+        }
+
+        /** A listening socket bound to {@code address} ({@code SO_REUSEADDR}; {@code SO_REUSEPORT} when asked). */
+        static Fd listen(InetSocketAddress address, int backlog, boolean reusePort) throws IOException {
+            Socket s = Socket.newSocketStream();
+            try {
+                s.setReuseAddress(true);
+                if (reusePort) {
+                    s.setReusePort(true);
+                }
+                try {
+                    s.bind(address);
+                } catch (IOException e) {
+                    BindException be = new BindException(e.getMessage());
+                    be.initCause(e);
+                    throw be;
+                }
+                s.listen(backlog);
+                return new Fd(s);
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(s);
+                throw e;
+            }
+        }
+
+        /** Takes over an accepted descriptor, with {@code TCP_NODELAY} on. */
+        static Fd connected(int fd) throws IOException {
+            Socket s = new Socket(fd);
+            try {
+                s.setTcpNoDelay(true);
+            } catch (IOException e) {
+                closeQuietly(s);
+                throw e;
+            }
+            return new Fd(s);
+        }
+
+        /**
+         * A new socket (TCP_NODELAY) with a non-blocking connect to {@code address} started; when
+         * {@link #connectedAtOnce} is false, the connect ends with writability, then {@link #finishConnect}.
+         */
+        static Fd connecting(InetSocketAddress address) throws IOException {
+            Socket s = Socket.newSocketStream();
+            try {
+                s.setTcpNoDelay(true);
+                Fd fd = new Fd(s);
+                fd.connectedAtOnce = s.connect(address);
+                return fd;
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(s);
+                throw e;
+            }
+        }
+
+        boolean connectedAtOnce() {
+            return connectedAtOnce;
+        }
+
+        /** Ends a connect that reported writability: true when connected; throws when it failed. */
+        boolean finishConnect() throws IOException {
+            return socket.finishConnect();
+        }
+
+        /** From now on poll completions go to {@code owner} (a connected socket passing to its endpoint). */
+        void owner(Readiness owner) {
+            this.owner = owner;
+        }
+
+        /** Closes a descriptor that an accept returned but nobody took over. */
+        static void closeAccepted(int fd) {
+            closeQuietly(new FileDescriptor(fd));
+        }
+
+        /** The bound port. */
+        int localPort() {
+            return socket.localAddress().getPort();
+        }
+
+        /** The peer's address ({@code getpeername}), or null when the socket no longer has one. */
+        InetSocketAddress remoteAddress() {
+            return socket.remoteAddress();
+        }
+
+        /**
+         * Registers this socket on {@code loop}; completions go to {@code owner} or {@code acceptor}. On
+         * the loop thread the registration is immediate; from another thread this waits for it. Arms nothing.
+         */
+        void register(Loop loop, Readiness owner, Acceptor acceptor) throws IOException {
+            this.loop = loop;
+            this.owner = owner;
+            this.acceptor = acceptor;
+            io.netty.util.concurrent.Future<IoRegistration> f = loop.loop.register(this);
+            if (!f.isDone()) {
+                f.awaitUninterruptibly();
+            }
+            if (!f.isSuccess()) {
+                throw new IOException("cannot register with io_uring: " + f.cause(), f.cause());
+            }
+            registration = f.getNow();
+        }
+
+        /** Arms the read poll (POLLIN | POLLRDHUP) unless it is armed. */
+        void armRead() {
+            if (readPoll == 0 && !closed) {
+                readPoll = submit(new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, socket.intValue(), 0L, 0L,
+                        0, POLLIN | POLLRDHUP, DATA_READ, (short) 0, (short) 0, 0, 0L));
+            }
+        }
+
+        /** Arms the write poll (POLLOUT) unless it is armed. */
+        void armWrite() {
+            if (writePoll == 0 && !closed) {
+                writePoll = submit(new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, socket.intValue(), 0L, 0L,
+                        0, POLLOUT, DATA_WRITE, (short) 0, (short) 0, 0, 0L));
+            }
+        }
+
+        /** Arms the accept entry unless it is armed: multishot where the kernel has it. */
+        void armAccept() {
+            if (accept == 0 && !closed) {
+                short prio = multishotAccept() ? IORING_ACCEPT_MULTISHOT : 0;
+                accept = submit(new IoUringIoOps(IORING_OP_ACCEPT, (byte) 0, prio, socket.intValue(), 0L, 0L,
+                        0, SOCK_NONBLOCK | SOCK_CLOEXEC, DATA_ACCEPT, (short) 0, (short) 0, 0, 0L));
+            }
+        }
+
+        /** Whether an accept entry is armed (its cancel may still be under way). */
+        boolean acceptArmed() {
+            return accept != 0;
+        }
+
+        /** Cancels the armed accept entry; its last completion (-ECANCELED, or fds already taken) still comes. */
+        void cancelAccept() {
+            cancel(accept);
+        }
+
+        private long submit(IoUringIoOps ops) {
+            return registration.submit(ops); // 0 once the registration is cancelled: nothing armed
+        }
+
+        private void cancel(long userData) {
+            if (userData != 0 && registration != null && registration.isValid()) {
+                registration.submit(new IoUringIoOps(IORING_OP_ASYNC_CANCEL, (byte) 0, (short) 0, -1, 0L, userData,
+                        0, 0, DATA_CANCEL, (short) 0, (short) 0, 0, 0L));
+            }
+        }
+
+        /** Reads into {@code dst} from its position to its limit; returns bytes read, 0 if none, -1 at EOF. */
+        int read(ByteBuffer dst) throws IOException {
+            int pos = dst.position();
+            int n = socket.readAddress(loop.address(dst), pos, dst.limit());
+            if (n > 0) {
+                dst.position(pos + n);
+            }
+            return n;
+        }
+
+        /** Writes {@code src} from its position to its limit as far as the socket takes it; returns bytes written. */
+        int write(ByteBuffer src) throws IOException {
+            int pos = src.position();
+            int n = socket.writeAddress(loop.address(src), pos, src.limit());
+            if (n > 0) {
+                src.position(pos + n);
+            }
+            return n;
+        }
+
+        /** Sends FIN after the bytes already written. */
+        void shutdownOutput() {
+            try {
+                socket.shutdown(false, true);
+            } catch (IOException e) {
+                // the peer is gone; the close that follows cleans up
+            }
+        }
+
+        /**
+         * Cancels every armed entry (an armed poll holds the socket open in the kernel: without the
+         * cancel, close(2) would not end the connection), gives up the registration once their last
+         * completions came, and closes the descriptor. Idempotent. Netty calls it for sockets still
+         * registered when the loop shuts down.
+         */
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (registration != null) {
+                cancel(readPoll);
+                cancel(writePoll);
+                cancel(accept);
+                registration.cancel();
+            }
+            closeQuietly(socket);
+        }
+
+        @Override
+        public void handle(IoRegistration registration, IoEvent event) {
+            IoUringIoEvent e = (IoUringIoEvent) event;
+            int res = e.res();
+            switch (e.data()) {
+                case DATA_READ:
+                    readPoll = 0;
+                    if (!closed) {
+                        // A failed poll (-errno) is worth a read too: the read reports the error.
+                        int ev = res < 0 ? POLLERR : res;
+                        owner.ready(true, false, (ev & (POLLRDHUP | POLLHUP | POLLERR)) != 0);
+                    }
+                    break;
+                case DATA_WRITE:
+                    writePoll = 0;
+                    if (!closed) {
+                        int ev = res < 0 ? POLLERR : res;
+                        owner.ready((ev & (POLLHUP | POLLERR)) != 0, true, (ev & (POLLHUP | POLLERR)) != 0);
+                    }
+                    break;
+                case DATA_ACCEPT: {
+                    boolean more = (e.flags() & IORING_CQE_F_MORE) != 0;
+                    if (!more) {
+                        accept = 0;
+                    }
+                    if (closed) {
+                        if (res >= 0) {
+                            closeAccepted(res);
+                        }
+                    } else {
+                        acceptor.accepted(res, more);
+                    }
+                    break;
+                }
+                default:
+                    break; // a cancel's own completion
+            }
+        }
+
+        private static void closeQuietly(FileDescriptor fd) {
+            try {
+                fd.close();
+            } catch (IOException e) {
+                // the descriptor is released either way
+            }
+        }
+    }
+}
