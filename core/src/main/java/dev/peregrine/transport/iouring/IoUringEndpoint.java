@@ -1,5 +1,6 @@
 package dev.peregrine.transport.iouring;
 
+import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.SocketEndpoint;
 import dev.peregrine.transport.ConnectionLimit;
@@ -24,13 +25,29 @@ import java.nio.ByteBuffer;
  *                                                 |  layer under it (TLS) read the socket: stop, readReady kept
  *                                                 '- READS_PER_TURN reached: queue resume(), readReady kept
  *   readInterest(true) outside an event ---&gt; queue resume()       (backpressure lifted from a task)
- *   poll(out) completes ---&gt; onWritable(); armed again while output still waits
  * </pre>
  * A poll armed on a socket that is already readable completes at once, so the arming after a short
  * read loses nothing. A paused connection keeps its poll armed: its completion only sets
  * {@code readReady}. After a hang-up a short read no longer clears {@code readReady}: the end of stream
  * is queued behind the data, so reading goes on until it returns -1. After the end of stream no poll
  * is armed again (it would complete at once, forever).
+ *
+ * <p><b>Output.</b> {@link #write} copies into a send buffer lent by the loop's pool and submits one
+ * {@code IORING_OP_SEND} for it, so the sends of every connection served in a loop turn reach the
+ * kernel together in the next {@code io_uring_enter}; bytes written while a send is in flight are
+ * appended behind it and leave with the next one. The write takes only what fits in the buffer (at most
+ * {@link #MAX_SEND_BUFFER}): the rest stays with the connection ({@code OutputBacklog}, write
+ * interest on), and the send's completion reports writability.
+ * <pre>
+ *   write(src) ---&gt; copy into sendBuf[tail..] ---&gt; no send in flight: send [head, tail)
+ *   sent(n)    ---&gt; head += n ---&gt; head &lt; tail: send [head, tail)       (a short send, or bytes appended)
+ *                             '--&gt; head == tail: buffer back to the pool; a deferred FIN goes now;
+ *                                                 onWritable() if the connection waits to write
+ *   sent(-errno) --&gt; buffer back; the next write throws it (the connection closes)
+ * </pre>
+ * {@link #shutdownOutput} waits for the send in flight (FIN after the bytes). A close cancels it: bytes
+ * the kernel has not taken are dropped, as the other transports drop a connection's backlog, and the
+ * descriptor is closed at its completion ({@link NettyIoUring.Fd#close}).
  *
  * <p>An idle connection holds no buffer: only its armed poll, in the kernel.
  *
@@ -39,10 +56,14 @@ import java.nio.ByteBuffer;
 final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
     /** Reads of one connection per turn before the loop's other sockets get theirs (fairness). */
     static final int READS_PER_TURN = 16;
+    /** Largest send buffer lent to a connection (the default write buffer's size: one batch). */
+    static final int MAX_SEND_BUFFER = 64 << 10;
 
     private final IoUringEventLoop loop;
     private final NettyIoUring.Fd fd;
     private final ConnectionLimit limit;
+    private final BufferPool pool;
+    private final int maxSendBuffer;
     private final Runnable resume = this::resume;
     private final InetSocketAddress remote;
     Connection connection;
@@ -59,6 +80,13 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
     private boolean closed;
     /** Reads of the socket that moved bytes (a TLS layer may read and hand the connection nothing yet). */
     private long socketReads;
+    /** Output given to the kernel or waiting for it: {@code [sendHead, sendTail)}; lent only while non-empty. */
+    private ByteBuffer sendBuf;
+    private int sendHead;
+    private int sendTail;
+    /** The errno of a failed send, thrown by the next write. */
+    private int sendError;
+    private boolean shutdownPending;
 
     /** Takes over {@code fd}, whose slot in {@code limit} is released when it closes. */
     IoUringEndpoint(IoUringEventLoop loop, NettyIoUring.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
@@ -66,6 +94,8 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
         this.fd = fd;
         this.remote = remote;
         this.limit = limit;
+        this.pool = loop.context().pool();
+        this.maxSendBuffer = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
     }
 
     /** Arms the first read poll. */
@@ -84,8 +114,8 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
                 if (writing) {
                     connection.onWritable();
                 }
-                if (writing && !closed) {
-                    fd.armWrite();
+                if (writing && !closed && !fd.sending()) {
+                    fd.armWrite(); // else the send's completion reports writability
                 }
             }
             if (in) {
@@ -168,7 +198,66 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
 
     @Override
     public int write(ByteBuffer src) throws IOException {
-        return fd.write(src);
+        if (sendError != 0) {
+            throw new IOException("send failed: errno " + sendError);
+        }
+        int n = src.remaining();
+        if (n == 0 || closed) {
+            return 0;
+        }
+        ByteBuffer b = sendBuf;
+        if (b == null) {
+            b = sendBuf = pool.acquire(Math.min(Math.max(n, BufferPool.MIN_SIZE), maxSendBuffer));
+            sendHead = sendTail = 0;
+        }
+        int k = Math.min(n, b.capacity() - sendTail);
+        if (k == 0) {
+            return 0;
+        }
+        b.put(sendTail, src, src.position(), k);
+        src.position(src.position() + k);
+        sendTail += k;
+        if (!fd.sending()) {
+            fd.send(b, sendHead, sendTail - sendHead);
+        }
+        return k;
+    }
+
+    @Override
+    public void sent(int res) {
+        ByteBuffer b = sendBuf;
+        if (res > 0 && !closed) {
+            sendHead += res;
+            if (sendHead < sendTail) {
+                fd.send(b, sendHead, sendTail - sendHead);
+                return;
+            }
+        } else if (res <= 0 && !closed) {
+            sendError = res == 0 ? 32 /* EPIPE */ : -res;
+        }
+        sendBuf = null;
+        sendHead = sendTail = 0;
+        if (b != null) {
+            pool.release(b); // the kernel is done with it: sent, failed or cancelled
+        }
+        if (closed) {
+            return;
+        }
+        if (shutdownPending) {
+            shutdownPending = false;
+            fd.shutdownOutput();
+        }
+        if (writing) {
+            inEvent = true;
+            try {
+                connection.onWritable(); // writes the backlog (or fails on sendError) and may send again
+                pump(); // the write may have lifted backpressure
+            } catch (Throwable t) {
+                loop.connectionFailed(connection, t);
+            } finally {
+                inEvent = false;
+            }
+        }
     }
 
     @Override
@@ -182,14 +271,18 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
     @Override
     public void writeInterest(boolean on) {
         writing = on;
-        if (on && !closed) {
-            fd.armWrite(); // completes at once if the socket can take bytes already
+        if (on && !closed && !fd.sending()) {
+            fd.armWrite(); // no send to report it: a poll, which completes at once if the socket can take bytes
         }
     }
 
     @Override
     public void shutdownOutput() {
-        fd.shutdownOutput();
+        if (fd.sending()) {
+            shutdownPending = true; // FIN after the bytes in flight
+        } else {
+            fd.shutdownOutput();
+        }
     }
 
     @Override

@@ -37,12 +37,18 @@ import java.util.concurrent.TimeUnit;
  *   listener:   IORING_OP_ACCEPT, multishot where the kernel has it (one entry, one completion per
  *               connection, accepted SOCK_NONBLOCK | SOCK_CLOEXEC), else one entry per connection
  *   connection: IORING_OP_POLL_ADD (POLLIN | POLLRDHUP), one-shot, armed while the socket has shown
- *               it is empty; IORING_OP_POLL_ADD (POLLOUT), one-shot, while output waits
- *   close:      IORING_OP_ASYNC_CANCEL for each entry still armed, then close(2)
+ *               it is empty; IORING_OP_SEND, at most one in flight, from the connection's lent send
+ *               buffer; IORING_OP_POLL_ADD (POLLOUT), one-shot, while a connect is under way or output
+ *               waits with no send in flight
+ *   close:      IORING_OP_ASYNC_CANCEL for each entry still armed, then close(2) -- after the send's
+ *               completion when one is in flight (its entry may not have reached the kernel yet, and
+ *               the descriptor's number must not be given to another socket before it has)
  * </pre>
- * Bytes themselves move with {@code recv}/{@code send} on our direct buffers' addresses, on the loop
- * thread, when a poll completion says they can: a one-shot poll completes at once when armed on a
- * socket that is already ready, so no readiness is lost between a short read and the re-arming.
+ * Input moves with {@code recv} on our direct buffers' addresses, on the loop thread, when a poll
+ * completion says it can: a one-shot poll completes at once when armed on a socket that is already
+ * ready, so no readiness is lost between a short read and the re-arming. Output is copied into a send
+ * entry, so every connection's output of a loop turn reaches the kernel in that turn's one
+ * {@code io_uring_enter} ({@link IoUringEndpoint} explains the send buffer).
  * Netty 4.2.18's provided-buffer rings ({@code IoUringBufferRing}) can be had only through
  * package-private calls (finding the ring, taking a buffer by its id, giving it back), so multishot
  * receive into a ring is not used here.
@@ -55,6 +61,8 @@ final class NettyIoUring {
     private static final byte IORING_OP_POLL_ADD = 6;
     private static final byte IORING_OP_ACCEPT = 13;
     private static final byte IORING_OP_ASYNC_CANCEL = 14;
+    private static final byte IORING_OP_SEND = 26;
+    private static final int MSG_NOSIGNAL = 0x4000;
     private static final short IORING_ACCEPT_MULTISHOT = 1;
     private static final int IORING_CQE_F_MORE = 1 << 1;
     private static final int POLLIN = 0x1;
@@ -69,6 +77,7 @@ final class NettyIoUring {
     private static final short DATA_WRITE = 2;
     private static final short DATA_ACCEPT = 3;
     private static final short DATA_CANCEL = 4;
+    private static final short DATA_SEND = 5;
 
     private NettyIoUring() {
     }
@@ -103,6 +112,14 @@ final class NettyIoUring {
          * @param hangup the peer closed (or the socket failed): read until end of stream, not until a short read
          */
         void ready(boolean in, boolean out, boolean hangup);
+
+        /**
+         * The send in flight completed, also after the socket was closed.
+         *
+         * @param res bytes sent, or a negative errno ({@code -ECANCELED} after a close)
+         */
+        default void sent(int res) {
+        }
     }
 
     /** What a registered listener hears. Called on the loop thread. */
@@ -205,6 +222,9 @@ final class NettyIoUring {
         private long readPoll;
         private long writePoll;
         private long accept;
+        private long send;
+        /** Closed while a send was in flight: close(2) waits for its completion. */
+        private boolean closeAfterSend;
         private boolean closed;
         private boolean connectedAtOnce;
 
@@ -336,6 +356,23 @@ final class NettyIoUring {
             }
         }
 
+        /**
+         * Submits a send of {@code length} bytes of direct buffer {@code b} from index {@code from}; they
+         * must stay untouched until {@link Readiness#sent} reports the completion. One at a time
+         * ({@link #sending}).
+         */
+        void send(ByteBuffer b, int from, int length) {
+            if (!closed) {
+                send = submit(new IoUringIoOps(IORING_OP_SEND, (byte) 0, (short) 0, socket.intValue(), 0L,
+                        loop.address(b) + from, length, MSG_NOSIGNAL, DATA_SEND, (short) 0, (short) 0, 0, 0L));
+            }
+        }
+
+        /** Whether a send is in flight. */
+        boolean sending() {
+            return send != 0;
+        }
+
         /** Whether an accept entry is armed (its cancel may still be under way). */
         boolean acceptArmed() {
             return accept != 0;
@@ -402,6 +439,12 @@ final class NettyIoUring {
                 cancel(readPoll);
                 cancel(writePoll);
                 cancel(accept);
+                // Output the kernel has not taken yet is dropped, as the other transports drop their backlog.
+                cancel(send);
+                if (send != 0) {
+                    closeAfterSend = true;
+                    return;
+                }
                 registration.cancel();
             }
             closeQuietly(socket);
@@ -441,6 +484,15 @@ final class NettyIoUring {
                     }
                     break;
                 }
+                case DATA_SEND:
+                    send = 0;
+                    owner.sent(res); // also after close: the owner frees the send buffer
+                    if (closeAfterSend) {
+                        closeAfterSend = false;
+                        registration.cancel();
+                        closeQuietly(socket);
+                    }
+                    break;
                 default:
                     break; // a cancel's own completion
             }
