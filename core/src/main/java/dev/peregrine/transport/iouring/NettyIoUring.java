@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  *   listener:   IORING_OP_ACCEPT, multishot where the kernel has it (one entry, one completion per
  *               connection, accepted SOCK_NONBLOCK | SOCK_CLOEXEC), else one entry per connection
  *   connection: IORING_OP_POLL_ADD (POLLIN | POLLRDHUP), one-shot, armed while the socket has shown
- *               it is empty; IORING_OP_SEND, at most one in flight, from the connection's lent send
+ *               it is empty; IORING_OP_SENDMSG, at most one in flight, from the connection's lent send
  *               buffer; IORING_OP_POLL_ADD (POLLOUT), one-shot, while a connect is under way or output
  *               waits with no send in flight
  *   close:      IORING_OP_ASYNC_CANCEL for each entry still armed, then close(2) -- after the send's
@@ -49,6 +49,17 @@ import java.util.concurrent.TimeUnit;
  * ready, so no readiness is lost between a short read and the re-arming. Output is copied into a send
  * entry, so every connection's output of a loop turn reaches the kernel in that turn's one
  * {@code io_uring_enter} ({@link IoUringEndpoint} explains the send buffer).
+ *
+ * <p><b>No allocation per request.</b> {@link IoUringIoOps} is immutable and names the descriptor and
+ * the memory, so each {@link Fd} builds its entries once and submits the same objects again: the polls
+ * are constant, and a send is a {@code SENDMSG} whose {@code msghdr} lives in a slot of native memory
+ * the socket keeps from its first send to its close ({@link Loop#takeSlot}); only the slot's
+ * {@code iovec} (where and how much) changes per send.
+ * <pre>
+ *   slot (72 bytes, LP64):  0 msg_name = 0 | 8 msg_namelen = 0 | 16 msg_iov = slot + 56 | 24 msg_iovlen = 1
+ *                           32 msg_control = 0 | 40 msg_controllen = 0 | 48 msg_flags = 0 |
+ *                           56 iov_base (per send) | 64 iov_len (per send)
+ * </pre>
  * Netty 4.2.18's provided-buffer rings ({@code IoUringBufferRing}) can be had only through
  * package-private calls (finding the ring, taking a buffer by its id, giving it back), so multishot
  * receive into a ring is not used here.
@@ -61,7 +72,7 @@ final class NettyIoUring {
     private static final byte IORING_OP_POLL_ADD = 6;
     private static final byte IORING_OP_ACCEPT = 13;
     private static final byte IORING_OP_ASYNC_CANCEL = 14;
-    private static final byte IORING_OP_SEND = 26;
+    private static final byte IORING_OP_SENDMSG = 9;
     private static final int MSG_NOSIGNAL = 0x4000;
     private static final short IORING_ACCEPT_MULTISHOT = 1;
     private static final int IORING_CQE_F_MORE = 1 << 1;
@@ -72,6 +83,14 @@ final class NettyIoUring {
     private static final int POLLRDHUP = 0x2000;
     private static final int SOCK_NONBLOCK = 0x800;
     private static final int SOCK_CLOEXEC = 0x80000;
+    /** Bytes of one send slot: a {@code struct msghdr} (56) and its one {@code struct iovec} (16). */
+    private static final int SLOT_BYTES = 72;
+    private static final int MSG_IOV = 16;
+    private static final int MSG_IOVLEN = 24;
+    private static final int IOV_BASE = 56;
+    private static final int IOV_LEN = 64;
+    /** Slots per slab of native memory (a slab is allocated when all slots are taken, and kept). */
+    private static final int SLOTS_PER_SLAB = 256;
     /** What each entry is, carried back in its completion ({@code data} of the user data). */
     private static final short DATA_READ = 1;
     private static final short DATA_WRITE = 2;
@@ -146,6 +165,10 @@ final class NettyIoUring {
         private final ByteBuffer[] cachedBuffers = new ByteBuffer[4];
         private final long[] cachedAddresses = new long[4];
         private int nextCacheSlot;
+        /** Send slots: slabs of native memory and the free slots' numbers (slab * SLOTS_PER_SLAB + index). */
+        private ByteBuffer[] slabs = new ByteBuffer[0];
+        private int[] freeSlots = new int[0];
+        private int freeCount;
 
         Loop(String threadName) {
             IoUring.ensureAvailability();
@@ -198,6 +221,35 @@ final class NettyIoUring {
             return a;
         }
 
+        /** Takes a send slot (its msghdr set up, its iovec to fill per send). Thread: this loop. */
+        int takeSlot() {
+            if (freeCount == 0) {
+                int slab = slabs.length;
+                ByteBuffer b = ByteBuffer.allocateDirect(SLOTS_PER_SLAB * SLOT_BYTES).order(java.nio.ByteOrder.nativeOrder());
+                long base = Buffer.memoryAddress(b);
+                for (int i = 0; i < SLOTS_PER_SLAB; i++) {
+                    b.putLong(i * SLOT_BYTES + MSG_IOV, base + i * SLOT_BYTES + IOV_BASE);
+                    b.putLong(i * SLOT_BYTES + MSG_IOVLEN, 1);
+                }
+                slabs = java.util.Arrays.copyOf(slabs, slab + 1);
+                slabs[slab] = b;
+                freeSlots = java.util.Arrays.copyOf(freeSlots, (slab + 1) * SLOTS_PER_SLAB);
+                for (int i = SLOTS_PER_SLAB - 1; i >= 0; i--) {
+                    freeSlots[freeCount++] = slab * SLOTS_PER_SLAB + i;
+                }
+            }
+            return freeSlots[--freeCount];
+        }
+
+        /** Gives a slot back once no entry can read it any more. Thread: this loop. */
+        void giveSlot(int slot) {
+            freeSlots[freeCount++] = slot;
+        }
+
+        ByteBuffer slab(int slot) {
+            return slabs[slot / SLOTS_PER_SLAB];
+        }
+
         /** Forgets cached buffers so that their memory can be reclaimed. Thread: the loop, or after it ended. */
         void forgetBuffers() {
             java.util.Arrays.fill(cachedBuffers, null);
@@ -223,6 +275,15 @@ final class NettyIoUring {
         private long writePoll;
         private long accept;
         private long send;
+        /** The entries this socket submits, built once (see the class comment). */
+        private IoUringIoOps readOps;
+        private IoUringIoOps writeOps;
+        private IoUringIoOps acceptOps;
+        private IoUringIoOps sendOps;
+        /** This socket's send slot (-1: none yet), the slab it is in and its offset there. */
+        private int slot = -1;
+        private ByteBuffer slotSlab;
+        private int slotOffset;
         /** Closed while a send was in flight: close(2) waits for its completion. */
         private boolean closeAfterSend;
         private boolean closed;
@@ -334,25 +395,34 @@ final class NettyIoUring {
         /** Arms the read poll (POLLIN | POLLRDHUP) unless it is armed. */
         void armRead() {
             if (readPoll == 0 && !closed) {
-                readPoll = submit(new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, socket.intValue(), 0L, 0L,
-                        0, POLLIN | POLLRDHUP, DATA_READ, (short) 0, (short) 0, 0, 0L));
+                if (readOps == null) {
+                    readOps = new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, socket.intValue(), 0L, 0L,
+                            0, POLLIN | POLLRDHUP, DATA_READ, (short) 0, (short) 0, 0, 0L);
+                }
+                readPoll = submit(readOps);
             }
         }
 
         /** Arms the write poll (POLLOUT) unless it is armed. */
         void armWrite() {
             if (writePoll == 0 && !closed) {
-                writePoll = submit(new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, socket.intValue(), 0L, 0L,
-                        0, POLLOUT, DATA_WRITE, (short) 0, (short) 0, 0, 0L));
+                if (writeOps == null) {
+                    writeOps = new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, socket.intValue(), 0L, 0L,
+                            0, POLLOUT, DATA_WRITE, (short) 0, (short) 0, 0, 0L);
+                }
+                writePoll = submit(writeOps);
             }
         }
 
         /** Arms the accept entry unless it is armed: multishot where the kernel has it. */
         void armAccept() {
             if (accept == 0 && !closed) {
-                short prio = multishotAccept() ? IORING_ACCEPT_MULTISHOT : 0;
-                accept = submit(new IoUringIoOps(IORING_OP_ACCEPT, (byte) 0, prio, socket.intValue(), 0L, 0L,
-                        0, SOCK_NONBLOCK | SOCK_CLOEXEC, DATA_ACCEPT, (short) 0, (short) 0, 0, 0L));
+                if (acceptOps == null) {
+                    short prio = multishotAccept() ? IORING_ACCEPT_MULTISHOT : 0;
+                    acceptOps = new IoUringIoOps(IORING_OP_ACCEPT, (byte) 0, prio, socket.intValue(), 0L, 0L,
+                            0, SOCK_NONBLOCK | SOCK_CLOEXEC, DATA_ACCEPT, (short) 0, (short) 0, 0, 0L);
+                }
+                accept = submit(acceptOps);
             }
         }
 
@@ -362,10 +432,20 @@ final class NettyIoUring {
          * ({@link #sending}).
          */
         void send(ByteBuffer b, int from, int length) {
-            if (!closed) {
-                send = submit(new IoUringIoOps(IORING_OP_SEND, (byte) 0, (short) 0, socket.intValue(), 0L,
-                        loop.address(b) + from, length, MSG_NOSIGNAL, DATA_SEND, (short) 0, (short) 0, 0, 0L));
+            if (closed) {
+                return;
             }
+            if (sendOps == null) {
+                slot = loop.takeSlot();
+                slotSlab = loop.slab(slot);
+                slotOffset = (slot % SLOTS_PER_SLAB) * SLOT_BYTES;
+                long msghdr = Buffer.memoryAddress(slotSlab) + slotOffset;
+                sendOps = new IoUringIoOps(IORING_OP_SENDMSG, (byte) 0, (short) 0, socket.intValue(), 0L, msghdr,
+                        1, MSG_NOSIGNAL, DATA_SEND, (short) 0, (short) 0, 0, 0L);
+            }
+            slotSlab.putLong(slotOffset + IOV_BASE, loop.address(b) + from);
+            slotSlab.putLong(slotOffset + IOV_LEN, length);
+            send = submit(sendOps);
         }
 
         /** Whether a send is in flight. */
@@ -447,6 +527,16 @@ final class NettyIoUring {
                 }
                 registration.cancel();
             }
+            closeNow();
+        }
+
+        /** close(2), and the send slot back to the loop: no entry of this socket can read it any more. */
+        private void closeNow() {
+            if (slot >= 0) {
+                loop.giveSlot(slot);
+                slot = -1;
+                slotSlab = null;
+            }
             closeQuietly(socket);
         }
 
@@ -490,7 +580,7 @@ final class NettyIoUring {
                     if (closeAfterSend) {
                         closeAfterSend = false;
                         registration.cancel();
-                        closeQuietly(socket);
+                        closeNow();
                     }
                     break;
                 default:
