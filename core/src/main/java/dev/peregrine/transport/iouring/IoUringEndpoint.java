@@ -39,15 +39,21 @@ import java.nio.ByteBuffer;
  * {@link #MAX_SEND_BUFFER}): the rest stays with the connection ({@code OutputBacklog}, write
  * interest on), and the send's completion reports writability.
  * <pre>
- *   write(src) ---&gt; copy into sendBuf[tail..] ---&gt; no send in flight: send [head, tail)
+ *   write(src) ---&gt; copy into sendBuf[tail..] ---&gt; no send in flight or waiting: send [head, tail)
  *   sent(n)    ---&gt; head += n ---&gt; head &lt; tail: send [head, tail)       (a short send, or bytes appended)
  *                             '--&gt; head == tail: buffer back to the pool; a deferred FIN goes now;
  *                                                 onWritable() if the connection waits to write
- *   sent(-errno) --&gt; buffer back; the next write throws it (the connection closes)
+ *   sent(-EAGAIN) --&gt; the socket is full: sendWaiting, POLLOUT poll --&gt; its completion: send [head, tail)
+ *   sent(-errno)  --&gt; buffer back; the next write throws it (the connection closes)
  * </pre>
- * {@link #shutdownOutput} waits for the send in flight (FIN after the bytes). A close cancels it: bytes
- * the kernel has not taken are dropped, as the other transports drop a connection's backlog, and the
- * descriptor is closed at its completion ({@link NettyIoUring.Fd#close}).
+ * Every send is non-blocking ({@code MSG_DONTWAIT}): it completes in the {@code io_uring_enter} that
+ * submits it, with what the socket took or {@code EAGAIN}, and never stays parked in the kernel.
+ * {@link #shutdownOutput} waits for the bytes taken (FIN after them). The connection counts what
+ * {@link #write} took as written, as the other transports' kernels hold it, so a close lingers: the
+ * connection is gone (its slot in maxConnections released) but the bytes are sent on, and the
+ * descriptor closed after the last, or after {@link #LINGER_MILLIS} when the peer takes nothing more
+ * (what it has not taken is then dropped). A send in flight at the descriptor's close completes in the
+ * next {@code io_uring_enter} ({@link NettyIoUring.Fd#close}) and frees the buffer then.
  *
  * <p>An idle connection holds no buffer: only its armed poll, in the kernel.
  *
@@ -58,6 +64,9 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
     static final int READS_PER_TURN = 16;
     /** Largest send buffer lent to a connection (the default write buffer's size: one batch). */
     static final int MAX_SEND_BUFFER = 64 << 10;
+    private static final int EAGAIN = -11;
+    /** How long a closed connection's last bytes may take to leave (the peer reads slowly or not at all). */
+    static final long LINGER_MILLIS = 10_000;
 
     private final IoUringEventLoop loop;
     private final NettyIoUring.Fd fd;
@@ -87,6 +96,18 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
     /** The errno of a failed send, thrown by the next write. */
     private int sendError;
     private boolean shutdownPending;
+    /** A send found the socket full ({@code EAGAIN}): a POLLOUT poll is armed to send {@code [sendHead, sendTail)}. */
+    private boolean sendWaiting;
+    /** Closed with bytes still to send: they go out before the descriptor closes ({@link #close}). */
+    private boolean lingering;
+    private final dev.peregrine.loop.Timeout linger = new dev.peregrine.loop.Timeout() {
+        @Override
+        protected void onTimeout() {
+            if (lingering) {
+                endLinger(); // the peer does not read: what it has not taken is dropped
+            }
+        }
+    };
 
     /** Takes over {@code fd}, whose slot in {@code limit} is released when it closes. */
     IoUringEndpoint(IoUringEventLoop loop, NettyIoUring.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
@@ -106,16 +127,25 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
     @Override
     public void ready(boolean in, boolean out, boolean hangup) {
         if (closed) {
+            if (out && sendWaiting && lingering) {
+                sendWaiting = false;
+                fd.send(sendBuf, sendHead, sendTail - sendHead);
+            }
             return;
         }
         inEvent = true;
         try {
             if (out) {
-                if (writing) {
-                    connection.onWritable();
-                }
-                if (writing && !closed && !fd.sending()) {
-                    fd.armWrite(); // else the send's completion reports writability
+                if (sendWaiting) {
+                    sendWaiting = false; // the socket takes bytes again: the send's completion reports writability
+                    fd.send(sendBuf, sendHead, sendTail - sendHead);
+                } else {
+                    if (writing) {
+                        connection.onWritable();
+                    }
+                    if (writing && !closed && !fd.sending() && !sendWaiting) {
+                        fd.armWrite(); // else the send's completion, or its poll, reports writability
+                    }
                 }
             }
             if (in) {
@@ -217,7 +247,7 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
         b.put(sendTail, src, src.position(), k);
         src.position(src.position() + k);
         sendTail += k;
-        if (!fd.sending()) {
+        if (!fd.sending() && !sendWaiting) {
             fd.send(b, sendHead, sendTail - sendHead);
         }
         return k;
@@ -226,21 +256,32 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
     @Override
     public void sent(int res) {
         ByteBuffer b = sendBuf;
-        if (res > 0 && !closed) {
+        if (res > 0) {
             sendHead += res;
             if (sendHead < sendTail) {
+                // Bytes appended behind this send, or the socket took part: send on, also after a close
+                // (each send is non-blocking, so a full socket ends it with EAGAIN).
                 fd.send(b, sendHead, sendTail - sendHead);
                 return;
             }
-        } else if (res <= 0 && !closed) {
+        } else if (res == EAGAIN) {
+            if (!closed || lingering) {
+                sendWaiting = true; // the socket is full: a POLLOUT poll sends the rest
+                fd.armWrite();
+                return;
+            }
+        } else if (!closed) {
             sendError = res == 0 ? 32 /* EPIPE */ : -res;
         }
         sendBuf = null;
         sendHead = sendTail = 0;
         if (b != null) {
-            pool.release(b); // the kernel is done with it: sent, failed or cancelled
+            pool.release(b); // the kernel is done with it: sent, failed or given up
         }
         if (closed) {
+            if (lingering) {
+                endLinger();
+            }
             return;
         }
         if (shutdownPending) {
@@ -271,14 +312,14 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
     @Override
     public void writeInterest(boolean on) {
         writing = on;
-        if (on && !closed && !fd.sending()) {
+        if (on && !closed && !fd.sending() && !sendWaiting) {
             fd.armWrite(); // no send to report it: a poll, which completes at once if the socket can take bytes
         }
     }
 
     @Override
     public void shutdownOutput() {
-        if (fd.sending()) {
+        if (fd.sending() || sendWaiting) {
             shutdownPending = true; // FIN after the bytes in flight
         } else {
             fd.shutdownOutput();
@@ -291,9 +332,28 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
             return;
         }
         closed = true;
-        fd.close();
         loop.unlink(this);
         limit.release();
+        if (sendBuf != null && sendHead < sendTail) {
+            // Bytes the connection counts as written: the other transports' kernels send them after close(2),
+            // so these are sent before the descriptor closes, for at most LINGER_MILLIS.
+            lingering = true;
+            loop.context().timers().schedule(linger, LINGER_MILLIS, loop.context().nowMillis());
+            return;
+        }
+        fd.close();
+    }
+
+    /** The linger ends: everything sent, a send failed, or the time is up. Closes the descriptor. */
+    private void endLinger() {
+        lingering = false;
+        sendWaiting = false;
+        loop.context().timers().cancel(linger);
+        if (!fd.sending() && sendBuf != null) {
+            pool.release(sendBuf);
+            sendBuf = null;
+        }
+        fd.close(); // a send still in flight completes in the next io_uring_enter and frees the buffer then
     }
 
     @Override

@@ -40,9 +40,10 @@ import java.util.concurrent.TimeUnit;
  *               it is empty; IORING_OP_SENDMSG, at most one in flight, from the connection's lent send
  *               buffer; IORING_OP_POLL_ADD (POLLOUT), one-shot, while a connect is under way or output
  *               waits with no send in flight
- *   close:      IORING_OP_ASYNC_CANCEL for each entry still armed, then close(2) -- after the send's
- *               completion when one is in flight (its entry may not have reached the kernel yet, and
- *               the descriptor's number must not be given to another socket before it has)
+ *   close:      IORING_OP_ASYNC_CANCEL for each poll or accept still armed, then close(2) -- after the
+ *               last send's completion when one is in flight (its entry may not have reached the kernel
+ *               yet, and the descriptor's number must not go to another socket before it has); sends
+ *               are MSG_DONTWAIT, so that completion comes in the next io_uring_enter
  * </pre>
  * Input moves with {@code recv} on our direct buffers' addresses, on the loop thread, when a poll
  * completion says it can: a one-shot poll completes at once when armed on a socket that is already
@@ -74,6 +75,8 @@ final class NettyIoUring {
     private static final byte IORING_OP_ASYNC_CANCEL = 14;
     private static final byte IORING_OP_SENDMSG = 9;
     private static final int MSG_NOSIGNAL = 0x4000;
+    /** Makes a send complete at once with {@code -EAGAIN} on a full socket instead of waiting in the kernel. */
+    private static final int MSG_DONTWAIT = 0x40;
     private static final short IORING_ACCEPT_MULTISHOT = 1;
     private static final int IORING_CQE_F_MORE = 1 << 1;
     private static final int POLLIN = 0x1;
@@ -432,7 +435,7 @@ final class NettyIoUring {
          * ({@link #sending}).
          */
         void send(ByteBuffer b, int from, int length) {
-            if (closed) {
+            if (closed && !closeAfterSend) {
                 return;
             }
             if (sendOps == null) {
@@ -441,7 +444,7 @@ final class NettyIoUring {
                 slotOffset = (slot % SLOTS_PER_SLAB) * SLOT_BYTES;
                 long msghdr = Buffer.memoryAddress(slotSlab) + slotOffset;
                 sendOps = new IoUringIoOps(IORING_OP_SENDMSG, (byte) 0, (short) 0, socket.intValue(), 0L, msghdr,
-                        1, MSG_NOSIGNAL, DATA_SEND, (short) 0, (short) 0, 0, 0L);
+                        1, MSG_NOSIGNAL | MSG_DONTWAIT, DATA_SEND, (short) 0, (short) 0, 0, 0L);
             }
             slotSlab.putLong(slotOffset + IOV_BASE, loop.address(b) + from);
             slotSlab.putLong(slotOffset + IOV_LEN, length);
@@ -519,9 +522,9 @@ final class NettyIoUring {
                 cancel(readPoll);
                 cancel(writePoll);
                 cancel(accept);
-                // Output the kernel has not taken yet is dropped, as the other transports drop their backlog.
-                cancel(send);
                 if (send != 0) {
+                    // Non-blocking, it completes in the next io_uring_enter; the owner may send on from there
+                    // (the bytes written before the close), and the descriptor closes after the last one.
                     closeAfterSend = true;
                     return;
                 }
@@ -576,8 +579,8 @@ final class NettyIoUring {
                 }
                 case DATA_SEND:
                     send = 0;
-                    owner.sent(res); // also after close: the owner frees the send buffer
-                    if (closeAfterSend) {
+                    owner.sent(res); // also after close: the owner sends on or frees the send buffer
+                    if (closeAfterSend && send == 0) {
                         closeAfterSend = false;
                         registration.cancel();
                         closeNow();
