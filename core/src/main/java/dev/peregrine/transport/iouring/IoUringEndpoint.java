@@ -66,7 +66,7 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
     static final int MAX_SEND_BUFFER = 64 << 10;
     private static final int EAGAIN = -11;
     /** How long a closed connection's last bytes may take to leave (the peer reads slowly or not at all). */
-    static final long LINGER_MILLIS = 10_000;
+    static final long LINGER_MILLIS = 5_000;
 
     private final IoUringEventLoop loop;
     private final NettyIoUring.Fd fd;
@@ -338,15 +338,23 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
             // Bytes the connection counts as written: the other transports' kernels send them after close(2),
             // so these are sent before the descriptor closes, for at most LINGER_MILLIS.
             lingering = true;
+            loop.lingering(this);
             loop.context().timers().schedule(linger, LINGER_MILLIS, loop.context().nowMillis());
             return;
         }
         fd.close();
     }
 
-    /** The linger ends: everything sent, a send failed, or the time is up. Closes the descriptor. */
-    private void endLinger() {
+    /**
+     * The linger ends: everything sent, a send failed, the time is up or the loop stops. Closes the
+     * descriptor. Thread: this loop.
+     */
+    void endLinger() {
+        if (!lingering) {
+            return;
+        }
         lingering = false;
+        loop.unlink(this);
         sendWaiting = false;
         loop.context().timers().cancel(linger);
         if (!fd.sending() && sendBuf != null) {

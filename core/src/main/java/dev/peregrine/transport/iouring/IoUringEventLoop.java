@@ -69,6 +69,8 @@ final class IoUringEventLoop implements EventLoop, TransportLoop, NettyIoUring.A
     /** An accept completion failed (out of descriptors, say): the tick arms it again. */
     private boolean acceptFailing;
     private IoUringEndpoint open;
+    /** Closed endpoints still sending what their connection wrote ({@link IoUringEndpoint#endLinger}). */
+    private IoUringEndpoint lingering;
     private boolean stopping;
     private boolean done;
     private long stopDeadlineNanos;
@@ -236,12 +238,23 @@ final class IoUringEventLoop implements EventLoop, TransportLoop, NettyIoUring.A
         open = e;
     }
 
-    /** Forgets a closed endpoint. Thread: this loop. */
+    /** Keeps a closed endpoint that lingers to send its last bytes, so that a stop can end it. Thread: this loop. */
+    void lingering(IoUringEndpoint e) {
+        e.next = lingering;
+        if (lingering != null) {
+            lingering.prev = e;
+        }
+        lingering = e;
+    }
+
+    /** Forgets a closed endpoint (from the open list, or the lingering one). Thread: this loop. */
     void unlink(IoUringEndpoint e) {
         if (e.prev != null) {
             e.prev.next = e.next;
         } else if (open == e) {
             open = e.next;
+        } else if (lingering == e) {
+            lingering = e.next;
         }
         if (e.next != null) {
             e.next.prev = e.prev;
@@ -366,7 +379,7 @@ final class IoUringEventLoop implements EventLoop, TransportLoop, NettyIoUring.A
     }
 
     private void finishStopIfDone() {
-        if (done || (ctx.metrics().open() > 0 && System.nanoTime() - stopDeadlineNanos < 0)) {
+        if (done || ((ctx.metrics().open() > 0 || lingering != null) && System.nanoTime() - stopDeadlineNanos < 0)) {
             return;
         }
         done = true;
@@ -381,6 +394,9 @@ final class IoUringEventLoop implements EventLoop, TransportLoop, NettyIoUring.A
         }
         while (open != null) {
             open.connection.close(); // unlinks it
+        }
+        while (lingering != null) {
+            lingering.endLinger(); // unlinks it; what the peer has not taken by now is dropped
         }
         ctx.closeAdopted();
         for (OutboundConnect c : new java.util.ArrayList<>(connecting)) {
