@@ -255,6 +255,18 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
 
     @Override
     public void sent(int res) {
+        try {
+            sendCompleted(res);
+        } catch (Throwable t) {
+            if (!closed) {
+                loop.connectionFailed(connection, t); // a bug of ours costs this connection, not the loop
+            } else if (lingering) {
+                endLinger();
+            }
+        }
+    }
+
+    private void sendCompleted(int res) {
         ByteBuffer b = sendBuf;
         if (res > 0) {
             sendHead += res;

@@ -501,8 +501,8 @@ final class NettyIoUring {
         void shutdownOutput() {
             try {
                 socket.shutdown(false, true);
-            } catch (IOException e) {
-                // the peer is gone; the close that follows cleans up
+            } catch (IOException | RuntimeException e) {
+                // the peer is gone (ENOTCONN comes as NotYetConnectedException); the close that follows cleans up
             }
         }
 
@@ -543,6 +543,10 @@ final class NettyIoUring {
             closeQuietly(socket);
         }
 
+        /**
+         * A completion of this socket's entries. Nothing may escape to Netty: its loop logs a WARNING and
+         * sleeps 100 ms for any exception a handle throws, so the owners catch what their work throws.
+         */
         @Override
         public void handle(IoRegistration registration, IoEvent event) {
             IoUringIoEvent e = (IoUringIoEvent) event;
