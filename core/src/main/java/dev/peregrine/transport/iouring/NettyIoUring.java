@@ -104,10 +104,7 @@ final class NettyIoUring {
     private NettyIoUring() {
     }
 
-    /**
-     * Whether io_uring can be used here: {@code null} when it can, else a one-line reason. Loads Netty's
-     * {@code IoUring} class, which loads the native library and sets up a probe ring once.
-     */
+    /** {@code null} when io_uring can be used here, else why not (loads Netty's native library and probes once). */
     static String unavailabilityReason() {
         if (IoUring.isAvailable()) {
             return null;
@@ -193,16 +190,12 @@ final class NettyIoUring {
         boolean inEventLoop() {
             return loop.inEventLoop();
         }
-
         /** Runs {@code task} on the loop every {@code periodMillis}, first after one period. */
         void every(long periodMillis, Runnable task) {
             loop.scheduleAtFixedRate(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
         }
 
-        /**
-         * Stops the loop thread and waits until it ended. Sockets still registered are closed by Netty
-         * ({@link Fd#close}). Thread: any but this loop's.
-         */
+        /** Stops the loop thread, waiting for it; Netty closes sockets still registered ({@link Fd#close}). */
         void shutdown(long timeoutMillis) {
             group.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS);
             group.terminationFuture().awaitUninterruptibly();
@@ -244,11 +237,12 @@ final class NettyIoUring {
             return freeSlots[--freeCount];
         }
 
-        /** Gives a slot back once no entry can read it any more. Thread: this loop. */
+        /** Gives a slot back once no entry can read it. Thread: this loop. */
         void giveSlot(int slot) {
             freeSlots[freeCount++] = slot;
         }
 
+        /** The slab holding {@code slot}. */
         ByteBuffer slab(int slot) {
             return slabs[slot / SLOTS_PER_SLAB];
         }
@@ -348,7 +342,7 @@ final class NettyIoUring {
             }
         }
 
-        boolean connectedAtOnce() {
+        boolean connectedAtOnce() { // loopback may
             return connectedAtOnce;
         }
 
@@ -456,7 +450,7 @@ final class NettyIoUring {
             return send != 0;
         }
 
-        /** Whether an accept entry is armed (its cancel may still be under way). */
+        /** Whether an accept entry is armed (its cancel may be under way). */
         boolean acceptArmed() {
             return accept != 0;
         }
