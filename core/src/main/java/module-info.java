@@ -16,6 +16,8 @@
  *   <li>Netty's native epoll: without it the server runs on Java NIO. On the module path add
  *       {@code --add-modules io.netty.transport.classes.epoll} (and
  *       {@code --enable-native-access=ALL-UNNAMED} on JDK 22+) to use it.</li>
+ *   <li>Netty's native io_uring (the {@code io_uring} transport, chosen only when asked): on the module
+ *       path add {@code --add-modules io.netty.transport.classes.io_uring} (and the native-access flag).</li>
  *   <li>Bouncy Castle (JSSE provider and development certificates).</li>
  *   <li>Jackson databind (the default {@code JsonMapper}).</li>
  *   <li>Brotli4j and zstd-jni (br and zstd response compression); on the module path add
@@ -34,6 +36,7 @@ module dev.peregrine {
     requires static io.netty.transport;
     requires static io.netty.transport.unix.common;
     requires static io.netty.transport.classes.epoll;
+    requires static io.netty.transport.classes.io_uring;
     requires static org.bouncycastle.provider;
     requires static org.bouncycastle.pkix;
     requires static org.bouncycastle.tls;
@@ -60,5 +63,6 @@ module dev.peregrine {
     exports dev.peregrine.transport to dev.peregrine.client;
     exports dev.peregrine.transport.choice to dev.peregrine.client;
     exports dev.peregrine.transport.epoll to dev.peregrine.client;
+    exports dev.peregrine.transport.iouring to dev.peregrine.client;
     exports dev.peregrine.transport.nio to dev.peregrine.client;
 }

@@ -109,7 +109,7 @@ public final class Server implements AutoCloseable {
         return tls != null && runningTls == null ? List.of() : running.loops();
     }
 
-    /** The transport serving: {@link Transport#NIO} or {@link Transport#EPOLL}, never AUTO. */
+    /** The transport serving: {@link Transport#NIO}, {@link Transport#EPOLL} or {@link Transport#IO_URING}, never AUTO. */
     public Transport transport() {
         return transport;
     }

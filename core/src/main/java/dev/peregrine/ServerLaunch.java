@@ -10,6 +10,7 @@ import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
 import dev.peregrine.transport.choice.TransportChoice;
 import dev.peregrine.transport.epoll.EpollTransport;
+import dev.peregrine.transport.iouring.IoUringTransport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,7 +47,8 @@ final class ServerLaunch {
         OpsEndpoints.register(b, b.self);
         dev.peregrine.jfr.PeregrineEvents.init(); // JFR event types registered now, not at the first request
         TransportEngine transport = TransportChoice.select(config.transport());
-        Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL : Transport.NIO;
+        Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL
+                : transport instanceof IoUringTransport ? Transport.IO_URING : Transport.NIO;
         // Built before binding, so that a bad key or a missing provider fails before any port is taken.
         TlsContext tls = b.tlsConfig == null ? null
                 : TlsContext.create(b.tlsConfig, new ArrayList<>(b.protocolSwitches.alpn().keySet()));

@@ -80,7 +80,7 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
     }
 
     /**
-     * {@link #transport(Transport)} by name: {@code "auto"}, {@code "epoll"} or {@code "nio"}, as
+     * {@link #transport(Transport)} by name: {@code "auto"}, {@code "epoll"}, {@code "io_uring"} or {@code "nio"}, as
      * command lines and configuration files give it.
      *
      * @throws IllegalArgumentException for another name

@@ -49,7 +49,7 @@ final class Settings {
             integer("port", "Port to listen on; 0 picks a free one.", Server.Builder::port, b -> String.valueOf(b.port)),
             new Setting("threads", "int", "Number of event loops.", (b, v) -> b.threads(parseInt(v)),
                     b -> "available processors"),
-            new Setting("transport", "string", "`auto` (epoll where it runs, else NIO), `epoll` or `nio`.",
+            new Setting("transport", "string", "`auto` (epoll where it runs, else NIO), `epoll`, `io_uring` (else as `auto`, one INFO line) or `nio`.",
                     Server.Builder::transport, b -> "auto"),
             bool("reusePort", "Each loop binds its own socket with SO_REUSEPORT.", Server.Builder::reusePort, b -> b.reusePort),
             integer("backlog", "Listen backlog.", Server.Builder::backlog, b -> String.valueOf(b.backlog)),

@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * Which event-loop implementation a server runs on ({@link Server.Builder#transport(Transport)}).
  * Without a choice in the builder, the system property {@code peregrine.transport} ({@code auto},
- * {@code nio} or {@code epoll}) decides, else {@link #AUTO}.
+ * {@code nio}, {@code epoll} or {@code io_uring}) decides, else {@link #AUTO}.
  */
 public enum Transport {
     /** Linux epoll where Netty's native library loads, else {@link #NIO} with one INFO line. */
@@ -13,10 +13,17 @@ public enum Transport {
     /** Java NIO selectors: portable, on every JVM and platform. */
     NIO,
     /** Linux epoll through {@code netty-transport-native-epoll}; starting fails where it cannot run. */
-    EPOLL;
+    EPOLL,
+    /**
+     * Linux io_uring through {@code netty-transport-native-io_uring} (multishot accept, readiness as ring
+     * completions). Where it cannot run (an old kernel, seccomp, {@code kernel.io_uring_disabled}), one
+     * INFO line says why and the server starts as {@link #AUTO} would: epoll, else NIO.
+     */
+    IO_URING;
 
     /**
-     * The transport named {@code name}: {@code auto}, {@code nio} or {@code epoll}, in any case.
+     * The transport named {@code name}: {@code auto}, {@code nio}, {@code epoll} or {@code io_uring}
+     * ({@code iouring} too), in any case.
      *
      * @throws IllegalArgumentException for any other name, listing the choices
      */
@@ -28,12 +35,15 @@ public enum Transport {
                 return NIO;
             case "epoll":
                 return EPOLL;
+            case "io_uring":
+            case "iouring":
+                return IO_URING;
             default:
-                throw new IllegalArgumentException("unknown transport '" + name + "' (expected auto, epoll or nio)");
+                throw new IllegalArgumentException("unknown transport '" + name + "' (expected auto, epoll, io_uring or nio)");
         }
     }
 
-    /** The name {@link #parse} takes: {@code auto}, {@code nio} or {@code epoll}. */
+    /** The name {@link #parse} takes: {@code auto}, {@code nio}, {@code epoll} or {@code io_uring}. */
     public String id() {
         return name().toLowerCase(Locale.ROOT);
     }

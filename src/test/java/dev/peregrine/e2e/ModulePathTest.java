@@ -126,6 +126,24 @@ class ModulePathTest {
     }
 
     @Test
+    void nettysIoUringWorksOnTheModulePathWhenTheApplicationAddsIt() throws Exception {
+        assumeTrue(dev.peregrine.transport.iouring.IoUringAvailability.isAvailable(),
+                "io_uring is not available on this machine");
+        List<Path> path = new ArrayList<>(peregrineModules());
+        path.addAll(nettyModules(io.netty.channel.uring.IoUring.class, "libnetty_transport_native_io_uring42_"));
+        Path app = compile("demo.app", APP_MODULE, "demo/Main.java", APP_MAIN, path);
+        String nativeModule = "io.netty.transport.io_uring.linux." + System.getProperty("os.arch").replace("amd64", "x86_64");
+        Run run = run(app, path, List.of(
+                "--add-modules", "io.netty.transport.classes.io_uring," + nativeModule,
+                "--enable-native-access=io.netty.common",
+                "-Dperegrine.transport=io_uring"));
+        assertEquals(0, run.exit, run.toString());
+        assertTrue(run.out.contains("body=hi from dev.peregrine"), run.toString());
+        assertTrue(run.out.contains("transport=IO_URING"), run.toString());
+        assertNoWarnings(run);
+    }
+
+    @Test
     void anInternalPackageDoesNotCompileFromAnotherModule() throws Exception {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         boolean compiled = javac("demo.sneaky", SNEAKY_MODULE, "sneaky/Main.java", SNEAKY_MAIN, peregrineModules(), diagnostics);
@@ -147,8 +165,13 @@ class ModulePathTest {
 
     /** Netty's epoll classes, what they require, and the native library jar for this machine. */
     private static List<Path> nettyEpollModules() throws URISyntaxException, IOException {
+        return nettyModules(io.netty.channel.epoll.Epoll.class, "libnetty_transport_native_epoll_");
+    }
+
+    /** A Netty native transport's classes ({@code transport}'s jar), what they require, and its native jar here. */
+    private static List<Path> nettyModules(Class<?> transport, String libraryPrefix) throws URISyntaxException, IOException {
         Set<Path> jars = new LinkedHashSet<>();
-        jars.add(locationOf(io.netty.channel.epoll.Epoll.class));
+        jars.add(locationOf(transport));
         jars.add(locationOf(io.netty.channel.unix.Socket.class));
         jars.add(locationOf(io.netty.channel.IoEventLoop.class));
         jars.add(locationOf(io.netty.util.concurrent.FastThreadLocalThread.class));
@@ -156,8 +179,8 @@ class ModulePathTest {
         jars.add(locationOf(io.netty.resolver.AddressResolver.class));
         String arch = System.getProperty("os.arch").replace("amd64", "x86_64");
         URL lib = ModulePathTest.class.getClassLoader()
-                .getResource("META-INF/native/libnetty_transport_native_epoll_" + arch + ".so");
-        assumeTrue(lib != null && lib.getProtocol().equals("jar"), "no native epoll jar for " + arch);
+                .getResource("META-INF/native/" + libraryPrefix + arch + ".so");
+        assumeTrue(lib != null && lib.getProtocol().equals("jar"), "no native jar " + libraryPrefix + " for " + arch);
         String jar = lib.getPath().substring("file:".length(), lib.getPath().indexOf("!/"));
         jars.add(Path.of(new java.net.URI("file:" + jar)));
         return new ArrayList<>(jars);

@@ -90,7 +90,7 @@ class ShutdownTest {
             server.close();
             assertTrue(busy.closedByServer());
         }
-        assertEquals(0, server.metrics().lentBuffers);
+        Await.until(() -> server.metrics().lentBuffers == 0, () -> "buffers still lent: " + server.metrics());
         assertEquals(0, server.metrics().open);
     }
 

@@ -84,7 +84,7 @@ class TimeoutsTest {
         Await.until("the connection closed", () -> server.metrics().open == 0);
         assertEquals(1, server.metrics().headerTimeouts);
         assertEquals(1, server.metrics().rejected(408));
-        assertEquals(0, server.metrics().lentBuffers);
+        Await.until(() -> server.metrics().lentBuffers == 0, () -> "buffers still lent: " + server.metrics());
     }
 
     @Test
@@ -99,7 +99,7 @@ class TimeoutsTest {
         Await.until("the connection closed", () -> server.metrics().open == 0);
         assertEquals(1, server.metrics().bodyTimeouts);
         assertEquals(0, server.metrics().requests);
-        assertEquals(0, server.metrics().lentBuffers);
+        Await.until(() -> server.metrics().lentBuffers == 0, () -> "buffers still lent: " + server.metrics());
     }
 
     @Test
@@ -112,7 +112,7 @@ class TimeoutsTest {
         }
         Await.until("the connection closed", () -> server.metrics().open == 0);
         assertEquals(1, server.metrics().bodyTimeouts);
-        assertEquals(0, server.metrics().lentBuffers);
+        Await.until(() -> server.metrics().lentBuffers == 0, () -> "buffers still lent: " + server.metrics());
     }
 
     @Test
@@ -168,7 +168,7 @@ class TimeoutsTest {
         Await.until("the connection closed", () -> server.metrics().open == 0);
         Metrics m = server.metrics();
         assertTrue(m.requests < 50, "the server stopped parsing while output was pending: " + m);
-        assertEquals(0, m.lentBuffers);
+        Await.until(() -> server.metrics().lentBuffers == 0, () -> "buffers still lent: " + server.metrics()); // io_uring: a closed connection's last bytes linger
     }
 
     @Test

@@ -89,7 +89,11 @@ class TlsClientLayerTest {
     }
 
     private static TransportServer clientLoops(Server server, String transport) throws IOException {
-        TransportEngine t = transport.equals("epoll") ? new EpollTransport() : new NioTransport();
+        TransportEngine t = switch (transport) {
+            case "epoll" -> new EpollTransport();
+            case "io_uring" -> new dev.peregrine.transport.iouring.IoUringTransport();
+            default -> new NioTransport();
+        };
         return t.startLoops(LoopSetup.outbound(dev.peregrine.loop.LoopConfig.builder().threads(1).build()), 1);
     }
 

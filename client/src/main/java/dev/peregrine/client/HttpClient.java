@@ -106,6 +106,10 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         });
     }
 
+    /**
+     * The transport for the client's loops, chosen as a server's is: io_uring where asked and it runs
+     * (else one INFO line and as for AUTO), NIO where asked, else epoll where it runs, else NIO.
+     */
     public static Builder builder() {
         return new Builder();
     }

@@ -67,11 +67,13 @@ class DialerTest {
 
     @Test
     void onEpollAUnixDomainSocketIsAClearConnectError() throws Exception {
-        try (HttpClient client = HttpClient.builder().transport(Transport.EPOLL)
-                .dialer(Dialer.unixDomainSocket(Path.of("/nonexistent/peregrine.sock"))).build()) {
-            ClientException e = failure(client, "http://backend.local/");
-            assertEquals(ClientException.Phase.CONNECT, e.phase());
-            assertTrue(e.getMessage().contains("Transport.NIO"), e.getMessage());
+        for (Transport t : List.of(Transport.EPOLL, Transport.IO_URING)) {
+            try (HttpClient client = HttpClient.builder().transport(t)
+                    .dialer(Dialer.unixDomainSocket(Path.of("/nonexistent/peregrine.sock"))).build()) {
+                ClientException e = failure(client, "http://backend.local/");
+                assertEquals(ClientException.Phase.CONNECT, e.phase());
+                assertTrue(e.getMessage().contains("Transport.NIO"), e.getMessage());
+            }
         }
         try (HttpClient client = HttpClient.builder().transport(Transport.NIO)
                 .dialer(Dialer.unixDomainSocket(Path.of("/nonexistent/peregrine.sock"))).build()) {
@@ -80,7 +82,7 @@ class DialerTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL", "IO_URING"})
     void aConnectProxyTunnelsToTheHostAndRefusalsNameTheProxysAnswer(Transport t) throws Exception {
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
                 .get("/hi", (req, res) -> res.text("hi " + req.queryParam("n"))).start();
@@ -107,7 +109,7 @@ class DialerTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL", "IO_URING"})
     void httpsGoesThroughTheTunnelWithTheOriginsNameVerifiedAndRefusalsNameTheProxy(Transport t) throws Exception {
         dev.peregrine.tls.TlsConfig tls = dev.peregrine.tls.TlsConfig.selfSigned();
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).https(0, tls)

@@ -9,6 +9,7 @@ import dev.peregrine.loop.Protocol;
 import dev.peregrine.route.Router;
 import dev.peregrine.testing.Transports;
 import dev.peregrine.transport.epoll.EpollTransport;
+import dev.peregrine.transport.iouring.IoUringTransport;
 
 import dev.peregrine.transport.nio.NioTransport;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,8 +38,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OutboundConnectTest {
     /** One engine per transport of {@link Transports#names()}. */
     static List<TransportEngine> transports() {
-        return Transports.names().map(t -> t.equals("epoll") ? (TransportEngine) new EpollTransport() : new NioTransport())
-                .toList();
+        return Transports.names().map(t -> switch (t) {
+            case "epoll" -> (TransportEngine) new EpollTransport();
+            case "io_uring" -> new IoUringTransport();
+            default -> new NioTransport();
+        }).toList();
     }
 
     /** Sends one request when connected, completes with everything received once the peer closes. */

@@ -10,11 +10,11 @@ import java.util.stream.Stream;
  *
  * <pre>{@code
  * @ParameterizedTest
- * @MethodSource("dev.peregrine.testing.Transports#names")          // "nio", "epoll"
+ * @MethodSource("dev.peregrine.testing.Transports#names")          // "nio", "epoll", "io_uring"
  * void servesOnEveryTransport(String transport) { ... .transport(transport) ... }
  *
  * @ParameterizedClass(name = "{0}")
- * @MethodSource("dev.peregrine.testing.Transports#withLoops")      // nio x1, nio x2, epoll x1, epoll x2
+ * @MethodSource("dev.peregrine.testing.Transports#withLoops")      // nio x1, nio x2, epoll x1, ...
  * class SomeEndToEndTest { SomeEndToEndTest(Transports.Loops loops) { ... } }
  * }</pre>
  *
@@ -38,9 +38,17 @@ public final class Transports {
     private Transports() {
     }
 
-    /** Every transport by its builder name: {@code nio}, and {@code epoll} where {@link #epollShipped()}. */
+    /**
+     * Every transport by its builder name: {@code nio}, and {@code epoll} and {@code io_uring} where
+     * {@link #epollShipped()} (Netty ships both native libraries for the same platforms; io_uring also
+     * needs a kernel that allows it, so it is left out, with a line on standard error, where
+     * {@code kernel.io_uring_disabled} forbids it: a test asked for it would silently run on epoll).
+     */
     public static Stream<String> names() {
-        return epollShipped() ? Stream.of("nio", "epoll") : Stream.of("nio");
+        if (!epollShipped()) {
+            return Stream.of("nio");
+        }
+        return ioUringAllowed() ? Stream.of("nio", "epoll", "io_uring") : Stream.of("nio", "epoll");
     }
 
     /**
@@ -54,6 +62,24 @@ public final class Transports {
     /** Every transport of {@link #names()} with one loop and with two. */
     public static Stream<Loops> withLoops() {
         return names().flatMap(t -> Stream.of(new Loops(t, 1), new Loops(t, 2)));
+    }
+
+    /**
+     * Whether the kernel lets this process use io_uring ({@code /proc/sys/kernel/io_uring_disabled} is
+     * absent or 0; Linux 6.6+ has the switch). Asked of the kernel, not of Netty: a Netty that fails to
+     * load io_uring where the kernel allows it must fail the suite, not leave io_uring out.
+     */
+    public static boolean ioUringAllowed() {
+        java.nio.file.Path knob = java.nio.file.Path.of("/proc/sys/kernel/io_uring_disabled");
+        try {
+            boolean allowed = !java.nio.file.Files.exists(knob) || java.nio.file.Files.readString(knob).trim().equals("0");
+            if (!allowed) {
+                System.err.println("Transports: kernel.io_uring_disabled is set; io_uring left out of the matrix");
+            }
+            return allowed;
+        } catch (java.io.IOException e) {
+            return true;
+        }
     }
 
     /** Whether netty-transport-native-epoll has a native library for this platform. */

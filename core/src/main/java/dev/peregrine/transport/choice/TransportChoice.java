@@ -4,14 +4,18 @@ import dev.peregrine.Transport;
 import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.epoll.EpollAvailability;
 import dev.peregrine.transport.epoll.EpollTransport;
+import dev.peregrine.transport.iouring.IoUringAvailability;
+import dev.peregrine.transport.iouring.IoUringTransport;
 import dev.peregrine.transport.nio.NioTransport;
 
 import java.util.function.Supplier;
 
 /**
  * Which transport a server's or a client's loops start on: {@link Transport#NIO} and {@link Transport#EPOLL} as asked (a
- * forced epoll that cannot run fails with the reason), {@link Transport#AUTO} epoll where it can run,
- * else NIO after one INFO line saying why.
+ * forced epoll that cannot run fails with the reason), {@link Transport#IO_URING} where it can run,
+ * else, after one INFO line saying why, epoll or NIO; {@link Transport#AUTO} epoll where it can run,
+ * else NIO after one INFO line saying why. AUTO does not pick io_uring: it has not been measured faster
+ * than epoll here (docs/transports.md).
  */
 public final class TransportChoice {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
@@ -20,11 +24,19 @@ public final class TransportChoice {
     }
 
     public static TransportEngine select(Transport kind) {
-        return select(kind, EpollAvailability::unavailabilityReason);
+        return select(kind, EpollAvailability::unavailabilityReason, IoUringAvailability::unavailabilityReason);
     }
 
     /** @param epollUnavailable answers null when epoll can run, else why not */
     static TransportEngine select(Transport kind, Supplier<String> epollUnavailable) {
+        return select(kind, epollUnavailable, IoUringAvailability::unavailabilityReason);
+    }
+
+    /**
+     * @param epollUnavailable answers null when epoll can run, else why not
+     * @param uringUnavailable the same for io_uring
+     */
+    static TransportEngine select(Transport kind, Supplier<String> epollUnavailable, Supplier<String> uringUnavailable) {
         switch (kind) {
             case NIO:
                 return new NioTransport();
@@ -34,6 +46,19 @@ public final class TransportChoice {
                     throw new IllegalStateException("transport 'epoll' requested but unavailable: " + why);
                 }
                 return new EpollTransport();
+            }
+            case IO_URING: {
+                String why = uringUnavailable.get();
+                if (why == null) {
+                    return new IoUringTransport();
+                }
+                String epollWhy = epollUnavailable.get();
+                if (epollWhy == null) {
+                    LOG.log(System.Logger.Level.INFO, "io_uring transport unavailable ({0}); using epoll", why);
+                    return new EpollTransport();
+                }
+                LOG.log(System.Logger.Level.INFO, "io_uring transport unavailable ({0}), epoll too ({1}); using nio", why, epollWhy);
+                return new NioTransport();
             }
             default: {
                 String why = epollUnavailable.get();

@@ -4,9 +4,12 @@ import dev.peregrine.Server;
 import dev.peregrine.Transport;
 import dev.peregrine.transport.epoll.EpollAvailability;
 import dev.peregrine.transport.epoll.EpollTransport;
+import dev.peregrine.transport.iouring.IoUringAvailability;
+import dev.peregrine.transport.iouring.IoUringTransport;
 import dev.peregrine.transport.nio.NioTransport;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Locale;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -43,12 +46,70 @@ class TransportChoiceTest {
     }
 
     @Test
+    void ioUringWhenAskedAndItRuns() {
+        assertEquals(Transport.IO_URING, Transport.parse("io_uring"));
+        assertEquals(Transport.IO_URING, Transport.parse(" IOURING "));
+        assertEquals("io_uring", Transport.IO_URING.id());
+        assertInstanceOf(IoUringTransport.class, TransportChoice.select(Transport.IO_URING, () -> null, () -> null));
+    }
+
+    /** Asked for io_uring where it cannot run: one INFO line naming the reason, then the next transport. */
+    @Test
+    void ioUringWhereItCannotRunFallsBackToEpollThenNioWithOneInfoLine() {
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger("dev.peregrine");
+        List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(h);
+        try {
+            assertInstanceOf(EpollTransport.class, TransportChoice.select(Transport.IO_URING, () -> null, () -> WHY));
+            assertEquals(1, records.size());
+            assertEquals(java.util.logging.Level.INFO, records.get(0).getLevel());
+            String line = java.text.MessageFormat.format(records.get(0).getMessage(), records.get(0).getParameters());
+            assertTrue(line.contains(WHY) && line.contains("io_uring") && line.contains("using epoll"), line);
+            records.clear();
+            assertInstanceOf(NioTransport.class, TransportChoice.select(Transport.IO_URING, () -> "no epoll either", () -> WHY));
+            assertEquals(1, records.size());
+            line = java.text.MessageFormat.format(records.get(0).getMessage(), records.get(0).getParameters());
+            assertTrue(line.contains(WHY) && line.contains("no epoll either") && line.contains("using nio"), line);
+        } finally {
+            jul.removeHandler(h);
+        }
+    }
+
+    @Test
+    void autoNeverPicksIoUring() {
+        assertInstanceOf(EpollTransport.class, TransportChoice.select(Transport.AUTO, () -> null, () -> null));
+    }
+
+    @Test
+    void ioUringStartsWhereTheKernelAllowsIt() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(IoUringAvailability.isAvailable(),
+                () -> "io_uring unavailable here: " + IoUringAvailability.unavailabilityReason());
+        try (Server s = Server.builder().host("127.0.0.1").port(0).threads(1).transport("io_uring").start()) {
+            assertEquals(Transport.IO_URING, s.transport());
+        }
+    }
+
+    @Test
     void unknownNameFailsNamingTheChoices() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Transport.parse("kqueue"));
-        assertEquals("unknown transport 'kqueue' (expected auto, epoll or nio)", e.getMessage());
+        assertEquals("unknown transport 'kqueue' (expected auto, epoll, io_uring or nio)", e.getMessage());
         IllegalArgumentException viaBuilder = assertThrows(IllegalArgumentException.class,
-                () -> Server.builder().port(0).transport("io_uring")); // at the call, not at start
-        assertTrue(viaBuilder.getMessage().contains("io_uring"), viaBuilder.getMessage());
+                () -> Server.builder().port(0).transport("kqueue")); // at the call, not at start
+        assertTrue(viaBuilder.getMessage().contains("kqueue"), viaBuilder.getMessage());
     }
 
     /** Netty ships epoll natives for Linux on x86-64 and aarch64: there auto must find them. */

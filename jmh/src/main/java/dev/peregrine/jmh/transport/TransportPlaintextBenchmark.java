@@ -49,7 +49,7 @@ public class TransportPlaintextBenchmark {
     private static final int DEPTH = 16;
     static final int CONNECTIONS = 16;
 
-    @Param({"nio", "epoll"})
+    @Param({"nio", "epoll", "io_uring"})
     public String transport;
 
     private Server server;

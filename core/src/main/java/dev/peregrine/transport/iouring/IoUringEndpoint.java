@@ -1,0 +1,383 @@
+package dev.peregrine.transport.iouring;
+
+import dev.peregrine.buffer.BufferPool;
+import dev.peregrine.loop.Connection;
+import dev.peregrine.loop.SocketEndpoint;
+import dev.peregrine.transport.ConnectionLimit;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * One connection on an {@link IoUringEventLoop}: the {@link SocketEndpoint} its {@link Connection}
+ * talks to, and the receiver of its socket's poll completions.
+ *
+ * <p><b>Input.</b> A one-shot read poll is armed whenever the socket has shown it is empty (a read
+ * shorter than asked, {@code EAGAIN}), and at the start; its completion sets {@code readReady}, and
+ * while that is set and the connection wants input, {@link #pump} calls {@link Connection#onReadable()},
+ * which reads into the loop's read buffer (or the connection's lent one).
+ * <pre>
+ *   poll(in) completes ---&gt; readReady = true ---&gt; pump: while readReady &amp;&amp; reading: onReadable()
+ *                                                 |- short read / EAGAIN: readReady = false, arm the poll
+ *                                                 |- EOF or error: readReady = false, nothing armed again
+ *                                                 |- onReadable() returned false (paused, closing) and no
+ *                                                 |  layer under it (TLS) read the socket: stop, readReady kept
+ *                                                 '- READS_PER_TURN reached: queue resume(), readReady kept
+ *   readInterest(true) outside an event ---&gt; queue resume()       (backpressure lifted from a task)
+ * </pre>
+ * A poll armed on a socket that is already readable completes at once, so the arming after a short
+ * read loses nothing. A paused connection keeps its poll armed: its completion only sets
+ * {@code readReady}. After a hang-up a short read no longer clears {@code readReady}: the end of stream
+ * is queued behind the data, so reading goes on until it returns -1. After the end of stream no poll
+ * is armed again (it would complete at once, forever).
+ *
+ * <p><b>Output.</b> {@link #write} copies into a send buffer lent by the loop's pool and submits one
+ * {@code IORING_OP_SEND} for it, so the sends of every connection served in a loop turn reach the
+ * kernel together in the next {@code io_uring_enter}; bytes written while a send is in flight are
+ * appended behind it and leave with the next one. The write takes only what fits in the buffer (at most
+ * {@link #MAX_SEND_BUFFER}): the rest stays with the connection ({@code OutputBacklog}, write
+ * interest on), and the send's completion reports writability.
+ * <pre>
+ *   write(src) ---&gt; copy into sendBuf[tail..] ---&gt; no send in flight or waiting: send [head, tail)
+ *   sent(n)    ---&gt; head += n ---&gt; head &lt; tail: send [head, tail)       (a short send, or bytes appended)
+ *                             '--&gt; head == tail: buffer back to the pool; a deferred FIN goes now;
+ *                                                 onWritable() if the connection waits to write
+ *   sent(-EAGAIN) --&gt; the socket is full: sendWaiting, POLLOUT poll --&gt; its completion: send [head, tail)
+ *   sent(-errno)  --&gt; buffer back; the next write throws it (the connection closes)
+ * </pre>
+ * Every send is non-blocking ({@code MSG_DONTWAIT}): it completes in the {@code io_uring_enter} that
+ * submits it, with what the socket took or {@code EAGAIN}, and never stays parked in the kernel.
+ * {@link #shutdownOutput} waits for the bytes taken (FIN after them). The connection counts what
+ * {@link #write} took as written, as the other transports' kernels hold it, so a close lingers: the
+ * connection is gone (its slot in maxConnections released) but the bytes are sent on, and the
+ * descriptor closed after the last, or after {@link #LINGER_MILLIS} when the peer takes nothing more
+ * (what it has not taken is then dropped). A send in flight at the descriptor's close completes in the
+ * next {@code io_uring_enter} ({@link NettyIoUring.Fd#close}) and frees the buffer then.
+ *
+ * <p>An idle connection holds no buffer: only its armed poll, in the kernel.
+ *
+ * <p>Thread: the owning loop only.
+ */
+final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
+    /** Reads of one connection per turn before the loop's other sockets get theirs (fairness). */
+    static final int READS_PER_TURN = 16;
+    /** Largest send buffer lent to a connection (the default write buffer's size: one batch). */
+    static final int MAX_SEND_BUFFER = 64 << 10;
+    private static final int EAGAIN = -11;
+    /** How long a closed connection's last bytes may take to leave (the peer reads slowly or not at all). */
+    static final long LINGER_MILLIS = 5_000;
+
+    private final IoUringEventLoop loop;
+    private final NettyIoUring.Fd fd;
+    private final ConnectionLimit limit;
+    private final BufferPool pool;
+    private final int maxSendBuffer;
+    private final Runnable resume = this::resume;
+    private final InetSocketAddress remote;
+    Connection connection;
+    /** The loop's list of open endpoints (for shutdown). */
+    IoUringEndpoint prev;
+    IoUringEndpoint next;
+
+    private boolean readReady;
+    private boolean hungUp;
+    private boolean reading = true;
+    private boolean writing;
+    private boolean inEvent;
+    private boolean resumeQueued;
+    private boolean closed;
+    /** Reads of the socket that moved bytes (a TLS layer may read and hand the connection nothing yet). */
+    private long socketReads;
+    /** Output given to the kernel or waiting for it: {@code [sendHead, sendTail)}; lent only while non-empty. */
+    private ByteBuffer sendBuf;
+    private int sendHead;
+    private int sendTail;
+    /** The errno of a failed send, thrown by the next write. */
+    private int sendError;
+    private boolean shutdownPending;
+    /** A send found the socket full ({@code EAGAIN}): a POLLOUT poll is armed to send {@code [sendHead, sendTail)}. */
+    private boolean sendWaiting;
+    /** Closed with bytes still to send: they go out before the descriptor closes ({@link #close}). */
+    private boolean lingering;
+    private final dev.peregrine.loop.Timeout linger = new dev.peregrine.loop.Timeout() {
+        @Override
+        protected void onTimeout() {
+            if (lingering) {
+                endLinger(); // the peer does not read: what it has not taken is dropped
+            }
+        }
+    };
+
+    /** Takes over {@code fd}, whose slot in {@code limit} is released when it closes. */
+    IoUringEndpoint(IoUringEventLoop loop, NettyIoUring.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
+        this.loop = loop;
+        this.fd = fd;
+        this.remote = remote;
+        this.limit = limit;
+        this.pool = loop.context().pool();
+        this.maxSendBuffer = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
+    }
+
+    /** Arms the first read poll. */
+    void start() {
+        fd.armRead();
+    }
+
+    @Override
+    public void ready(boolean in, boolean out, boolean hangup) {
+        if (closed) {
+            if (out && sendWaiting && lingering) {
+                sendWaiting = false;
+                fd.send(sendBuf, sendHead, sendTail - sendHead);
+            }
+            return;
+        }
+        inEvent = true;
+        try {
+            if (out) {
+                if (sendWaiting) {
+                    sendWaiting = false; // the socket takes bytes again: the send's completion reports writability
+                    fd.send(sendBuf, sendHead, sendTail - sendHead);
+                } else {
+                    if (writing) {
+                        connection.onWritable();
+                    }
+                    if (writing && !closed && !fd.sending() && !sendWaiting) {
+                        fd.armWrite(); // else the send's completion, or its poll, reports writability
+                    }
+                }
+            }
+            if (in) {
+                readReady = true;
+                hungUp |= hangup;
+            }
+            pump();
+        } catch (Throwable t) {
+            loop.connectionFailed(connection, t);
+        } finally {
+            inEvent = false;
+        }
+    }
+
+    private void resume() {
+        resumeQueued = false;
+        if (closed) {
+            return;
+        }
+        inEvent = true;
+        try {
+            pump();
+        } catch (Throwable t) {
+            loop.connectionFailed(connection, t);
+        } finally {
+            inEvent = false;
+        }
+    }
+
+    private void pump() {
+        int turns = 0;
+        while (readReady && reading && !closed) {
+            if (turns++ == READS_PER_TURN) {
+                queueResume();
+                return;
+            }
+            long before = socketReads;
+            boolean wants = connection.onReadable();
+            if (!wants && socketReads == before) {
+                return; // neither the connection nor a layer under it took bytes: readReady stays for later
+            }
+        }
+    }
+
+    private void queueResume() {
+        if (!resumeQueued) {
+            resumeQueued = true;
+            if (!loop.executeOrDrop(resume)) {
+                resumeQueued = false;
+            }
+        }
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        int asked = dst.remaining();
+        if (asked == 0) {
+            return 0;
+        }
+        int n;
+        try {
+            n = fd.read(dst);
+        } catch (IOException e) {
+            readReady = false;
+            throw e;
+        }
+        if (n != 0) {
+            socketReads++;
+        }
+        if (n < 0) {
+            readReady = false;
+        } else if (n == 0 || (n < asked && !hungUp)) {
+            readReady = false; // the kernel has nothing more now: the poll tells when it has
+            if (!closed) {
+                fd.armRead();
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        if (sendError != 0) {
+            throw new IOException("send failed: errno " + sendError);
+        }
+        int n = src.remaining();
+        if (n == 0 || closed) {
+            return 0;
+        }
+        ByteBuffer b = sendBuf;
+        if (b == null) {
+            b = sendBuf = pool.acquire(Math.min(Math.max(n, BufferPool.MIN_SIZE), maxSendBuffer));
+            sendHead = sendTail = 0;
+        }
+        int k = Math.min(n, b.capacity() - sendTail);
+        if (k == 0) {
+            return 0;
+        }
+        b.put(sendTail, src, src.position(), k);
+        src.position(src.position() + k);
+        sendTail += k;
+        if (!fd.sending() && !sendWaiting) {
+            fd.send(b, sendHead, sendTail - sendHead);
+        }
+        return k;
+    }
+
+    @Override
+    public void sent(int res) {
+        try {
+            sendCompleted(res);
+        } catch (Throwable t) {
+            if (!closed) {
+                loop.connectionFailed(connection, t); // a bug of ours costs this connection, not the loop
+            } else if (lingering) {
+                endLinger();
+            }
+        }
+    }
+
+    private void sendCompleted(int res) {
+        ByteBuffer b = sendBuf;
+        if (res > 0) {
+            sendHead += res;
+            if (sendHead < sendTail) {
+                // Bytes appended behind this send, or the socket took part: send on, also after a close
+                // (each send is non-blocking, so a full socket ends it with EAGAIN).
+                fd.send(b, sendHead, sendTail - sendHead);
+                return;
+            }
+        } else if (res == EAGAIN) {
+            if (!closed || lingering) {
+                sendWaiting = true; // the socket is full: a POLLOUT poll sends the rest
+                fd.armWrite();
+                return;
+            }
+        } else if (!closed) {
+            sendError = res == 0 ? 32 /* EPIPE */ : -res;
+        }
+        sendBuf = null;
+        sendHead = sendTail = 0;
+        if (b != null) {
+            pool.release(b); // the kernel is done with it: sent, failed or given up
+        }
+        if (closed) {
+            if (lingering) {
+                endLinger();
+            }
+            return;
+        }
+        if (shutdownPending) {
+            shutdownPending = false;
+            fd.shutdownOutput();
+        }
+        if (writing) {
+            inEvent = true;
+            try {
+                connection.onWritable(); // writes the backlog (or fails on sendError) and may send again
+                pump(); // the write may have lifted backpressure
+            } catch (Throwable t) {
+                loop.connectionFailed(connection, t);
+            } finally {
+                inEvent = false;
+            }
+        }
+    }
+
+    @Override
+    public void readInterest(boolean on) {
+        reading = on;
+        if (on && readReady && !inEvent && !closed) {
+            queueResume(); // bytes already shown: no poll completion will come for them
+        }
+    }
+
+    @Override
+    public void writeInterest(boolean on) {
+        writing = on;
+        if (on && !closed && !fd.sending() && !sendWaiting) {
+            fd.armWrite(); // no send to report it: a poll, which completes at once if the socket can take bytes
+        }
+    }
+
+    @Override
+    public void shutdownOutput() {
+        if (fd.sending() || sendWaiting) {
+            shutdownPending = true; // FIN after the bytes in flight
+        } else {
+            fd.shutdownOutput();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        loop.unlink(this);
+        limit.release();
+        if (sendBuf != null && sendHead < sendTail) {
+            // Bytes the connection counts as written: the other transports' kernels send them after close(2),
+            // so these are sent before the descriptor closes, for at most LINGER_MILLIS.
+            lingering = true;
+            loop.lingering(this);
+            loop.context().timers().schedule(linger, LINGER_MILLIS, loop.context().nowMillis());
+            return;
+        }
+        fd.close();
+    }
+
+    /**
+     * The linger ends: everything sent, a send failed, the time is up or the loop stops. Closes the
+     * descriptor. Thread: this loop.
+     */
+    void endLinger() {
+        if (!lingering) {
+            return;
+        }
+        lingering = false;
+        loop.unlink(this);
+        sendWaiting = false;
+        loop.context().timers().cancel(linger);
+        if (!fd.sending() && sendBuf != null) {
+            pool.release(sendBuf);
+            sendBuf = null;
+        }
+        fd.close(); // a send still in flight completes in the next io_uring_enter and frees the buffer then
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+}
