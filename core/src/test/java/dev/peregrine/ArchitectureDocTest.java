@@ -39,7 +39,8 @@ class ArchitectureDocTest {
             "BouncyCastleJsseProvider", "BouncyCastleProvider", "KeyManagerFactory", "JcaX509v3CertificateBuilder",
             "GZIPInputStream", "GZIPOutputStream", "Brotli4jLoader", "Zstd", "ObjectMapper", "Native", "Socket",
             "ServiceLoader", "Files", "Path", "Duration", "Instant", "Locale", "Blackhole", "AtomicInteger", "Long",
-            "MethodHandle", "MethodHandles", "Runnable", "EventType",
+            "MethodHandle", "MethodHandles", "Runnable", "EventType", "AtomicLong", "IoUringIoHandle", "SSLException",
+            "SSLHandshakeException",
             "Date", "Location", "Upgrade");
 
     @Test
