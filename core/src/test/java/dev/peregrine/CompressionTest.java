@@ -64,7 +64,7 @@ class CompressionTest {
 
     private static String decode(TestClient.Response r) throws Exception {
         dev.peregrine.compress.Coding c = dev.peregrine.compress.Coding.of(r.header("Content-Encoding"));
-        return new String(dev.peregrine.compress.StreamDecoderAccess.decode(c, r.body()), StandardCharsets.UTF_8);
+        return new String(dev.peregrine.compress.engine.StreamDecoderAccess.decode(c, r.body()), StandardCharsets.UTF_8);
     }
 
     @Test

@@ -1,7 +1,7 @@
 package dev.peregrine;
 
 import dev.peregrine.compress.BodyDecodingException;
-import dev.peregrine.compress.GzipBodyDecoder;
+import dev.peregrine.compress.engine.GzipBodyDecoder;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

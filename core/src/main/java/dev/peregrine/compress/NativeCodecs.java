@@ -12,19 +12,19 @@ package dev.peregrine.compress;
  *
  * <p>Thread: any; each answer is found once (class initialisation of a holder) and then read.
  */
-public final class NativeCodecs {
+final class NativeCodecs {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
 
     private NativeCodecs() {
     }
 
     /** Whether br can be used: Brotli4j and its native library loaded. */
-    public static boolean brotli() {
+    static boolean brotli() {
         return Brotli.AVAILABLE;
     }
 
     /** Whether zstd can be used: zstd-jni and its native library loaded. */
-    public static boolean zstd() {
+    static boolean zstd() {
         return Zstd.AVAILABLE;
     }
 

@@ -1,10 +1,7 @@
 /**
- * Content codings (RFC 9110 §8.4.1) as reusable encoders and decoders, pure: no I/O, no loop, nothing
- * of ours beneath them. gzip and deflate use {@code java.util.zip}; br and zstd use Brotli4j and
- * zstd-jni when the application has them ({@link dev.peregrine.compress.NativeCodecs} finds them at
- * run time; no class of this package that names them is loaded otherwise).
- *
- * <p>Thread: an {@link dev.peregrine.compress.Encoder} or decoder belongs to one thread at a time
- * (a loop's); {@link dev.peregrine.compress.NativeCodecs} is safe from any thread.
+ * Content codings as the API names them: {@link dev.peregrine.compress.Coding} (RFC 9110 §8.4.1: gzip,
+ * deflate, br, zstd, and whether each is available here) and
+ * {@link dev.peregrine.compress.BodyDecodingException} (a request body that could not be decoded). The
+ * encoders and the request-body decoder themselves are internal, in {@code compress.engine}.
  */
 package dev.peregrine.compress;

@@ -2,8 +2,8 @@ package dev.peregrine.http1;
 
 import dev.peregrine.Compression;
 import dev.peregrine.compress.Coding;
-import dev.peregrine.compress.Encoder;
-import dev.peregrine.compress.Encoders;
+import dev.peregrine.compress.engine.Encoder;
+import dev.peregrine.compress.engine.Encoders;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * replace it until the encoder has copied them, which happens before the next response; they are
  * viewed through one reused {@link ByteBuffer}, so a compressed gzip, deflate or zstd response
  * allocates nothing once the output array has grown to its size (br: see
- * {@link dev.peregrine.compress.BrotliEncoder}).
+ * {@link dev.peregrine.compress.engine.BrotliEncoder}).
  *
  * <p>Thread: the owning loop only.
  */

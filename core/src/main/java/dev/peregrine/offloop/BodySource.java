@@ -67,7 +67,7 @@ public interface BodySource {
                             boolean http10, Connection c) {
         boolean bodyAllowed = ResponseEncoder.hasBody(res.statusCode(), head);
         if ((res.special() & ResponseView.PRODUCER) != 0) {
-            dev.peregrine.compress.Encoder encoder = srv.compressor() == null ? null
+            dev.peregrine.compress.engine.Encoder encoder = srv.compressor() == null ? null
                     : srv.compressor().startIncremental(req, res, !bodyAllowed); // compression hook: adds its headers
             ProducerBody body = new ProducerBody(res.producer(), req, !http10, bodyAllowed, srv.compressor(), encoder);
             srv.encoder().encodeStreamHead(res, -1, keepAlive, http10, c);

@@ -1,6 +1,6 @@
 package dev.peregrine.offloop;
 
-import dev.peregrine.compress.Encoder;
+import dev.peregrine.compress.engine.Encoder;
 import dev.peregrine.http1.ChunkFraming;
 import dev.peregrine.buffer.OutputSink;
 import dev.peregrine.http1.ResponseCompressor;

@@ -494,7 +494,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         boolean keepAlive = request.keepAlive() && !http10 && !bodyPending && conn.connection().isOpen() && !last;
         ctx.metrics().requests++;
         boolean bodyAllowed = ResponseEncoder.hasBody(response.statusCode(), head);
-        dev.peregrine.compress.Encoder encoder = srv.compressor() == null ? null
+        dev.peregrine.compress.engine.Encoder encoder = srv.compressor() == null ? null
                 : srv.compressor().startIncremental(request, response, !bodyAllowed); // compression hook: adds its headers
         srv.responding(request, response, head);
         srv.encoder().encodeStreamHead(response, -1, keepAlive, http10, conn.connection());

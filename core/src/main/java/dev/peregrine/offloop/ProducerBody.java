@@ -39,7 +39,7 @@ final class ProducerBody implements BodySource {
     private boolean ended;
 
     ProducerBody(BodyProducer producer, RequestView request, boolean framed, boolean bodyAllowed,
-                 ResponseCompressor compressor, dev.peregrine.compress.Encoder encoder) {
+                 ResponseCompressor compressor, dev.peregrine.compress.engine.Encoder encoder) {
         this.producer = producer;
         this.request = request;
         this.framed = framed;

@@ -1,8 +1,8 @@
 package dev.peregrine.jmh.compress;
 
 import dev.peregrine.compress.Coding;
-import dev.peregrine.compress.Encoder;
-import dev.peregrine.compress.Encoders;
+import dev.peregrine.compress.engine.Encoder;
+import dev.peregrine.compress.engine.Encoders;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

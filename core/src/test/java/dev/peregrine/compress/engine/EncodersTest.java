@@ -1,4 +1,6 @@
-package dev.peregrine.compress;
+package dev.peregrine.compress.engine;
+
+import dev.peregrine.compress.Coding;
 
 import org.junit.jupiter.api.Test;
 
@@ -20,8 +22,8 @@ class EncodersTest {
     void bothLibrariesLoadHere() {
         // br and zstd are on this module's test class path: if they did not load, the tests below would
         // silently cover only gzip and deflate.
-        assertTrue(NativeCodecs.brotli(), "Brotli4j should load here");
-        assertTrue(NativeCodecs.zstd(), "zstd-jni should load here");
+        assertTrue(Coding.BR.available(), "Brotli4j should load here");
+        assertTrue(Coding.ZSTD.available(), "zstd-jni should load here");
         for (Coding c : Coding.values()) {
             assertTrue(c.available(), c::toString);
             assertEquals(c, Coding.of(c.token().toUpperCase(java.util.Locale.ROOT)));

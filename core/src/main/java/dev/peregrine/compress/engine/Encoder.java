@@ -1,4 +1,6 @@
-package dev.peregrine.compress;
+package dev.peregrine.compress.engine;
+
+import dev.peregrine.compress.Coding;
 
 /**
  * One content coding's compressor, reused for stream after stream. Compressed bytes collect in an

@@ -1,4 +1,6 @@
-package dev.peregrine.compress;
+package dev.peregrine.compress.engine;
+
+import dev.peregrine.compress.Coding;
 
 import java.io.IOException;
 

@@ -1,4 +1,6 @@
-package dev.peregrine.compress;
+package dev.peregrine.compress.engine;
+
+import dev.peregrine.compress.Coding;
 
 import com.aayushatharva.brotli4j.decoder.DecoderJNI;
 import com.github.luben.zstd.ZstdDecompressCtx;

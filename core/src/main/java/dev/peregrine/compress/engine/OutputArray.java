@@ -1,4 +1,4 @@
-package dev.peregrine.compress;
+package dev.peregrine.compress.engine;
 
 import java.util.Arrays;
 
