@@ -354,6 +354,10 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
             return;
         }
         runInline(h, req, res);
+        if (c.protocol() != this) { // the handler wrote its 101 and switched the connection (WebSocket)
+            srv.metrics.requests++;
+            return;
+        }
         if (res.special() != 0 && specialResponse(req, res)) { // off-loop hook: async(), sendFile() or stream()
             return;
         }
