@@ -9,10 +9,13 @@ import java.util.Locale;
  *   parameter                       offered by the client means           the server
  *   server_no_context_takeover      reset our compressor per message      accepts, echoes, resets its Deflater
  *   client_no_context_takeover      the client resets its own             accepts, echoes (nothing to do)
- *   server_max_window_bits=N        our LZ77 window at most 2^N           accepts only N = 15: java.util.zip's
- *                                                                         Deflater cannot choose a smaller
- *                                                                         window, so an offer with N &lt; 15 is
- *                                                                         declined (§7.1.2.1)
+ *   server_max_window_bits=N        our LZ77 window at most 2^N           accepts and echoes N (§7.1.2.1). For
+ *                                                                         N &lt; 15 it honours it by sending its
+ *                                                                         messages uncompressed: java.util.zip's
+ *                                                                         Deflater cannot choose a smaller window,
+ *                                                                         and RSV1 is chosen per message (§6), so
+ *                                                                         an uncompressed message always conforms;
+ *                                                                         the client's messages are still inflated
  *   client_max_window_bits[=N]      the client may use a smaller window   accepts: our Inflater reads any
  *                                                                         window up to 15; not echoed, so the
  *                                                                         client may use up to its N (§7.1.2.2)
@@ -23,12 +26,16 @@ import java.util.Locale;
 final class DeflateParams {
     final boolean serverNoContextTakeover;
     final boolean clientNoContextTakeover;
+    /** Whether the server compresses what it sends: not when the client limited our window below 15 bits. */
+    final boolean serverCompresses;
     /** The {@code Sec-WebSocket-Extensions} value of the response. */
     final String response;
 
-    private DeflateParams(boolean serverNoContextTakeover, boolean clientNoContextTakeover, String response) {
+    private DeflateParams(boolean serverNoContextTakeover, boolean clientNoContextTakeover, boolean serverCompresses,
+                          String response) {
         this.serverNoContextTakeover = serverNoContextTakeover;
         this.clientNoContextTakeover = clientNoContextTakeover;
+        this.serverCompresses = serverCompresses;
         this.response = response;
     }
 
@@ -53,7 +60,7 @@ final class DeflateParams {
         }
         boolean serverNoTakeover = false;
         boolean clientNoTakeover = false;
-        boolean serverBits = false;
+        int serverBits = 0;
         boolean clientBits = false;
         for (int i = 1; i < parts.length; i++) {
             String p = parts[i].trim();
@@ -74,10 +81,10 @@ final class DeflateParams {
                     clientNoTakeover = true;
                     break;
                 case "server_max_window_bits":
-                    if (serverBits || windowBits(value) != 15) {
-                        return null; // below 15 we could not honour it; no value is malformed (§7.1.2.1)
+                    if (serverBits != 0 || windowBits(value) < 0) {
+                        return null; // a duplicate, or no value / a bad one: malformed (§7.1.2.1)
                     }
-                    serverBits = true;
+                    serverBits = windowBits(value);
                     break;
                 case "client_max_window_bits":
                     if (clientBits || (value != null && windowBits(value) < 0)) {
@@ -96,7 +103,10 @@ final class DeflateParams {
         if (clientNoTakeover) {
             r.append("; client_no_context_takeover");
         }
-        return new DeflateParams(serverNoTakeover, clientNoTakeover, r.toString());
+        if (serverBits != 0) {
+            r.append("; server_max_window_bits=").append(serverBits);
+        }
+        return new DeflateParams(serverNoTakeover, clientNoTakeover, serverBits == 0 || serverBits == 15, r.toString());
     }
 
     private static String unquote(String v) {

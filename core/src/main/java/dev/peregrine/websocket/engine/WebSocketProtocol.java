@@ -58,10 +58,12 @@ final class WebSocketProtocol implements Protocol {
     static final int CLOSE_SENT = 1;
     static final int DONE = 2;
 
-    private static final int T_IDLE = 1;
-    private static final int T_PING = 2;
-    private static final int T_PONG = 3;
-    private static final int T_CLOSE = 4;
+    // Numbers of their own, apart from HTTP/1.1's (1-3): the connection re-arms its timer only when the
+    // phase number changes, and the switch must re-arm it for the WebSocket's own timeouts.
+    private static final int T_IDLE = 11;
+    private static final int T_PING = 12;
+    private static final int T_PONG = 13;
+    private static final int T_CLOSE = 14;
 
     private final WebSocketOptions opts;
     private final WebSocketHandler handler;
@@ -96,7 +98,7 @@ final class WebSocketProtocol implements Protocol {
     public void onOpen(Connection c) {
         this.c = c;
         this.message = new InboundMessage(c.context().pool(), opts.maxMessageSize());
-        if (deflate != null) {
+        if (deflate != null && deflate.serverCompresses) {
             deflater = new MessageDeflater(c.context().pool(), deflate.serverNoContextTakeover);
         }
         session.bind(this, c);

@@ -76,13 +76,14 @@ public final class WebSocketRoute implements Handler {
             res.error(500);
             return;
         }
-        if (!"GET".equals(req.method()) || !"HTTP/1.1".equals(req.version()) || req.hasHeader("Content-Length")
+        String length = req.header("Content-Length"); // the JDK's client sends "Content-Length: 0"
+        if (!"GET".equals(req.method()) || !"HTTP/1.1".equals(req.version()) || (length != null && !length.trim().equals("0"))
                 || req.hasHeader("Transfer-Encoding")) {
             res.status(400).text("a WebSocket handshake is a GET over HTTP/1.1 without a body (RFC 6455 §4.1)\n");
             return;
         }
         if (!hasToken(req.header("Upgrade"), "websocket") || !hasToken(req.header("Connection"), "upgrade")) {
-            res.status(426).header("Upgrade", "websocket").header("Connection", "Upgrade")
+            res.status(426).header("Upgrade", "websocket")
                     .text("this path speaks WebSocket: send Upgrade: websocket and Connection: Upgrade\n");
             return;
         }
