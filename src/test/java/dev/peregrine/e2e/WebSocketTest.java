@@ -373,6 +373,21 @@ class WebSocketTest extends ServerTestBase {
     }
 
     @Test
+    void serverShutdownSaysGoingAway() throws Exception {
+        Server other = factory.start();
+        try (WsRawClient c = WsRawClient.open(other.port(), "/ws/echo", "")) {
+            Thread stopper = new Thread(other::close);
+            stopper.start();
+            assertEquals(1001, c.readCloseCode());
+            c.send(0x88, new byte[] {0x03, (byte) 0xE9});
+            assertTrue(c.endedByServer());
+            stopper.join();
+        } finally {
+            other.close();
+        }
+    }
+
+    @Test
     void abruptEndIsReportedAs1006() throws IOException {
         try (WsRawClient c = ws("/ws/test")) {
             c.sendText("x");
