@@ -14,13 +14,13 @@ import java.util.zip.Inflater;
  * unmasked) are appended to a buffer lent by the loop's pool, inflated first when the message is
  * compressed (RFC 7692 §7.2.2), and checked as UTF-8 as they come when it is text (fail fast, 1007).
  * The size is capped after inflation (1009), so a small compressed frame cannot grow past
- * {@code maxMessageSize} in memory: the buffer never exceeds the cap plus one byte.
+ * {@code maxMessageSize} in memory: the buffer never exceeds the cap plus one byte. The {@link Inflater}
+ * comes from the loop's {@link ZipPool} on the first compressed message and goes back at the close.
  * <pre>
  *   NONE --first frame (text/binary)--&gt; OPEN(opcode, compressed) --append*--&gt; finish --&gt; delivered --release--&gt; NONE
  * </pre>
  * The buffer goes back to the pool once the message is delivered or the connection closes: an idle
- * connection holds none. The {@link Inflater} is made on the first compressed message and ended in
- * {@link #end}.
+ * connection holds none.
  *
  * <p>Thread: the connection's loop.
  */
@@ -104,7 +104,7 @@ final class InboundMessage {
 
     private int inflate(ByteBuffer input) {
         if (inflater == null) {
-            inflater = new Inflater(true); // raw DEFLATE, 32 KiB window: reads any client_max_window_bits
+            inflater = ZipPool.local().inflater();
         }
         inflater.setInput(input);
         try {
@@ -153,11 +153,11 @@ final class InboundMessage {
         }
     }
 
-    /** The connection closed: releases the buffer and the inflater's native memory. */
+    /** The connection closed: releases the buffer, and the inflater to the loop's {@link ZipPool}. */
     void end() {
         release();
         if (inflater != null) {
-            inflater.end();
+            ZipPool.local().release(inflater);
             inflater = null;
         }
     }

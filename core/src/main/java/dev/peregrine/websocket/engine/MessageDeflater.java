@@ -10,8 +10,8 @@ import java.util.zip.Deflater;
  * {@code SYNC_FLUSH} so the message ends on a byte boundary, then the four bytes {@code 00 00 FF FF}
  * that flush always ends with are removed. The output goes to a buffer lent by the loop's pool, which
  * the caller releases once the frame is written. With {@code server_no_context_takeover} the
- * compressor starts afresh for each message (§7.1.1.1). Level 1: most of the gain for text at a small
- * fraction of the CPU of the default level.
+ * compressor starts afresh for each message (§7.1.1.1). The compressor (level 1) comes from the loop's
+ * {@link ZipPool} on the first compressed message.
  *
  * <p>Thread: the connection's loop.
  */
@@ -30,7 +30,7 @@ final class MessageDeflater {
     /** Compresses {@code input}'s remaining bytes; the result is {@link #output()} {@code [0, length())}. */
     void compress(ByteBuffer input) {
         if (deflater == null) {
-            deflater = new Deflater(1, true);
+            deflater = ZipPool.local().deflater();
         }
         deflater.setInput(input);
         ByteBuffer o = pool.acquire(input.remaining() + 64);
@@ -70,11 +70,11 @@ final class MessageDeflater {
         }
     }
 
-    /** The connection closed. */
+    /** The connection closed: the compressor goes back to the loop's {@link ZipPool}. */
     void end() {
         releaseOutput();
         if (deflater != null) {
-            deflater.end();
+            ZipPool.local().release(deflater);
             deflater = null;
         }
     }
