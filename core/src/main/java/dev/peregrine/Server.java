@@ -360,7 +360,7 @@ public final class Server implements AutoCloseable {
         }
 
         /**
-         * A WebSocket endpoint at {@code path} (RFC 6455; path parameters, filters and groups apply to its
+         * A WebSocket endpoint at {@code path} (RFC 6455; path parameters and the server's filters apply to its
          * handshake, which runs on the loop): see {@code docs/websocket.md}.
          */
         public Builder websocket(String path, dev.peregrine.websocket.WebSocketHandler handler) {

@@ -21,7 +21,7 @@ import java.util.Map;
 
 /**
  * The opening handshake of a WebSocket route (RFC 6455 §4.2), as an ordinary route handler on the
- * loop: path parameters, filters and groups apply to it as to any route. A valid request is answered
+ * loop: path parameters and the server's filters apply to it as to any route. A valid request is answered
  * {@code 101 Switching Protocols} and the connection switched to a {@link WebSocketProtocol}; the
  * bytes after the request are the protocol's.
  * <pre>
