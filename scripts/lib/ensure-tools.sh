@@ -27,6 +27,15 @@ ensure_tools() {
       exit 1
     fi
   fi
+  # The WebSocket tests drive the server with Python's websockets too: pip installs it into the
+  # project's .tools/python (no system change); without it that one test is skipped, saying why.
+  local tools
+  tools="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.tools/python"
+  if [ ! -d "$tools/websockets" ]; then
+    echo "installing Python websockets into $tools (the WebSocket tests use it)" >&2
+    python3 -m pip install -q --disable-pip-version-check --target "$tools" 'websockets>=12' >/dev/null 2>&1 \
+      || echo "peregrine: could not install Python websockets into $tools; its test will be skipped" >&2
+  fi
   if [ -n "${JAVA_HOME:-}" ]; then
     JAVA="$JAVA_HOME/bin/java"
     export PATH="$JAVA_HOME/bin:$PATH"

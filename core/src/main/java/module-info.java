@@ -4,7 +4,7 @@
  * <p><b>Exported</b>: the API packages only: the server API ({@code dev.peregrine}), TLS
  * configuration ({@code tls}), PROXY protocol settings ({@code proxy}), static files ({@code files}), content codings
  * ({@code compress}), forms and multipart ({@code form}), cookies ({@code cookie}), JSON ({@code json}),
- * metrics exposition ({@code metrics}) and the web features: CORS, request ids, the access log ({@code web}).
+ * metrics exposition ({@code metrics}), WebSocket ({@code websocket}; its codec and engine are internal) and the web features: CORS, request ids, the access log ({@code web}).
  * The loops, codecs, buffers, transports and TLS engine are exported only to
  * {@code dev.peregrine.client}, which runs on the same connection layer; the HTTP/1.1 server protocol
  * ({@code server}), its off-loop work ({@code offloop}) and the PROXY endpoint ({@code proxy.engine})
@@ -54,6 +54,7 @@ module dev.peregrine {
     exports dev.peregrine.proxy;
     exports dev.peregrine.tls;
     exports dev.peregrine.web;
+    exports dev.peregrine.websocket;
 
     exports dev.peregrine.jfr to jdk.jfr;
     exports dev.peregrine.buffer to dev.peregrine.client;

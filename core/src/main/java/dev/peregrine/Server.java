@@ -363,6 +363,19 @@ public final class Server implements AutoCloseable {
         }
 
         /**
+         * A WebSocket endpoint at {@code path} (RFC 6455; path parameters and the server's filters apply to its
+         * handshake, which runs on the loop): see {@code docs/websocket.md}.
+         */
+        public Builder websocket(String path, dev.peregrine.websocket.WebSocketHandler handler) {
+            return websocket(path, dev.peregrine.websocket.WebSocketOptions.DEFAULTS, handler);
+        }
+
+        /** {@link #websocket(String, dev.peregrine.websocket.WebSocketHandler)} with its limits, timeouts and negotiation. */
+        public Builder websocket(String path, dev.peregrine.websocket.WebSocketOptions options, dev.peregrine.websocket.WebSocketHandler handler) {
+            return get(path, Execution.LOOP, dev.peregrine.websocket.engine.WebSocketRoute.of(path, options, handler));
+        }
+
+        /**
          * Serves the server's metrics at {@code path} ({@code GET}) in the Prometheus text format, or
          * OpenMetrics when the scraper asks for it, plus the JVM's heap and direct memory. Runs on the
          * loop: it reads counters with plain loads and takes no lock (names in {@link Metrics#describe}).

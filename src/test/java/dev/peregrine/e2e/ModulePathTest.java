@@ -91,7 +91,7 @@ class ModulePathTest {
 
     private static final Set<String> API_PACKAGES = Set.of(
             "dev.peregrine", "dev.peregrine.compress", "dev.peregrine.cookie", "dev.peregrine.files", "dev.peregrine.form",
-            "dev.peregrine.json", "dev.peregrine.metrics", "dev.peregrine.proxy", "dev.peregrine.tls", "dev.peregrine.web");
+            "dev.peregrine.json", "dev.peregrine.metrics", "dev.peregrine.proxy", "dev.peregrine.tls", "dev.peregrine.web", "dev.peregrine.websocket");
 
     @TempDir
     Path dir;

@@ -166,6 +166,11 @@ public final class ResponseView implements Response {
     }
 
     /** Non-zero when the response is not a plain one: a bit set of {@link #ASYNC}, {@link #FILE}, {@link #OUTPUT_STREAM}. */
+    /** What this response turns to for the parts that outlive the handler (the loop's {@code OffLoop}, or an exchange). */
+    public ResponseOwner owner() {
+        return owner;
+    }
+
     public int special() {
         return special;
     }

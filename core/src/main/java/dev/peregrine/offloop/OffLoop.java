@@ -33,6 +33,14 @@ public final class OffLoop implements ResponseOwner {
         current = connection;
     }
 
+    /**
+     * The connection whose inline handler is running now, or null between handlers: a handler that
+     * switches the connection to another protocol after its {@code 101} (WebSocket) reaches it here.
+     */
+    public dev.peregrine.loop.Connection inlineConnection() {
+        return current == null ? null : current.connection();
+    }
+
     @Override
     public Completion startAsync(ResponseView res) {
         if (pending == null) {

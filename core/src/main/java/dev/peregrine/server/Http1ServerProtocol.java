@@ -41,6 +41,7 @@ import java.nio.ByteBuffer;
  *   any state --bad request (4xx/5xx, Connection: close), Connection: close, HTTP/1.0, last allowed
  *               request--&gt; connection CLOSING
  *   HEAD --Upgrade: token (registered)--&gt; 101, connection switched to the token's protocol
+ *   dispatch --the handler wrote its 101 and switched (WebSocket's handshake route)--&gt; stop
  *   IDLE --first bytes are the HTTP/2 preface / ALPN chose another protocol--&gt; switched
  * </pre>
  * The timer phase follows the state ({@link #timerPhase}):
@@ -355,6 +356,10 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
             return;
         }
         runInline(h, req, res);
+        if (c.protocol() != this) { // the handler wrote its 101 and switched the connection (WebSocket)
+            srv.metrics.requests++;
+            return;
+        }
         if (res.special() != 0 && specialResponse(req, res)) { // off-loop hook: async(), sendFile() or stream()
             return;
         }

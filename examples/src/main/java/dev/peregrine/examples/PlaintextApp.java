@@ -13,7 +13,7 @@ import java.nio.file.Path;
 
 /**
  * The TechEmpower-style app: {@code GET /plaintext}, {@code GET /json} and {@code POST /echo}, plus
- * {@code GET /cookies}, and {@link WebRoutes}' {@code POST /upload} and {@code GET /json-object}. These routes are
+ * {@code GET /cookies}, the WebSocket echo {@code /ws/echo}, and {@link WebRoutes}' {@code POST /upload} and {@code GET /json-object}. These routes are
  * the contract the end-to-end tests and the benchmarks rely on.
  *
  * <pre>
@@ -91,9 +91,28 @@ public final class PlaintextApp {
     private PlaintextApp() {
     }
 
+    /**
+     * {@code /ws/echo}: every text and binary message back as it came, compressed (permessage-deflate)
+     * when the client offers it; messages up to 16 MiB, the largest Autobahn|Testsuite sends.
+     */
+    static final dev.peregrine.websocket.WebSocketHandler WS_ECHO = new dev.peregrine.websocket.WebSocketHandler() {
+        @Override
+        public void onText(dev.peregrine.websocket.WebSocketSession session, dev.peregrine.websocket.Payload text) {
+            session.send(text);
+        }
+
+        @Override
+        public void onBinary(dev.peregrine.websocket.WebSocketSession session, dev.peregrine.websocket.Payload data) {
+            session.send(data);
+        }
+    };
+    static final dev.peregrine.websocket.WebSocketOptions WS_ECHO_OPTIONS = dev.peregrine.websocket.WebSocketOptions.DEFAULTS
+            .maxFrameSize(16 << 20).maxMessageSize(16 << 20);
+
     /** The app's routes on a builder, for tests and benchmarks that start it in-process. */
     public static Server.Builder routes(Server.Builder builder) {
         builder.get("/plaintext", PLAINTEXT).get("/json", JSON_MESSAGE).post("/echo", ECHO).get("/cookies", COOKIES);
+        builder.websocket("/ws/echo", WS_ECHO_OPTIONS, WS_ECHO);
         return WebRoutes.routes(builder, dev.peregrine.form.MultipartLimits.DEFAULTS); // /upload, /json-object
     }
 
