@@ -28,6 +28,11 @@ class WebSocketAllocationTest extends ServerTestBase {
     private static final int DEPTH = 16;
     private static final int ATTEMPTS = 5;
     private static final long MAX_DIFFERENCE = 1024;
+    /**
+     * Not ours: Netty 4.2.18's io_uring loop makes a 16-byte callback object per wake-up (see
+     * {@code AllocationTest}); a batch of messages costs two wake-ups (the read's poll, the send).
+     */
+    private static final long NETTY_URING_WAKEUP_BYTES = 16;
 
     private final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -88,8 +93,10 @@ class WebSocketAllocationTest extends ServerTestBase {
             byte[] expected = e.toByteArray();
             List<Long> loops = loopThreadIds();
             run(c, batch, expected, MESSAGES); // warm-up
+            long bound = factory.transport.equals("io_uring")
+                    ? MAX_DIFFERENCE + 2 * NETTY_URING_WAKEUP_BYTES * MESSAGES / DEPTH : MAX_DIFFERENCE;
             long best = Long.MAX_VALUE;
-            for (int attempt = 0; attempt < ATTEMPTS && best >= MAX_DIFFERENCE; attempt++) {
+            for (int attempt = 0; attempt < ATTEMPTS && best >= bound; attempt++) {
                 long before = allocated(loops);
                 run(c, batch, expected, MESSAGES);
                 long once = allocated(loops) - before;
@@ -100,7 +107,7 @@ class WebSocketAllocationTest extends ServerTestBase {
                         factory, size, once, MESSAGES, twice, 2 * MESSAGES);
                 best = Math.min(best, twice - once);
             }
-            assertTrue(best < MAX_DIFFERENCE, factory + ": " + MESSAGES + " more messages of " + size
+            assertTrue(best < bound, factory + ": " + MESSAGES + " more messages of " + size
                     + " bytes allocated " + best + " more bytes on the loop");
         }
     }
