@@ -129,6 +129,7 @@ final class AccessLogLine {
         if (s == null) {
             sb.append('-');
         } else {
+            field();
             escaped(s);
         }
         sb.append('"');
