@@ -77,8 +77,8 @@ public final class HpackDecoder {
      * fields, plus one more field whose name and value are each a table entry or a Huffman string
      * (at most 8/5 of its coded length).
      */
-    public int destinationBound(int blockLength) {
-        return maxHeaderListSize + 2 * maxTableSize + 2 * (blockLength * 8 / 5 + 1);
+    public int destinationBound(int blockLength, int prefix) {
+        return maxHeaderListSize + 2 * maxTableSize + 2 * (blockLength * 8 / 5 + 1) + prefix * (maxHeaderListSize / 32 + 2);
     }
 
     /**
@@ -87,6 +87,14 @@ public final class HpackDecoder {
      * {@link #OVERFLOW}. Absolute indices; no position moves.
      */
     public int decode(ByteBuffer src, int start, int end, ByteBuffer dst, int at, int limit, FieldSink sink) {
+        return decode(src, start, end, dst, at, limit, 0, sink);
+    }
+
+    /**
+     * As {@link #decode(ByteBuffer, int, int, ByteBuffer, int, int, FieldSink)}, leaving {@code prefix}
+     * bytes before each field's name for the sink to fill (a record of the field's layout).
+     */
+    public int decode(ByteBuffer src, int start, int end, ByteBuffer dst, int at, int limit, int prefix, FieldSink sink) {
         pos = start;
         tooLarge = false;
         listSize = 0;
@@ -98,12 +106,13 @@ public final class HpackDecoder {
                 if (index <= 0 || !table.valid(index)) {
                     return COMPRESSION;
                 }
-                if (at + table.nameLength(index) + table.valueLength(index) > limit) {
+                if (at + prefix + table.nameLength(index) + table.valueLength(index) > limit) {
                     return OVERFLOW;
                 }
-                int nameEnd = table.copyName(index, dst, at);
+                int nameStart = at + prefix;
+                int nameEnd = table.copyName(index, dst, nameStart);
                 int valueEnd = table.copyValue(index, dst, nameEnd);
-                at = emit(dst, at, nameEnd, nameEnd, valueEnd, sink);
+                at = emit(dst, prefix, nameStart, nameEnd, nameEnd, valueEnd, sink);
                 fieldSeen = true;
             } else if ((b & 0xe0) == 0x20) { // §6.3 size update
                 if (fieldSeen) {
@@ -120,18 +129,21 @@ public final class HpackDecoder {
                 if (index < 0) {
                     return COMPRESSION;
                 }
-                int nameStart = at;
+                int nameStart = at + prefix;
+                if (nameStart > limit) {
+                    return OVERFLOW;
+                }
                 int nameEnd;
                 if (index == 0) {
-                    nameEnd = string(src, end, dst, at, limit);
+                    nameEnd = string(src, end, dst, nameStart, limit);
                 } else {
                     if (!table.valid(index)) {
                         return COMPRESSION;
                     }
-                    if (at + table.nameLength(index) > limit) {
+                    if (nameStart + table.nameLength(index) > limit) {
                         return OVERFLOW;
                     }
-                    nameEnd = table.copyName(index, dst, at);
+                    nameEnd = table.copyName(index, dst, nameStart);
                 }
                 if (nameEnd < 0) {
                     return nameEnd;
@@ -143,7 +155,7 @@ public final class HpackDecoder {
                 if (indexing) {
                     table.add(dst, nameStart, nameEnd - nameStart, nameEnd, valueEnd - nameEnd);
                 }
-                at = emit(dst, nameStart, nameEnd, nameEnd, valueEnd, sink);
+                at = emit(dst, prefix, nameStart, nameEnd, nameEnd, valueEnd, sink);
                 fieldSeen = true;
             }
         }
@@ -151,13 +163,13 @@ public final class HpackDecoder {
     }
 
     /** Counts the field; keeps it (returns its end) unless the list is too large (returns its start, to be reused). */
-    private int emit(ByteBuffer dst, int nameStart, int nameEnd, int valueStart, int valueEnd, FieldSink sink) {
+    private int emit(ByteBuffer dst, int prefix, int nameStart, int nameEnd, int valueStart, int valueEnd, FieldSink sink) {
         listSize += nameEnd - nameStart + valueEnd - valueStart + HpackTable.ENTRY_OVERHEAD;
         if (listSize > maxHeaderListSize) {
             tooLarge = true;
         }
         if (tooLarge) {
-            return nameStart;
+            return nameStart - prefix;
         }
         sink.field(dst, nameStart, nameEnd, valueStart, valueEnd);
         return valueEnd;

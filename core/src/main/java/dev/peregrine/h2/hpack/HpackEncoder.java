@@ -72,18 +72,69 @@ public final class HpackEncoder {
         string(chars(value, false));
     }
 
-    /** A field whose value is bytes {@code [0, len)} of {@code value}. */
-    public void field(CharSequence name, byte[] value, int len) {
+    /** A field whose value is bytes {@code [off, off+len)} of {@code value}. */
+    public void field(CharSequence name, byte[] value, int off, int len) {
         int index = staticName(name);
         integer(0x00, 4, index);
         if (index == 0) {
             string(chars(name, true));
         }
+        bytes(value, off, len, false);
+        string(len);
+    }
+
+    /** A field given as bytes: the name {@code [nameOff, +nameLen)} (lowercased), the value {@code [valueOff, +valueLen)}. */
+    public void field(byte[] name, int nameOff, int nameLen, byte[] value, int valueOff, int valueLen) {
+        bytes(name, nameOff, nameLen, true);
+        int index = staticName(scratchView(nameLen));
+        integer(0x00, 4, index);
+        if (index == 0) {
+            string(nameLen);
+        }
+        bytes(value, valueOff, valueLen, false);
+        string(valueLen);
+    }
+
+    private final ScratchChars scratchChars = new ScratchChars();
+
+    /** {@link #scratch}{@code [0, n)} as chars, for the static-name lookup. */
+    private CharSequence scratchView(int n) {
+        scratchChars.length = n;
+        return scratchChars;
+    }
+
+    private final class ScratchChars implements CharSequence {
+        int length;
+
+        @Override
+        public int length() {
+            return length;
+        }
+
+        @Override
+        public char charAt(int index) {
+            return (char) (scratch[index] & 0xff);
+        }
+
+        @Override
+        public CharSequence subSequence(int start, int end) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public String toString() {
+            return new String(scratch, 0, length, java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private void bytes(byte[] src, int off, int len, boolean lower) {
         if (scratch.length < len) {
             scratch = new byte[Math.max(len, scratch.length * 2)];
         }
-        System.arraycopy(value, 0, scratch, 0, len);
-        string(len);
+        for (int i = 0; i < len; i++) {
+            byte c = src[off + i];
+            scratch[i] = lower && c >= 'A' && c <= 'Z' ? (byte) (c + 32) : c;
+        }
     }
 
     /** The static index of {@code name} (case-insensitive), or 0. */

@@ -22,7 +22,7 @@ class HpackDecoderTest {
     /** Decodes one block; returns "name: value" lines, or "ERROR n". */
     static List<String> decode(HpackDecoder d, ByteBuffer block) {
         List<String> out = new ArrayList<>();
-        ByteBuffer dst = ByteBuffer.allocateDirect(d.destinationBound(block.limit()));
+        ByteBuffer dst = ByteBuffer.allocateDirect(d.destinationBound(block.limit(), 0));
         int r = d.decode(block, 0, block.limit(), dst, 0, dst.capacity(), (buf, ns, ne, vs, ve) ->
                 out.add(text(buf, ns, ne) + ": " + text(buf, vs, ve)));
         if (r < 0) {

@@ -1,0 +1,22 @@
+package dev.peregrine.h2;
+
+/**
+ * What the HTTP/2 connections of one loop counted: streams, and each defence that fired (see
+ * {@link Http2Settings}). Plain fields written by the loop thread only; read by others as a
+ * monitoring snapshot (like {@code loop.LoopMetrics}).
+ */
+public final class Http2Counters {
+    public long connections;
+    public long streams;
+    public long refusedStreams;
+    public long rapidResets;
+    public long serverResetFloods;
+    public long continuationFloods;
+    public long settingsFloods;
+    public long pingFloods;
+    public long emptyDataFloods;
+    public long headerListTooLarge;
+    public long stalledWrites;
+    public long connectionErrors;
+    public long streamErrors;
+}
