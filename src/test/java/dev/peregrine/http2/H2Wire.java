@@ -114,6 +114,9 @@ final class H2Wire implements AutoCloseable {
         try {
             while (true) {
                 Frame f = read();
+                if (Boolean.getBoolean("h2wire.debug")) {
+                    System.err.println("frame " + f.type() + " flags " + f.flags() + " stream " + f.stream() + " len " + f.payload().length);
+                }
                 if (f.type() == type) {
                     return f;
                 }
