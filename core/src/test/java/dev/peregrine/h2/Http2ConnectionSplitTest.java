@@ -133,6 +133,24 @@ class Http2ConnectionSplitTest {
         return out.toString();
     }
 
+    /** A connection on this test's loop. */
+    ConnectionHarness open() {
+        return new ConnectionHarness(loop);
+    }
+
+    /** Delivers {@code bytes} in one piece; the connection must end with every buffer back. */
+    void deliverRaw(byte[] bytes) {
+        ConnectionHarness h = new ConnectionHarness(loop);
+        h.io.feed(bytes);
+        h.run();
+        if (!h.closed()) {
+            h.io.endOfInput();
+            h.run();
+        }
+        h.connection.close();
+        assertEquals(0, loop.pool().lentCount(), "every buffer is back");
+    }
+
     private String deliver(byte[] bytes, int split) {
         ConnectionHarness h = new ConnectionHarness(loop);
         if (split > 0) {
