@@ -38,7 +38,12 @@ class Http2ClientsTest {
                 })
                 .get("/h2/who", (req, res) -> res.text(req.version() + " " + req.host() + " " + req.method() + " "
                         + req.path() + " " + req.queryParam("q") + " " + req.header("Host")))
-                .get("/h2/blocking", dev.peregrine.Execution.BLOCKING, (req, res) -> res.text("blocked"));
+                .get("/h2/blocking", dev.peregrine.Execution.BLOCKING, (req, res) -> res.text("blocked"))
+                .get("/h2/interim", (req, res) -> {
+                    res.interim(103, "Link", "</style.css>; rel=preload");
+                    res.text("after interim");
+                })
+                .get("/h2/async", (req, res) -> res.async().response().text("never"));
         return b.start();
     }
 
@@ -138,6 +143,45 @@ class Http2ClientsTest {
             assertEquals(0xd, rst.int32(0)); // HTTP_1_1_REQUIRED: the client retries over HTTP/1.1
             w.headers(3, true, H2Wire.get("/plaintext")); // and the connection goes on
             assertEquals("Hello, World!", new String(w.until(0).payload(), StandardCharsets.ISO_8859_1));
+            w.headers(5, true, H2Wire.get("/h2/async")); // res.async() too
+            rst = w.until(3);
+            assertEquals(5, rst.stream());
+            assertEquals(0xd, rst.int32(0));
+            // an interim response is not sent over HTTP/2 (no HTTP/1.1 bytes in the stream); the final one is
+            w.headers(7, true, H2Wire.get("/h2/interim"));
+            H2Wire.Frame data = w.until(0);
+            assertEquals(7, data.stream());
+            assertEquals("after interim", new String(data.payload(), StandardCharsets.ISO_8859_1));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void staticFilesAndTheirRanges(String transport) throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("h2-static");
+        byte[] content = new byte[300_000]; // above the 16 KiB kept in memory: sendFile, read into DATA frames
+        new java.util.Random(2).nextBytes(content);
+        java.nio.file.Files.write(dir.resolve("big.bin"), content);
+        java.nio.file.Files.writeString(dir.resolve("small.txt"), "small file\n");
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
+                .staticFiles("/static", dir).start()) {
+            String base = "http://127.0.0.1:" + server.port() + "/static/";
+            java.nio.file.Path got = dir.resolve("got.bin");
+            run("curl", "-s", "--http2-prior-knowledge", "-o", got.toString(), base + "big.bin");
+            assertTrue(java.util.Arrays.equals(content, java.nio.file.Files.readAllBytes(got)), "the file came back changed");
+            String range = run("curl", "-s", "--http2-prior-knowledge", "-r", "10-19", "-o", got.toString(),
+                    "-w", "%{http_code} %{size_download}", base + "big.bin");
+            assertEquals("206 10", range);
+            assertTrue(java.util.Arrays.equals(java.util.Arrays.copyOfRange(content, 10, 20), java.nio.file.Files.readAllBytes(got)));
+            assertEquals("small file\n", run("curl", "-s", "--http2-prior-knowledge", base + "small.txt"));
+            assertEquals("404", run("curl", "-s", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}", base + "none.txt"));
+        } finally {
+            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(dir)) {
+                for (java.nio.file.Path f : files.toList()) {
+                    java.nio.file.Files.delete(f);
+                }
+            }
+            java.nio.file.Files.delete(dir);
         }
     }
 

@@ -20,8 +20,8 @@ import dev.peregrine.offloop.StreamingHandler;
  * first HTTP/2 connection.
  *
  * <p><b>Handler kinds over HTTP/2</b>: inline handlers, with in-memory bodies both ways (so routing,
- * filters, forms, cookies, compression, static files held in memory). A blocking or streaming route,
- * {@code res.async()}, {@code res.sendFile} of a file not held in memory, and {@code res.stream} answer
+ * filters, forms, cookies, compression, static files, {@code res.sendFile} up to 1 MiB read into
+ * memory). A blocking or streaming route, {@code res.async()}, a larger file, and {@code res.stream} answer
  * the stream with RST_STREAM HTTP_1_1_REQUIRED (RFC 9113 §7): clients retry the request over HTTP/1.1
  * (curl does), nothing hangs.
  *
@@ -82,7 +82,10 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         } finally {
             srv.exitHandler();
         }
-        if (res.special() != 0) { // a file not in memory, or a producer: not over HTTP/2
+        if (res.special() == ResponseView.FILE && res.file().length() <= FILE_IN_MEMORY) {
+            fileIntoBody(res);
+        }
+        if (res.special() != 0) { // a producer, an output stream, a file above FILE_IN_MEMORY: not over HTTP/2
             res.reset();
             return HTTP_1_1_REQUIRED;
         }
@@ -93,6 +96,36 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         }
         srv.responding(req, res, head);
         return ANSWERED;
+    }
+
+    /**
+     * {@code res.sendFile} of a file up to this size is read into the response's body and sent as DATA
+     * (no zero-copy over HTTP/2: frames interleave). Larger ones refuse the stream.
+     */
+    static final long FILE_IN_MEMORY = 1 << 20;
+
+    /** Reads the recorded file into the body, sent as it is (never compressed, as a file is over HTTP/1.1). */
+    private static void fileIntoBody(ResponseView res) {
+        if (!dev.peregrine.offloop.BodySource.openFile(res)) {
+            return; // gone since the handler's call: res is now the 404 (or 500)
+        }
+        dev.peregrine.http1.FileSend file = res.takeFile();
+        long offset = file.offset();
+        byte[] bytes = new byte[(int) file.length()];
+        try (java.nio.channels.FileChannel ch = file.open()) {
+            java.nio.ByteBuffer dst = java.nio.ByteBuffer.wrap(bytes);
+            while (dst.hasRemaining()) {
+                if (ch.read(dst, offset + dst.position()) < 0) {
+                    throw new java.io.EOFException("file shorter than when it was sized");
+                }
+            }
+        } catch (java.io.IOException e) {
+            res.reset();
+            res.error(500);
+            return;
+        }
+        res.body(bytes);
+        res.sendAsIs();
     }
 
     @Override
