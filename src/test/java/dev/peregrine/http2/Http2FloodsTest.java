@@ -12,6 +12,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
+import dev.peregrine.testing.Await;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,6 +34,11 @@ class Http2FloodsTest {
     private static Http2Settings settings(long stalledWriteMillis) {
         return new Http2Settings(100, 256 * 1024, 1 << 20, 4096, 16 * 1024, 64 * 1024, 32, 200, 200, 100, 100, 100,
                 10_000, stalledWriteMillis);
+    }
+
+    /** The defence {@code kind} was counted in the server's metrics. */
+    private static void counted(Server server, String kind) {
+        Await.until("metrics count " + kind, () -> server.metrics().http2Defence(kind) >= 1);
     }
 
     /** A new connection gets GET /plaintext answered. */
@@ -58,6 +65,7 @@ class Http2FloodsTest {
             }
             assertEquals(ENHANCE_YOUR_CALM, w.goAwayCode());
             assertTrue(w.closedByServer());
+            counted(server, "rapid_reset");
             bystanderServed(server);
         }
     }
@@ -71,6 +79,7 @@ class Http2FloodsTest {
                 w.frame(8, 0, id, H2Wire.int32(0)); // WINDOW_UPDATE of 0: the server resets the stream
             }
             assertEquals(ENHANCE_YOUR_CALM, w.goAwayCode());
+            counted(server, "server_reset");
             bystanderServed(server);
         }
     }
@@ -85,6 +94,7 @@ class Http2FloodsTest {
                 w.frame(9, 0, 1, piece);
             }
             assertEquals(ENHANCE_YOUR_CALM, w.goAwayCode());
+            counted(server, "continuation_flood");
             bystanderServed(server);
         }
     }
@@ -99,6 +109,7 @@ class Http2FloodsTest {
                 w.frame(9, 0, 1, piece);
             }
             assertEquals(ENHANCE_YOUR_CALM, w.goAwayCode());
+            counted(server, "continuation_flood");
             bystanderServed(server);
         }
     }
@@ -111,6 +122,7 @@ class Http2FloodsTest {
                 w.frame(4, 0, 0, new byte[0]);
             }
             assertEquals(ENHANCE_YOUR_CALM, w.goAwayCode());
+            counted(server, "settings_flood");
             bystanderServed(server);
         }
     }
@@ -123,6 +135,7 @@ class Http2FloodsTest {
                 w.frame(6, 0, 0, new byte[8]);
             }
             assertEquals(ENHANCE_YOUR_CALM, w.goAwayCode());
+            counted(server, "ping_flood");
             bystanderServed(server);
         }
     }
@@ -136,6 +149,7 @@ class Http2FloodsTest {
                 w.frame(0, 0, 1, new byte[0]);
             }
             assertEquals(ENHANCE_YOUR_CALM, w.goAwayCode());
+            counted(server, "empty_frames");
             bystanderServed(server);
         }
     }
@@ -165,6 +179,7 @@ class Http2FloodsTest {
             H2Wire.Frame data = w.until(0);
             assertNotNull(data);
             assertEquals(3, data.stream() == 1 ? w.until(0).stream() : data.stream());
+            counted(server, "header_list_too_large");
             bystanderServed(server);
         }
     }
@@ -182,6 +197,7 @@ class Http2FloodsTest {
             assertNotNull(rst);
             assertEquals(201, rst.stream());
             assertEquals(7, rst.int32(0)); // REFUSED_STREAM
+            counted(server, "refused_stream");
             bystanderServed(server);
         }
     }
@@ -195,6 +211,7 @@ class Http2FloodsTest {
             w.headers(1, true, H2Wire.get("/plaintext"));
             assertEquals(ENHANCE_YOUR_CALM, w.goAwayCode()); // HEADERS came, DATA never could: cut by the timer
             assertTrue(w.closedByServer());
+            counted(server, "stalled_write");
             bystanderServed(server);
         }
     }

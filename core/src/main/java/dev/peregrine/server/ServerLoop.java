@@ -186,6 +186,12 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
 
     // ---------------------------------------------------------------- read by others
 
+    /** This loop's HTTP/2 counters, or null before its first HTTP/2 connection (read by {@code Metrics}). */
+    public dev.peregrine.h2.Http2Counters http2Counters() {
+        Http2Dispatch d = http2;
+        return d == null ? null : d.loop().counters();
+    }
+
     /** This loop's HTTP/2 dispatch, made at its first HTTP/2 connection. */
     public Http2Dispatch http2() {
         if (http2 == null) {
