@@ -3,7 +3,6 @@ package dev.peregrine.h2;
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.h2.frame.FrameParser;
 import dev.peregrine.h2.frame.FrameWriter;
-import dev.peregrine.h2.hpack.HpackDecoder;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.Protocol;
@@ -56,7 +55,6 @@ public final class Http2Connection implements Protocol {
     final Http2Settings settings;
     private final Function<LoopContext, StreamDispatch> dispatchOf;
     private final FrameParser parser = new FrameParser();
-    private final RequestHeaders fields = new RequestHeaders();
     private final FloodGuard flood;
     final Streams streams;
     Http2Responder responder;
@@ -65,30 +63,21 @@ public final class Http2Connection implements Protocol {
     Http2Counters counters;
     BufferPool pool;
     Connection c;
-    private HpackDecoder decoder;
     private boolean prefaceRead;
     private boolean dead;
     boolean goingAway;
     int lastStreamId;
 
-    /** The field block being assembled from HEADERS and CONTINUATION frames; 0 when none. */
-    private int blockStream;
-    private boolean blockEndStream;
-    private int blockFrames;
-    private ByteBuffer block;
-    private int blockLength;
-    /** The block's stream error to answer once the block is decoded (it must be, for HPACK's sake): 0 none. */
-    private int blockError;
+    /** The field block being assembled from HEADERS and CONTINUATION frames. */
+    private final HeaderBlock block = new HeaderBlock();
 
     /** What we may still send on the connection (the peer's window). */
     long sendWindow = DEFAULT_WINDOW;
-    int peerInitialWindow = DEFAULT_WINDOW;
-    int peerMaxFrameSize = DEFAULT_MAX_FRAME_SIZE;
+    final PeerSettings peer = new PeerSettings();
     private long recvWindow;
     private int recvUnacked;
 
-    /** Upgrade: runs the upgraded HTTP/1.1 request as stream 1 once open ({@link Http2Upgrade}). */
-    private final Http2Upgrade upgrade;
+    private final Http2Upgrade upgrade; // h2c: the upgraded request becomes stream 1 at open, or null
 
     public Http2Connection(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf) {
         this(settings, dispatchOf, null);
@@ -156,7 +145,7 @@ public final class Http2Connection implements Protocol {
                     connectionError(parser.errorCode());
                     return end;
                 }
-                if (blockStream != 0) {
+                if (block.stream != 0) {
                     connectionError(PROTOCOL_ERROR); // §6.10: nothing may come between a block's frames
                     return end;
                 }
@@ -179,7 +168,7 @@ public final class Http2Connection implements Protocol {
     private void frame(ByteBuffer b) {
         int type = parser.type();
         int id = parser.streamId();
-        if (blockStream != 0 && (type != CONTINUATION || id != blockStream)) {
+        if (block.stream != 0 && (type != CONTINUATION || id != block.stream)) {
             connectionError(PROTOCOL_ERROR); // §6.10
             return;
         }
@@ -238,12 +227,12 @@ public final class Http2Connection implements Protocol {
             return;
         }
         Http2Stream s = streams.get(id);
-        blockError = 0;
+        int error = 0;
         if (s != null) {
             if (s.state != Http2Stream.OPEN) {
-                blockError = STREAM_CLOSED; // §5.1: half-closed (remote)
+                error = STREAM_CLOSED; // §5.1: half-closed (remote)
             } else if (!parser.flag(FLAG_END_STREAM)) {
-                blockError = PROTOCOL_ERROR; // §8.1: trailers end the stream
+                error = PROTOCOL_ERROR; // §8.1: trailers end the stream
             }
         } else if (id <= lastStreamId) {
             connectionError(streams.recentlyClosed(id) ? STREAM_CLOSED : PROTOCOL_ERROR); // §5.1, §5.1.1
@@ -251,23 +240,20 @@ public final class Http2Connection implements Protocol {
         } else {
             lastStreamId = id;
             if (parser.hasPriority() && parser.dependency() == id) {
-                blockError = PROTOCOL_ERROR; // RFC 7540 §5.3.1
+                error = PROTOCOL_ERROR; // RFC 7540 §5.3.1
             } else if (goingAway) {
-                blockError = REFUSED_STREAM;
+                error = REFUSED_STREAM;
             } else if (streams.count() >= settings.maxConcurrentStreams) {
                 counters.refusedStreams++;
-                blockError = REFUSED_STREAM; // §5.1.2
+                error = REFUSED_STREAM; // §5.1.2
             }
         }
-        blockStream = id;
-        blockEndStream = parser.flag(FLAG_END_STREAM);
-        blockFrames = 0;
-        blockLength = 0;
+        block.begin(id, parser.flag(FLAG_END_STREAM), error);
         appendBlock(b);
     }
 
     private void continuation(ByteBuffer b, int id) {
-        if (blockStream == 0) {
+        if (block.stream == 0) {
             // §6.10: a CONTINUATION not after HEADERS or CONTINUATION without END_HEADERS
             connectionError(PROTOCOL_ERROR);
             return;
@@ -281,46 +267,29 @@ public final class Http2Connection implements Protocol {
     }
 
     private void appendBlock(ByteBuffer b) {
-        int n = parser.dataEnd() - parser.dataStart();
-        if (++blockFrames > settings.maxHeaderBlockFrames || blockLength + n > settings.maxHeaderBlockBytes) {
+        int r = block.append(parser, b, pool, settings);
+        if (r == HeaderBlock.FLOOD) {
             counters.continuationFloods++;
-            connectionError(ENHANCE_YOUR_CALM); // CONTINUATION flood: the block can neither be skipped nor kept
-            return;
-        }
-        if (parser.flag(FLAG_END_HEADERS) && blockLength == 0) {
-            endBlock(b, parser.dataStart(), parser.dataEnd()); // the common case: decoded where it lies
-            return;
-        }
-        if (block == null || block.capacity() < blockLength + n) {
-            block = block == null ? pool.acquire(blockLength + n) : pool.grow(block, 0, blockLength, blockLength + n);
-        }
-        block.put(blockLength, b, parser.dataStart(), n);
-        blockLength += n;
-        if (parser.flag(FLAG_END_HEADERS)) {
-            endBlock(block, 0, blockLength);
+            connectionError(ENHANCE_YOUR_CALM); // CONTINUATION flood
+        } else if (r == HeaderBlock.WHOLE) {
+            endBlock();
         }
     }
 
     /** A whole field block is here: decode it (always, to keep HPACK in step), then act on it. */
-    private void endBlock(ByteBuffer src, int from, int to) {
-        int id = blockStream;
-        blockStream = 0;
-        if (decoder == null) {
-            decoder = new HpackDecoder(settings.headerTableSize, settings.maxHeaderListSize);
-        }
+    private void endBlock() {
+        int id = block.stream;
         Http2Stream s = streams.get(id);
         boolean trailers = s != null;
-        int bound = decoder.destinationBound(to - from, RequestHeaders.PREFIX);
-        ByteBuffer dst = shared.decoded(bound);
-        fields.begin(trailers, dispatch.request() == null ? 100 : dev.peregrine.http1.RequestFields.capacity(dispatch.request()));
-        int end = decoder.decode(src, from, to, dst, 0, bound, RequestHeaders.PREFIX, fields);
-        releaseBlock();
+        int end = block.decode(settings, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool);
+        ByteBuffer dst = block.decoded;
+        RequestHeaders fields = block.fields;
         if (end < 0) {
             connectionError(COMPRESSION_ERROR); // §4.3
             return;
         }
-        if (blockError != 0) {
-            streamError(id, blockError);
+        if (block.error != 0) {
+            streamError(id, block.error);
             return;
         }
         if (!fields.complete()) {
@@ -333,9 +302,9 @@ public final class Http2Connection implements Protocol {
             return;
         }
         counters.streams++;
-        s = streams.open(id, peerInitialWindow, settings.initialStreamWindow);
+        s = streams.open(id, peer.initialWindow, settings.initialStreamWindow);
         s.declaredLength = fields.contentLength;
-        if (decoder.tooLarge() || fields.tooMany) {
+        if (block.tooLarge() || fields.tooMany) {
             counters.headerListTooLarge++;
             responder.earlyAnswer(s, 431);
             return;
@@ -344,7 +313,7 @@ public final class Http2Connection implements Protocol {
             responder.earlyAnswer(s, 501);
             return;
         }
-        if (blockEndStream) {
+        if (block.endStream) {
             s.state = Http2Stream.HALF_CLOSED_REMOTE;
             if (s.declaredLength > 0) {
                 streamError(id, PROTOCOL_ERROR); // §8.1.1: content-length and the DATA sent differ
@@ -413,10 +382,6 @@ public final class Http2Connection implements Protocol {
         s.request.put(s.headEnd + s.bodyLength, b, parser.dataStart(), n);
         s.bodyLength = (int) total;
         if (end) {
-            if (s.declaredLength >= 0 && total != s.declaredLength) {
-                streamError(id, PROTOCOL_ERROR); // §8.1.1
-                return;
-            }
             s.state = Http2Stream.HALF_CLOSED_REMOTE;
             requestComplete(s);
             return;
@@ -429,6 +394,7 @@ public final class Http2Connection implements Protocol {
         }
     }
 
+    /** END_STREAM came (DATA or trailers): the body must be what content-length said (§8.1.1). */
     private void requestComplete(Http2Stream s) {
         if (s.declaredLength >= 0 && s.bodyLength != s.declaredLength) {
             streamError(s.id, PROTOCOL_ERROR);
@@ -475,36 +441,14 @@ public final class Http2Connection implements Protocol {
         FrameWriter.settingsAck(c);
     }
 
-    /** Applies one of the peer's settings (§6.5.2); false after a connection error. */
+    /** Applies one of the peer's settings ({@link PeerSettings}); false after a connection error. */
     boolean applySetting(int id, int value) {
-        switch (id) {
-            case SETTINGS_ENABLE_PUSH:
-                if (value != 0 && value != 1) {
-                    connectionError(PROTOCOL_ERROR);
-                    return false;
-                }
-                return true;
-            case SETTINGS_INITIAL_WINDOW_SIZE:
-                if (value < 0) { // above 2^31-1 as an unsigned value
-                    connectionError(FLOW_CONTROL_ERROR);
-                    return false;
-                }
-                if (!streams.adjustSendWindows(value - peerInitialWindow)) {
-                    connectionError(FLOW_CONTROL_ERROR); // §6.9.2: a window above 2^31-1
-                    return false;
-                }
-                peerInitialWindow = value;
-                return true;
-            case SETTINGS_MAX_FRAME_SIZE:
-                if (value < DEFAULT_MAX_FRAME_SIZE || value > MAX_MAX_FRAME_SIZE) {
-                    connectionError(PROTOCOL_ERROR);
-                    return false;
-                }
-                peerMaxFrameSize = value;
-                return true;
-            default:
-                return true; // HEADER_TABLE_SIZE: our encoder uses no dynamic table; others: unknown or unused
+        int error = peer.apply(id, value, streams);
+        if (error != 0) {
+            connectionError(error);
+            return false;
         }
+        return true;
     }
 
     private void windowUpdate(ByteBuffer b, int id) {
@@ -554,7 +498,7 @@ public final class Http2Connection implements Protocol {
         }
         dead = true;
         counters.connectionErrors++;
-        releaseBlock();
+        block.release(pool);
         FrameWriter.goAway(c, lastStreamId, code);
         c.closeAfterOutput();
     }
@@ -572,14 +516,6 @@ public final class Http2Connection implements Protocol {
         if (goingAway && streams.count() == 0 && c.isOpen()) {
             c.closeAfterOutput();
         }
-    }
-
-    private void releaseBlock() {
-        if (block != null) {
-            pool.release(block);
-            block = null;
-        }
-        blockLength = 0;
     }
 
     long now() {
@@ -657,7 +593,7 @@ public final class Http2Connection implements Protocol {
 
     @Override
     public void onClosed(Connection c) {
-        releaseBlock();
+        block.release(pool);
         streams.closeAll(this);
     }
 }

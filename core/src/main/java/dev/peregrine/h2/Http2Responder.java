@@ -107,7 +107,7 @@ final class Http2Responder {
             e.field("content-length", digits, d, digits.length - d);
         }
         boolean noData = head || length == 0;
-        FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peerMaxFrameSize);
+        FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peer.maxFrameSize);
         s.responding = true;
         if (noData) {
             finish(s);
@@ -142,7 +142,7 @@ final class Http2Responder {
     }
 
     private int allowance(Http2Stream s, int want) {
-        return (int) Math.min(Math.min(want, conn.peerMaxFrameSize), Math.min(conn.sendWindow, s.sendWindow));
+        return (int) Math.min(Math.min(want, conn.peer.maxFrameSize), Math.min(conn.sendWindow, s.sendWindow));
     }
 
     private void take(Http2Stream s, int n) {

@@ -70,7 +70,7 @@ final class Http2Upgrade {
             }
         }
         conn.lastStreamId = 1;
-        Http2Stream s = conn.streams.open(1, conn.peerInitialWindow, conn.settings.initialStreamWindow);
+        Http2Stream s = conn.streams.open(1, conn.peer.initialWindow, conn.settings.initialStreamWindow);
         s.state = Http2Stream.HALF_CLOSED_REMOTE;
         conn.counters.streams++;
         conn.responder.dispatchUpgraded(s);
