@@ -157,6 +157,27 @@ class Http2ClientsTest {
 
     @ParameterizedTest
     @MethodSource("dev.peregrine.testing.Transports#names")
+    void gracefulShutdownSendsGoAwayWithTheLastStream(String transport) throws Exception {
+        Server server = start(transport);
+        try (H2Wire w = new H2Wire(server.port()).start()) {
+            w.headers(1, true, H2Wire.get("/plaintext"));
+            w.headers(3, true, H2Wire.get("/json"));
+            assertNotNull(w.until(0));
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(server::close);
+            H2Wire.Frame goAway = w.until(7);
+            assertNotNull(goAway, "no GOAWAY before the close");
+            assertEquals(3, goAway.int32(0)); // the last stream the server opened
+            assertEquals(0, goAway.int32(4)); // NO_ERROR
+            assertTrue(w.closedByServer());
+            w.close(); // the server drains until the client closes too
+            closing.get(30, TimeUnit.SECONDS);
+        } finally {
+            server.close();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void staticFilesAndTheirRanges(String transport) throws Exception {
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("h2-static");
         byte[] content = new byte[300_000]; // above the 16 KiB kept in memory: sendFile, read into DATA frames
