@@ -11,11 +11,13 @@ ensure_tools() {
     fi
   fi
   # The end-to-end tests drive the server with real clients besides the JDK's: curl, and Python's
-  # http.client and requests; the scale-out test puts HAProxy in front and loads it with wrk.
+  # http.client and requests; the scale-out test puts HAProxy in front and loads it with wrk; the
+  # HTTP/2 tests use nghttp and h2load (Debian's nghttp2-client).
   local missing=()
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
   command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+  command -v h2load >/dev/null 2>&1 || missing+=(nghttp2-client)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
   python3 -c 'import requests' >/dev/null 2>&1 || missing+=(python3-requests)
   if [ ${#missing[@]} -gt 0 ]; then

@@ -62,13 +62,22 @@ public final class Metrics {
     /** Connections closed because their PROXY header was malformed or too long. */
     public final long proxyMalformed;
     private final long[] rejectedByStatus;
+    /** HTTP/2 streams opened (docs/http2.md). */
+    public final long http2Streams;
+    /** HTTP/2 connections ended by a connection error of theirs (GOAWAY with an error code). */
+    public final long http2ConnectionErrors;
+    /** How often each HTTP/2 defence fired, in the order of {@code Http2Counters.DEFENCES}. */
+    private final long[] http2Defences;
     /** Request-duration series merged over the loops: key (see RequestDurations) to buckets and sum (ns). */
     private final java.util.SortedMap<Integer, long[]> durations;
     private final dev.peregrine.route.Router router;
 
     private Metrics(long[] v, long[] rejectedByStatus, java.util.SortedMap<Integer, long[]> durations,
-                    dev.peregrine.route.Router router) {
+                    dev.peregrine.route.Router router, long[] http2) {
         this.durations = durations;
+        this.http2Streams = http2[0];
+        this.http2ConnectionErrors = http2[1];
+        this.http2Defences = java.util.Arrays.copyOfRange(http2, 2, http2.length);
         this.router = router;
         int i = 0;
         accepted = v[i++];
@@ -120,8 +129,18 @@ public final class Metrics {
         }
         java.util.SortedMap<Integer, long[]> durations = new java.util.TreeMap<>();
         dev.peregrine.route.Router router = null;
+        long[] http2 = new long[2 + dev.peregrine.h2.Http2Counters.DEFENCES.size()];
         for (LoopContext ctx : loops) {
             dev.peregrine.server.ServerLoop server = dev.peregrine.server.ServerLoop.of(ctx);
+            dev.peregrine.h2.Http2Counters h2 = server == null ? null : server.http2Counters();
+            if (h2 != null) {
+                http2[0] += h2.streams;
+                http2[1] += h2.connectionErrors;
+                long[] d = h2.defences();
+                for (int k = 0; k < d.length; k++) {
+                    http2[2 + k] += d[k];
+                }
+            }
             dev.peregrine.server.RequestDurations d = server == null ? null : server.durations();
             if (server != null) {
                 router = server.router();
@@ -133,7 +152,20 @@ public final class Metrics {
                 d.addTo(s, durations.computeIfAbsent(d.key(s), k -> new long[dev.peregrine.server.RequestDurations.STRIDE]));
             }
         }
-        return new Metrics(v, byStatus, durations, router);
+        return new Metrics(v, byStatus, durations, router, http2);
+    }
+
+    /**
+     * How often the HTTP/2 defence {@code kind} fired ({@code refused_stream}, {@code rapid_reset},
+     * {@code server_reset}, {@code continuation_flood}, {@code settings_flood}, {@code ping_flood},
+     * {@code empty_frames}, {@code header_list_too_large}, {@code stalled_write}; docs/http2.md).
+     */
+    public long http2Defence(String kind) {
+        int i = dev.peregrine.h2.Http2Counters.DEFENCES.indexOf(kind);
+        if (i < 0) {
+            throw new IllegalArgumentException("no HTTP/2 defence named " + kind);
+        }
+        return http2Defences[i];
     }
 
     /**

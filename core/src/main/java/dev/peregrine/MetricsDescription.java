@@ -24,6 +24,10 @@ import dev.peregrine.metrics.MetricSink;
  *   <tr><td>{@code peregrine.blocked_loop.warnings}</td><td>counter</td><td></td><td>blockedLoopWarnings</td></tr>
  *   <tr><td>{@code peregrine.busy_loop.warnings}</td><td>counter</td><td></td><td>busyLoopWarnings</td></tr>
  *   <tr><td>{@code peregrine.connections.aged}</td><td>counter</td><td></td><td>agedConnections</td></tr>
+ *   <tr><td>{@code peregrine.http2.streams}</td><td>counter</td><td></td><td>http2Streams</td></tr>
+ *   <tr><td>{@code peregrine.http2.connection_errors}</td><td>counter</td><td></td><td>http2ConnectionErrors</td></tr>
+ *   <tr><td>{@code peregrine.http2.defences}</td><td>counter</td><td>{@code peregrine.http2.defence}: refused_stream, rapid_reset,
+ *       server_reset, continuation_flood, settings_flood, ping_flood, empty_frames, header_list_too_large, stalled_write</td><td>http2Defence(kind)</td></tr>
  *   <tr><td>{@code peregrine.proxy.rejected}</td><td>counter</td><td>{@code peregrine.proxy.reason}: untrusted, malformed</td><td>proxyUntrusted, proxyMalformed</td></tr>
  *   <tr><td>{@code peregrine.buffers.lent}</td><td>gauge</td><td></td><td>lentBuffers</td></tr>
  *   <tr><td>{@code peregrine.buffer.memory} [peregrine_buffer_memory_bytes]</td><td>gauge</td><td>{@code peregrine.buffer.state}: lent, free</td><td>lentBytes, freeBytes</td></tr>
@@ -89,6 +93,13 @@ final class MetricsDescription {
         String proxy = "Connections closed for their PROXY protocol header: an untrusted peer, or a malformed header.";
         sink.counter("peregrine.proxy.rejected", "{connection}", proxy, m.proxyUntrusted, "peregrine.proxy.reason", "untrusted");
         sink.counter("peregrine.proxy.rejected", "{connection}", proxy, m.proxyMalformed, "peregrine.proxy.reason", "malformed");
+        sink.counter("peregrine.http2.streams", "{stream}", "HTTP/2 streams opened.", m.http2Streams);
+        sink.counter("peregrine.http2.connection_errors", "{connection}",
+                "HTTP/2 connections ended by GOAWAY with an error code (a protocol error or a defence).", m.http2ConnectionErrors);
+        String defences = "Times an HTTP/2 defence fired (docs/http2.md): refused streams, floods, bombs, stalled writes.";
+        for (String kind : dev.peregrine.h2.Http2Counters.DEFENCES) {
+            sink.counter("peregrine.http2.defences", "{event}", defences, m.http2Defence(kind), "peregrine.http2.defence", kind);
+        }
         sink.gauge("peregrine.buffers.lent", "{buffer}", "Pooled buffers lent to connections now.", m.lentBuffers);
         sink.gauge("peregrine.buffer.memory", "By", "Pooled buffer memory, lent to connections or kept free.",
                 m.lentBytes, "peregrine.buffer.state", "lent");

@@ -265,6 +265,8 @@ public final class Server implements AutoCloseable {
         int busyLoopPercent = 50;
         long busyLoopIntervalMillis = 1000;
         boolean shutdownHook;
+        /** HTTP/2 (prior knowledge, ALPN h2, Upgrade: h2c), {@link #http2}. */
+        boolean http2;
         long drainDelayMillis;
         /** The server once started, for the endpoints that read it (metrics, readiness). */
         final OpsEndpoints.ServerRef self = new OpsEndpoints.ServerRef();
@@ -346,6 +348,18 @@ public final class Server implements AutoCloseable {
          */
         public Builder shutdownHook(boolean on) {
             this.shutdownHook = on;
+            return this;
+        }
+
+        /**
+         * With {@code true}, the server also speaks HTTP/2 (see docs/http2.md): by prior knowledge on
+         * the plain port, through ALPN {@code h2} on TLS ports (preferred over {@code http/1.1}), and
+         * through {@code Upgrade: h2c}. Streams reach the same routes and filters; inline handlers
+         * answer over HTTP/2, other handler kinds refuse the stream with HTTP_1_1_REQUIRED so clients
+         * retry over HTTP/1.1. Default false.
+         */
+        public Builder http2(boolean on) {
+            this.http2 = on;
             return this;
         }
 

@@ -100,6 +100,7 @@ final class Settings {
                     Server.Builder::blockingTimeout, b -> b.blockingTimeoutMillis),
             bool("requestIds", "Give each request an X-Request-Id (the client's if valid), echoed and logged.", Server.Builder::requestIds, b -> b.requestIds),
             bool("shutdownHook", "Close gracefully on SIGTERM/SIGINT through a JVM shutdown hook.", Server.Builder::shutdownHook, b -> b.shutdownHook),
+            bool("http2", "Also speak HTTP/2: prior knowledge, ALPN h2 on TLS, Upgrade: h2c (docs/http2.md).", Server.Builder::http2, b -> b.http2),
             text("metricsEndpoint", "Path serving Prometheus/OpenMetrics text (unset: none).", Server.Builder::metricsEndpoint, b -> "none"),
             new Setting("healthEndpoints", "`live,ready` paths", "Liveness and readiness paths, e.g. `/health/live,/health/ready` (unset: none).",
                     (b, v) -> {

@@ -43,7 +43,7 @@ public final class RequestView implements Request {
     /** Index after '?', or -1 when the target has no query. */
     int queryStart;
     int targetEnd;
-    /** 10 for HTTP/1.0, 11 for HTTP/1.1. */
+    /** 10 for HTTP/1.0, 11 for HTTP/1.1, 20 for HTTP/2 ({@link RequestFields}). */
     int version;
     boolean asteriskForm;
     boolean absolutePathEmpty;
@@ -173,7 +173,7 @@ public final class RequestView implements Request {
         return method;
     }
 
-    /** 10 or 11. */
+    /** 10, 11, or 20 for a request over HTTP/2. */
     public int versionNumber() {
         return version;
     }
@@ -278,7 +278,7 @@ public final class RequestView implements Request {
     @Override
     public String version() {
         checkLive();
-        return version == 10 ? "HTTP/1.0" : "HTTP/1.1";
+        return version == 10 ? "HTTP/1.0" : version == 20 ? "HTTP/2.0" : "HTTP/1.1";
     }
 
     private int indexOf(String name) {
@@ -479,6 +479,9 @@ public final class RequestView implements Request {
     @Override
     public String toString() {
         // For logs: the raw request line, never refused (not even while expired).
+        if (version == 20) { // RequestFields: method and target are not adjacent
+            return RequestText.ascii(buf, methodStart, methodEnd) + " " + RequestText.ascii(buf, pathStart, targetEnd) + " HTTP/2.0";
+        }
         return RequestText.ascii(buf, methodStart, targetEnd) + (version == 10 ? " HTTP/1.0" : " HTTP/1.1");
     }
 }

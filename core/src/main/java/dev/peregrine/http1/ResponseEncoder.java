@@ -57,6 +57,11 @@ public final class ResponseEncoder {
     private CharSequence cachedType;
     private byte[] cachedTypeLine;
 
+    /** The cached {@code Date: ...\r\n} line (HTTP/2 takes its value); not to be modified. */
+    public byte[] dateLine() {
+        return dateLine;
+    }
+
     /** Refreshes the cached {@code Date} to the clock reading {@code nowMillis}. Call once per loop cycle. */
     public void tick(long nowMillis) {
         dateLine = date.line(nowMillis);
@@ -200,7 +205,7 @@ public final class ResponseEncoder {
     }
 
     /** Copies the body, {@code length} bytes once encoded, into {@code s} at {@code n}; returns the end. */
-    private static int bodyInto(ResponseView res, byte[] s, int n, int length) {
+    static int bodyInto(ResponseView res, byte[] s, int n, int length) {
         switch (res.bodyKind) {
             case ResponseView.BODY_BYTES:
                 return copy(res.bodyBytes, length, s, n);

@@ -66,6 +66,17 @@ public final class ProtocolSwitches {
      */
     public static dev.peregrine.Server.Builder upgrade(dev.peregrine.Server.Builder b, String token,
                                                        Supplier<? extends Protocol> protocol) {
+        java.util.Objects.requireNonNull(protocol, "protocol");
+        return upgradeIf(b, token, req -> protocol.get());
+    }
+
+    /**
+     * As {@link #upgrade(dev.peregrine.Server.Builder, String, Supplier)}, the protocol chosen from the
+     * request: {@code protocol} returns null to decline (no 101; the request is answered as HTTP/1.1),
+     * as h2c does without one valid {@code HTTP2-Settings} field (RFC 7540 §3.2.1).
+     */
+    public static dev.peregrine.Server.Builder upgradeIf(dev.peregrine.Server.Builder b, String token,
+                                                         java.util.function.Function<RequestView, ? extends Protocol> protocol) {
         if (!dev.peregrine.http1.HttpTokens.isToken(token)) {
             throw new IllegalArgumentException("upgrade token must be an RFC 9110 token: " + token);
         }
@@ -98,11 +109,11 @@ public final class ProtocolSwitches {
         return b;
     }
 
-    private final Map<String, Supplier<? extends Protocol>> upgrades;
+    private final Map<String, java.util.function.Function<RequestView, ? extends Protocol>> upgrades;
     private final Supplier<? extends Protocol> priorKnowledge;
     private final Map<String, Supplier<? extends Protocol>> alpn;
 
-    private ProtocolSwitches(Map<String, Supplier<? extends Protocol>> upgrades, Supplier<? extends Protocol> priorKnowledge,
+    private ProtocolSwitches(Map<String, java.util.function.Function<RequestView, ? extends Protocol>> upgrades, Supplier<? extends Protocol> priorKnowledge,
                              Map<String, Supplier<? extends Protocol>> alpn) {
         this.upgrades = upgrades;
         this.priorKnowledge = priorKnowledge;
@@ -110,8 +121,8 @@ public final class ProtocolSwitches {
     }
 
     /** A copy that also upgrades to {@code protocol} on {@code Upgrade: token} (case-insensitive). */
-    public ProtocolSwitches withUpgrade(String token, Supplier<? extends Protocol> protocol) {
-        Map<String, Supplier<? extends Protocol>> m = new LinkedHashMap<>(upgrades);
+    public ProtocolSwitches withUpgrade(String token, java.util.function.Function<RequestView, ? extends Protocol> protocol) {
+        Map<String, java.util.function.Function<RequestView, ? extends Protocol>> m = new LinkedHashMap<>(upgrades);
         m.put(token.toLowerCase(Locale.ROOT), protocol);
         return new ProtocolSwitches(Collections.unmodifiableMap(m), priorKnowledge, alpn);
     }
@@ -126,6 +137,11 @@ public final class ProtocolSwitches {
         Map<String, Supplier<? extends Protocol>> m = new LinkedHashMap<>(alpn);
         m.put(name, protocol);
         return new ProtocolSwitches(upgrades, priorKnowledge, Collections.unmodifiableMap(m));
+    }
+
+    /** Whether {@code token} has an upgrade registered. */
+    public boolean upgrades(String token) {
+        return upgrades.containsKey(token.toLowerCase(Locale.ROOT));
     }
 
     public boolean hasUpgrades() {
@@ -160,7 +176,7 @@ public final class ProtocolSwitches {
             int n = Math.min(end - start, PREFACE.length);
             for (int i = 0; i < n; i++) {
                 if (buf.get(start + i) != PREFACE[i]) {
-                    return STAY;
+                    return notHttp(c, buf, start, end) ? SWITCHED_OR_WAITING : STAY;
                 }
             }
             if (n == PREFACE.length) {
@@ -172,6 +188,28 @@ public final class ProtocolSwitches {
     }
 
     /**
+     * With prior knowledge on: a first line, here whole, that names no HTTP version at all is neither
+     * HTTP/1.x nor the HTTP/2 preface. RFC 9113 §3.4 makes a bad preface a connection error, and
+     * before anything is negotiated that is a close without an answer (h2spec 3.5/2); an HTTP/1.x
+     * client always sends {@code HTTP/1.x}, and any line that does still gets its 400 or 505.
+     */
+    private static boolean notHttp(Connection c, ByteBuffer buf, int start, int end) {
+        for (int i = start; i < end; i++) {
+            if (buf.get(i) == '\n') {
+                for (int k = start; k + 6 <= i; k++) {
+                    if (buf.get(k) == ' ' && buf.get(k + 1) == 'H' && buf.get(k + 2) == 'T' && buf.get(k + 3) == 'T'
+                            && buf.get(k + 4) == 'P' && buf.get(k + 5) == '/') {
+                        return false;
+                    }
+                }
+                c.close();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * RFC 9110 §7.8: a request naming a registered protocol in {@code Upgrade}, with the {@code upgrade}
      * option in {@code Connection}, is answered {@code 101 Switching Protocols} and {@code c} goes to
      * that protocol. HTTP/1.0 requests and requests with a body stay HTTP/1.1 (the body would have to
@@ -179,8 +217,8 @@ public final class ProtocolSwitches {
      * switched.
      */
     boolean upgrade(Connection c, RequestView req, ResponseEncoder encoder) {
-        if (req.versionNumber() != 11 || req.isChunked() || req.contentLength() > 0) {
-            return false;
+        if (!req.hasHeader("Upgrade") || req.versionNumber() != 11 || req.isChunked() || req.contentLength() > 0) {
+            return false; // the first test allocates nothing: most requests have no Upgrade
         }
         String connection = req.header("Connection");
         String upgrade = req.header("Upgrade");
@@ -189,9 +227,9 @@ public final class ProtocolSwitches {
         }
         for (String offered : upgrade.split(",")) {
             String token = offered.trim();
-            Supplier<? extends Protocol> p = upgrades.get(token.toLowerCase(Locale.ROOT));
-            if (p != null) {
-                Protocol next = p.get();
+            java.util.function.Function<RequestView, ? extends Protocol> p = upgrades.get(token.toLowerCase(Locale.ROOT));
+            Protocol next = p == null ? null : p.apply(req);
+            if (next != null) {
                 encoder.encodeInterim(101, new String[] {"Connection", "Upgrade", "Upgrade", token}, c);
                 c.switchTo(next);
                 return true;

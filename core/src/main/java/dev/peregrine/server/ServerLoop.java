@@ -67,6 +67,8 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     final int[] paramEnds = new int[16];
     /** Request-duration histograms of this loop, or null when {@code requestDurations} is off. */
     final RequestDurations durations;
+    /** HTTP/2 streams' dispatch on this loop, or null before the first HTTP/2 connection. */
+    private Http2Dispatch http2;
     /** The inline handler running now, or null (see {@link LoopWatchdog}); opaque access only. */
     @SuppressWarnings("unused")
     private Handler runningHandler;
@@ -183,6 +185,20 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     }
 
     // ---------------------------------------------------------------- read by others
+
+    /** This loop's HTTP/2 counters, or null before its first HTTP/2 connection (read by {@code Metrics}). */
+    public dev.peregrine.h2.Http2Counters http2Counters() {
+        Http2Dispatch d = http2;
+        return d == null ? null : d.loop().counters();
+    }
+
+    /** This loop's HTTP/2 dispatch, made at its first HTTP/2 connection. */
+    public Http2Dispatch http2() {
+        if (http2 == null) {
+            http2 = new Http2Dispatch(this);
+        }
+        return http2;
+    }
 
     /** Request-duration histograms of this loop, or null when {@code requestDurations} is off. */
     public RequestDurations durations() {

@@ -19,7 +19,7 @@ import java.nio.file.Path;
  * <pre>
  *   java -jar examples/target/peregrine-examples.jar [--port N] [--threads N]
  *        [--https-port N [--tls-cert chain.pem --tls-key key.pem] [--tls-provider jdk|bc]]
- *        [--idle-timeout-ms N] [--max-connections N] [--metrics 1] [--static DIR]
+ *        [--idle-timeout-ms N] [--max-connections N] [--metrics 1] [--static DIR] [--http2 0|1]
  *   java -jar examples/target/peregrine-examples.jar fetch [-X METHOD] [-H 'Name: value']... [-d DATA|@file]
  *        [-i] [-n N] [--timeout 10s] URL
  *   java -jar examples/target/peregrine-examples.jar load -c CONNS -d SECONDS [--pipeline DEPTH] [--threads N] URL
@@ -30,6 +30,8 @@ import java.nio.file.Path;
  * certificate chain and PKCS#8 key given, or else with a self-signed development certificate for
  * localhost made at start, whose PEM is written to a temporary file named in the log (for
  * {@code curl --cacert}).
+ * HTTP/2 is on unless {@code --http2 0} (or {@code HTTP2=0}): h2c by prior knowledge and by
+ * {@code Upgrade: h2c} on the plain port, h2 through ALPN on the HTTPS port (docs/http2.md).
  * {@code --metrics 1} adds {@code GET /metrics}: the server's counters plus JVM heap in use and direct
  * buffer memory in the Prometheus text format ({@code Server.Builder.metricsEndpoint}), read by
  * scripts/soak and scripts/census. {@code GET /health/live} and {@code GET /health/ready} are always
@@ -165,6 +167,7 @@ public final class PlaintextApp {
             builder.metricsEndpoint("/metrics").requestDurations(true); // with the per-route histograms
         }
         builder.healthEndpoints("/health/live", "/health/ready");
+        builder.http2(intSetting(args, "--http2", "HTTP2", 1) != 0);
         // Bodies under Compression's minSize (1 KiB), such as /plaintext's, are never compressed and
         // carry no Vary: the TechEmpower answers stay as they were.
         return builder.compression(dev.peregrine.Compression.defaults());

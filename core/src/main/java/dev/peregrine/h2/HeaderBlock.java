@@ -1,0 +1,111 @@
+package dev.peregrine.h2;
+
+import dev.peregrine.buffer.BufferPool;
+import dev.peregrine.h2.frame.FrameParser;
+import dev.peregrine.h2.hpack.HpackDecoder;
+
+import java.nio.ByteBuffer;
+
+import static dev.peregrine.h2.frame.Frames.FLAG_END_HEADERS;
+
+/**
+ * The field block a connection is assembling: HEADERS, then CONTINUATION frames until END_HEADERS
+ * (RFC 9113 §4.3, §6.10), and its decoding.
+ * <pre>
+ *   begin(HEADERS) --append(frame)--&gt; MORE ... --append(frame with END_HEADERS)--&gt; WHOLE --decode--&gt; fields
+ *                   past maxHeaderBlockBytes or maxHeaderBlockFrames --&gt; FLOOD (the connection ends:
+ *                   a block can be neither skipped nor half-decoded, HPACK would fall out of step)
+ * </pre>
+ * A block in one frame is decoded where it lies; one that spans frames is copied into a pooled buffer,
+ * given back once decoded. It is always decoded, even for a stream about to be refused, so that the
+ * connection's HPACK table stays in step with the peer's; the decoder is made at the first block.
+ *
+ * <p>Thread: the loop thread.
+ */
+final class HeaderBlock {
+    static final int MORE = 0;
+    static final int WHOLE = 1;
+    static final int FLOOD = 2;
+
+    /** The stream whose block this is; 0 when no block is being assembled. */
+    int stream;
+    boolean endStream;
+    /** The stream error to answer once the block is decoded, or 0. */
+    int error;
+    final RequestHeaders fields = new RequestHeaders();
+    private int frames;
+    private ByteBuffer held;
+    private int length;
+    private ByteBuffer src;
+    private int from;
+    private int to;
+    private HpackDecoder decoder;
+    /** Where {@link #decode} put the fields. */
+    ByteBuffer decoded;
+
+    void begin(int id, boolean endStream, int error) {
+        this.stream = id;
+        this.endStream = endStream;
+        this.error = error;
+        frames = 0;
+        length = 0;
+    }
+
+    /** Adds the fragment of the frame {@code p} parsed in {@code b}; returns MORE, WHOLE or FLOOD. */
+    int append(FrameParser p, ByteBuffer b, BufferPool pool, Http2Settings settings) {
+        int n = p.dataEnd() - p.dataStart();
+        if (++frames > settings.maxHeaderBlockFrames || length + n > settings.maxHeaderBlockBytes) {
+            return FLOOD;
+        }
+        boolean last = p.flag(FLAG_END_HEADERS);
+        if (last && length == 0) { // the common case: decoded where it lies
+            src = b;
+            from = p.dataStart();
+            to = p.dataEnd();
+            return WHOLE;
+        }
+        if (held == null || held.capacity() < length + n) {
+            held = held == null ? pool.acquire(length + n) : pool.grow(held, 0, length, length + n);
+        }
+        held.put(length, b, p.dataStart(), n);
+        length += n;
+        if (!last) {
+            return MORE;
+        }
+        src = held;
+        from = 0;
+        to = length;
+        return WHOLE;
+    }
+
+    /**
+     * Decodes the whole block into the loop's buffer, {@link RequestHeaders} checking and laying out
+     * each field. Returns the end of the fields in {@link #decoded}, or -1 for a COMPRESSION_ERROR.
+     */
+    int decode(Http2Settings settings, Http2Loop shared, boolean trailers, int maxFields, BufferPool pool) {
+        if (decoder == null) {
+            decoder = new HpackDecoder(settings.headerTableSize, settings.maxHeaderListSize);
+        }
+        stream = 0;
+        int bound = decoder.destinationBound(to - from, RequestHeaders.PREFIX);
+        decoded = shared.decoded(bound);
+        fields.begin(trailers, maxFields);
+        int end = decoder.decode(src, from, to, decoded, 0, bound, RequestHeaders.PREFIX, fields);
+        src = null;
+        release(pool);
+        return end < 0 ? -1 : end;
+    }
+
+    /** Whether the last block's fields passed SETTINGS_MAX_HEADER_LIST_SIZE. */
+    boolean tooLarge() {
+        return decoder.tooLarge();
+    }
+
+    void release(BufferPool pool) {
+        if (held != null) {
+            pool.release(held);
+            held = null;
+        }
+        length = 0;
+    }
+}

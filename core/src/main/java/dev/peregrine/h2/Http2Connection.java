@@ -1,0 +1,599 @@
+package dev.peregrine.h2;
+
+import dev.peregrine.buffer.BufferPool;
+import dev.peregrine.h2.frame.FrameParser;
+import dev.peregrine.h2.frame.FrameWriter;
+import dev.peregrine.loop.Connection;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.Protocol;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Function;
+
+import static dev.peregrine.h2.frame.Frames.*;
+
+/**
+ * The HTTP/2 server (RFC 9113) as a {@link Protocol}: one per connection, a state machine over
+ * frames. Reached by prior knowledge (the preface on the plain port), ALPN {@code h2} on TLS, or
+ * {@code Upgrade: h2c} ({@link Http2Upgrade}).
+ *
+ * <p><b>Connection states</b>:
+ * <pre>
+ *   PREFACE --24 preface bytes--&gt; our SETTINGS (+ WINDOW_UPDATE on 0) sent, then FRAMES
+ *   PREFACE --anything else--&gt; GOAWAY PROTOCOL_ERROR, close (§3.4)
+ *   FRAMES: each whole frame in turn (FrameParser checks what needs no state, this class the rest):
+ *     HEADERS (+ CONTINUATION until END_HEADERS: any other frame meanwhile is PROTOCOL_ERROR, §6.10)
+ *         --&gt; the block is HPACK-decoded, checked (RequestHeaders), then the stream opens or, with
+ *             END_STREAM, is dispatched at once (Http2Responder)
+ *     DATA --&gt; the stream's body; END_STREAM dispatches it
+ *     SETTINGS --&gt; applied, ACKed;  PING --&gt; answered;  WINDOW_UPDATE --&gt; windows, held DATA goes on
+ *     RST_STREAM --&gt; the stream is forgotten;  PRIORITY --&gt; ignored (§5.3.2) but for self-dependency
+ *     PUSH_PROMISE --&gt; PROTOCOL_ERROR;  unknown types --&gt; ignored (§5.5)
+ *   FRAMES --connection error--&gt; GOAWAY(last stream id, code), close once written (§5.4.1)
+ *   FRAMES --server shutdown--&gt; GOAWAY(last stream id, NO_ERROR); closes when no stream is left
+ * </pre>
+ * <b>Flow control</b> (§5.2, §6.9): we advertise {@link Http2Settings#initialStreamWindow} and raise
+ * the connection window to {@link Http2Settings#connectionWindow} at start; a WINDOW_UPDATE gives back
+ * what was received once half a window is used, so a client sending fast never waits on us. Our
+ * output respects the peer's connection and stream windows; DATA that does not fit waits in the
+ * stream ({@link Http2Responder}) for the peer's WINDOW_UPDATE, for at most
+ * {@link Http2Settings#stalledWriteMillis} (the STALLED timer phase).
+ *
+ * <p><b>Output</b>: every frame goes into the connection's batch, so the responses of all the streams
+ * a read completed leave in one write.
+ *
+ * <p>Thread: the connection's loop thread.
+ */
+public final class Http2Connection implements Protocol {
+    static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    static final int T_IDLE = 1;
+    static final int T_ACTIVE = 2;
+    static final int T_STALLED = 3;
+
+    final Http2Settings settings;
+    private final Function<LoopContext, StreamDispatch> dispatchOf;
+    private final FrameParser parser = new FrameParser();
+    private final FloodGuard flood;
+    final Streams streams;
+    Http2Responder responder;
+    StreamDispatch dispatch;
+    Http2Loop shared;
+    Http2Counters counters;
+    BufferPool pool;
+    Connection c;
+    private boolean prefaceRead;
+    private boolean dead;
+    boolean goingAway;
+    int lastStreamId;
+
+    /** The field block being assembled from HEADERS and CONTINUATION frames. */
+    private final HeaderBlock block = new HeaderBlock();
+
+    /** What we may still send on the connection (the peer's window). */
+    long sendWindow = DEFAULT_WINDOW;
+    final PeerSettings peer = new PeerSettings();
+    private long recvWindow;
+    private int recvUnacked;
+
+    private final Http2Upgrade upgrade; // h2c: the upgraded request becomes stream 1 at open, or null
+
+    public Http2Connection(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf) {
+        this(settings, dispatchOf, null);
+    }
+
+    Http2Connection(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf, Http2Upgrade upgrade) {
+        this.settings = settings;
+        this.dispatchOf = dispatchOf;
+        this.flood = new FloodGuard(settings);
+        this.streams = new Streams(settings.maxConcurrentStreams);
+        this.upgrade = upgrade;
+    }
+
+    @Override
+    public void onOpen(Connection c) {
+        this.c = c;
+        this.pool = c.context().pool();
+        this.dispatch = dispatchOf.apply(c.context());
+        this.shared = dispatch.loop();
+        this.counters = shared.counters;
+        this.responder = new Http2Responder(this);
+        counters.connections++;
+        flood.start(c.context().nowMillis());
+        recvWindow = settings.connectionWindow;
+        // §3.4: the server's preface is a SETTINGS frame, sent first whatever the client's timing.
+        FrameWriter.settings(c, SETTINGS_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams,
+                SETTINGS_INITIAL_WINDOW_SIZE, settings.initialStreamWindow,
+                SETTINGS_HEADER_TABLE_SIZE, settings.headerTableSize,
+                SETTINGS_MAX_HEADER_LIST_SIZE, settings.maxHeaderListSize,
+                SETTINGS_ENABLE_PUSH, 0);
+        if (settings.connectionWindow > DEFAULT_WINDOW) {
+            FrameWriter.windowUpdate(c, 0, settings.connectionWindow - DEFAULT_WINDOW);
+        }
+        if (upgrade != null) {
+            upgrade.start(this);
+        }
+    }
+
+    // ---------------------------------------------------------------- input
+
+    @Override
+    public int onInput(Connection c, ByteBuffer buf, int start, int end) {
+        int pos = start;
+        if (!prefaceRead) {
+            int n = Math.min(end - pos, PREFACE.length);
+            for (int i = 0; i < n; i++) {
+                if (buf.get(pos + i) != PREFACE[i]) {
+                    connectionError(PROTOCOL_ERROR); // §3.4
+                    return end;
+                }
+            }
+            if (n < PREFACE.length) {
+                return pos;
+            }
+            prefaceRead = true;
+            pos += PREFACE.length;
+        }
+        while (!dead && c.isOpen()) {
+            int r = parser.parse(buf, pos, end);
+            if (r == FrameParser.NEED_MORE) {
+                break;
+            }
+            if (r == FrameParser.ERROR) {
+                if (parser.errorStream() == 0) {
+                    connectionError(parser.errorCode());
+                    return end;
+                }
+                if (block.stream != 0) {
+                    connectionError(PROTOCOL_ERROR); // §6.10: nothing may come between a block's frames
+                    return end;
+                }
+                streamError(parser.errorStream(), parser.errorCode());
+                pos = parser.frameEnd();
+                continue;
+            }
+            frame(buf);
+            pos = r;
+        }
+        responder.flushBlocked();
+        return dead ? end : pos;
+    }
+
+    @Override
+    public int expectedInput() {
+        return parser.needed();
+    }
+
+    private void frame(ByteBuffer b) {
+        int type = parser.type();
+        int id = parser.streamId();
+        if (block.stream != 0 && (type != CONTINUATION || id != block.stream)) {
+            connectionError(PROTOCOL_ERROR); // §6.10
+            return;
+        }
+        switch (type) {
+            case DATA:
+                data(b, id);
+                break;
+            case HEADERS:
+                headers(b, id);
+                break;
+            case PRIORITY:
+                if (parser.dependency() == id) {
+                    streamError(id, PROTOCOL_ERROR); // RFC 7540 §5.3.1: a stream cannot depend on itself
+                }
+                break;
+            case RST_STREAM:
+                rstStream(id);
+                break;
+            case SETTINGS:
+                settingsFrame(b);
+                break;
+            case PUSH_PROMISE:
+                connectionError(PROTOCOL_ERROR); // §8.4: clients cannot push
+                break;
+            case PING:
+                if (!parser.flag(FLAG_ACK)) {
+                    if (flood.note(FloodGuard.PING, now())) {
+                        counters.pingFloods++;
+                        connectionError(ENHANCE_YOUR_CALM);
+                        return;
+                    }
+                    FrameWriter.ping(c, true, (long) FrameParser.int32(b, parser.payloadStart()) << 32
+                            | (FrameParser.int32(b, parser.payloadStart() + 4) & 0xffff_ffffL));
+                }
+                break;
+            case GOAWAY:
+                goingAway = true; // the peer opens nothing more; we finish what is open
+                if (streams.count() == 0) {
+                    c.closeAfterOutput();
+                }
+                break;
+            case WINDOW_UPDATE:
+                windowUpdate(b, id);
+                break;
+            case CONTINUATION:
+                continuation(b, id);
+                break;
+            default:
+                break; // §5.5
+        }
+    }
+
+    private void headers(ByteBuffer b, int id) {
+        if ((id & 1) == 0) {
+            connectionError(PROTOCOL_ERROR); // §5.1.1: clients use odd ids
+            return;
+        }
+        Http2Stream s = streams.get(id);
+        int error = 0;
+        if (s != null) {
+            if (s.state != Http2Stream.OPEN) {
+                error = STREAM_CLOSED; // §5.1: half-closed (remote)
+            } else if (!parser.flag(FLAG_END_STREAM)) {
+                error = PROTOCOL_ERROR; // §8.1: trailers end the stream
+            }
+        } else if (id <= lastStreamId) {
+            connectionError(streams.recentlyClosed(id) ? STREAM_CLOSED : PROTOCOL_ERROR); // §5.1, §5.1.1
+            return;
+        } else {
+            lastStreamId = id;
+            if (parser.hasPriority() && parser.dependency() == id) {
+                error = PROTOCOL_ERROR; // RFC 7540 §5.3.1
+            } else if (goingAway) {
+                error = REFUSED_STREAM;
+            } else if (streams.count() >= settings.maxConcurrentStreams) {
+                counters.refusedStreams++;
+                error = REFUSED_STREAM; // §5.1.2
+            }
+        }
+        block.begin(id, parser.flag(FLAG_END_STREAM), error);
+        appendBlock(b);
+    }
+
+    private void continuation(ByteBuffer b, int id) {
+        if (block.stream == 0) {
+            // §6.10: a CONTINUATION not after HEADERS or CONTINUATION without END_HEADERS
+            connectionError(PROTOCOL_ERROR);
+            return;
+        }
+        if (parser.dataEnd() == parser.dataStart() && !parser.flag(FLAG_END_HEADERS) && flood.note(FloodGuard.EMPTY, now())) {
+            counters.emptyDataFloods++;
+            connectionError(ENHANCE_YOUR_CALM);
+            return;
+        }
+        appendBlock(b);
+    }
+
+    private void appendBlock(ByteBuffer b) {
+        int r = block.append(parser, b, pool, settings);
+        if (r == HeaderBlock.FLOOD) {
+            counters.continuationFloods++;
+            connectionError(ENHANCE_YOUR_CALM); // CONTINUATION flood
+        } else if (r == HeaderBlock.WHOLE) {
+            endBlock();
+        }
+    }
+
+    /** A whole field block is here: decode it (always, to keep HPACK in step), then act on it. */
+    private void endBlock() {
+        int id = block.stream;
+        Http2Stream s = streams.get(id);
+        boolean trailers = s != null;
+        int end = block.decode(settings, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool);
+        ByteBuffer dst = block.decoded;
+        RequestHeaders fields = block.fields;
+        if (end < 0) {
+            connectionError(COMPRESSION_ERROR); // §4.3
+            return;
+        }
+        if (block.error != 0) {
+            streamError(id, block.error);
+            return;
+        }
+        if (!fields.complete()) {
+            streamError(id, PROTOCOL_ERROR); // §8.1.1: malformed
+            return;
+        }
+        if (trailers) {
+            s.state = Http2Stream.HALF_CLOSED_REMOTE; // END_STREAM was checked in headers()
+            requestComplete(s);
+            return;
+        }
+        counters.streams++;
+        s = streams.open(id, peer.initialWindow, settings.initialStreamWindow);
+        s.declaredLength = fields.contentLength;
+        if (block.tooLarge() || fields.tooMany) {
+            counters.headerListTooLarge++;
+            responder.earlyAnswer(s, 431);
+            return;
+        }
+        if (fields.connect) {
+            responder.earlyAnswer(s, 501);
+            return;
+        }
+        if (block.endStream) {
+            s.state = Http2Stream.HALF_CLOSED_REMOTE;
+            if (s.declaredLength > 0) {
+                streamError(id, PROTOCOL_ERROR); // §8.1.1: content-length and the DATA sent differ
+                return;
+            }
+            responder.dispatch(s, dst, 0, end, 0);
+            return;
+        }
+        // The body is to come: keep the fields with the stream, the body after them.
+        long expected = s.declaredLength >= 0 ? Math.min(s.declaredLength, dispatch.maxBodySize()) : 4096;
+        s.request = pool.acquire((int) Math.min(end + expected, pool.maxBufferSize()));
+        s.request.put(0, dst, 0, end);
+        s.headEnd = end;
+    }
+
+    private void data(ByteBuffer b, int id) {
+        int length = parser.length();
+        if (length > recvWindow) {
+            connectionError(FLOW_CONTROL_ERROR); // §6.9.1
+            return;
+        }
+        recvWindow -= length;
+        recvUnacked += length;
+        if (recvUnacked >= settings.connectionWindow / 2) {
+            FrameWriter.windowUpdate(c, 0, recvUnacked);
+            recvWindow += recvUnacked;
+            recvUnacked = 0;
+        }
+        Http2Stream s = streams.get(id);
+        if (s == null) {
+            if (id > lastStreamId) {
+                connectionError(PROTOCOL_ERROR); // §5.1: DATA on an idle stream
+            } else {
+                streamError(id, STREAM_CLOSED); // §5.1: closed
+            }
+            return;
+        }
+        if (s.state != Http2Stream.OPEN) {
+            streamError(id, STREAM_CLOSED); // §5.1: half-closed (remote)
+            return;
+        }
+        if (length > s.recvWindow) {
+            streamError(id, FLOW_CONTROL_ERROR);
+            return;
+        }
+        s.recvWindow -= length;
+        boolean end = parser.flag(FLAG_END_STREAM);
+        int n = parser.dataEnd() - parser.dataStart();
+        if (n == 0 && !end && flood.note(FloodGuard.EMPTY, now())) {
+            counters.emptyDataFloods++;
+            connectionError(ENHANCE_YOUR_CALM); // CVE-2019-9518
+            return;
+        }
+        long total = (long) s.bodyLength + n;
+        if (s.declaredLength >= 0 && total > s.declaredLength) {
+            streamError(id, PROTOCOL_ERROR); // §8.1.1
+            return;
+        }
+        if (total > dispatch.maxBodySize() || s.headEnd + total > pool.maxBufferSize()) {
+            responder.earlyAnswer(s, 413);
+            return;
+        }
+        if (s.request.capacity() < s.headEnd + (int) total) {
+            s.request = pool.grow(s.request, 0, s.headEnd + s.bodyLength, s.headEnd + (int) total);
+        }
+        s.request.put(s.headEnd + s.bodyLength, b, parser.dataStart(), n);
+        s.bodyLength = (int) total;
+        if (end) {
+            s.state = Http2Stream.HALF_CLOSED_REMOTE;
+            requestComplete(s);
+            return;
+        }
+        s.recvUnacked += length;
+        if (s.recvUnacked >= settings.initialStreamWindow / 2) {
+            FrameWriter.windowUpdate(c, id, s.recvUnacked);
+            s.recvWindow += s.recvUnacked;
+            s.recvUnacked = 0;
+        }
+    }
+
+    /** END_STREAM came (DATA or trailers): the body must be what content-length said (§8.1.1). */
+    private void requestComplete(Http2Stream s) {
+        if (s.declaredLength >= 0 && s.bodyLength != s.declaredLength) {
+            streamError(s.id, PROTOCOL_ERROR);
+            return;
+        }
+        ByteBuffer req = s.request;
+        s.request = null;
+        responder.dispatch(s, req, 0, s.headEnd, s.bodyLength);
+        pool.release(req);
+    }
+
+    private void rstStream(int id) {
+        if (id > lastStreamId) {
+            connectionError(PROTOCOL_ERROR); // §6.4: RST_STREAM on an idle stream
+            return;
+        }
+        if (flood.note(FloodGuard.RESET, now())) {
+            counters.rapidResets++;
+            connectionError(ENHANCE_YOUR_CALM); // rapid reset (CVE-2023-44487)
+            return;
+        }
+        Http2Stream s = streams.get(id);
+        if (s != null) {
+            closeStream(s);
+        }
+    }
+
+    private void settingsFrame(ByteBuffer b) {
+        if (parser.flag(FLAG_ACK)) {
+            return;
+        }
+        if (flood.note(FloodGuard.SETTINGS, now())) {
+            counters.settingsFloods++;
+            connectionError(ENHANCE_YOUR_CALM);
+            return;
+        }
+        for (int at = parser.payloadStart(); at < parser.frameEnd(); at += 6) {
+            int id = (b.get(at) & 0xff) << 8 | (b.get(at + 1) & 0xff);
+            int value = FrameParser.int32(b, at + 2);
+            if (!applySetting(id, value)) {
+                return;
+            }
+        }
+        FrameWriter.settingsAck(c);
+    }
+
+    /** Applies one of the peer's settings ({@link PeerSettings}); false after a connection error. */
+    boolean applySetting(int id, int value) {
+        int error = peer.apply(id, value, streams);
+        if (error != 0) {
+            connectionError(error);
+            return false;
+        }
+        return true;
+    }
+
+    private void windowUpdate(ByteBuffer b, int id) {
+        int increment = parser.windowIncrement(b);
+        if (id == 0) {
+            sendWindow += increment;
+            if (sendWindow > MAX_WINDOW) {
+                connectionError(FLOW_CONTROL_ERROR); // §6.9.1
+            }
+            return;
+        }
+        Http2Stream s = streams.get(id);
+        if (s == null) {
+            if (id > lastStreamId) {
+                connectionError(PROTOCOL_ERROR); // §5.1: WINDOW_UPDATE on an idle stream
+            }
+            return; // closed: ignored (§6.9)
+        }
+        s.sendWindow += increment;
+        if (s.sendWindow > MAX_WINDOW) {
+            streamError(id, FLOW_CONTROL_ERROR);
+        }
+    }
+
+    // ---------------------------------------------------------------- errors and closing
+
+    /** §5.4.2: RST_STREAM and forget the stream; counts towards the MadeYouReset limit. */
+    void streamError(int id, int code) {
+        counters.streamErrors++;
+        FrameWriter.rstStream(c, id, code);
+        Http2Stream s = streams.get(id);
+        if (s != null) {
+            closeStream(s);
+        } else {
+            streams.noteClosed(id);
+        }
+        if (flood.note(FloodGuard.SERVER_RESET, now())) {
+            counters.serverResetFloods++;
+            connectionError(ENHANCE_YOUR_CALM); // MadeYouReset (CVE-2025-8671)
+        }
+    }
+
+    /** §5.4.1: GOAWAY with the last stream we opened, then close once it is written. */
+    void connectionError(int code) {
+        if (dead) {
+            return;
+        }
+        dead = true;
+        counters.connectionErrors++;
+        block.release(pool);
+        FrameWriter.goAway(c, lastStreamId, code);
+        c.closeAfterOutput();
+    }
+
+    void closeStream(Http2Stream s) {
+        if (s.request != null) {
+            pool.release(s.request);
+            s.request = null;
+        }
+        if (s.pending != null) {
+            pool.release(s.pending);
+            s.pending = null;
+        }
+        streams.close(s);
+        if (goingAway && streams.count() == 0 && c.isOpen()) {
+            c.closeAfterOutput();
+        }
+    }
+
+    long now() {
+        return c.context().nowMillis();
+    }
+
+    @Override
+    public void onInputOverflow(Connection c) {
+        connectionError(FRAME_SIZE_ERROR);
+    }
+
+    @Override
+    public void onEndOfInput(Connection c) {
+        c.closeOnceWritten();
+    }
+
+    @Override
+    public int timerPhase() {
+        if (responder.stalled()) {
+            return T_STALLED;
+        }
+        return streams.count() > 0 || !prefaceRead ? T_ACTIVE : T_IDLE;
+    }
+
+    @Override
+    public long timeoutMillis(int phase) {
+        switch (phase) {
+            case T_STALLED:
+                return settings.stalledWriteMillis;
+            case T_ACTIVE:
+                return dispatch.bodyTimeoutMillis();
+            default:
+                return dispatch.idleTimeoutMillis();
+        }
+    }
+
+    @Override
+    public boolean progressRestarts(int phase) {
+        return phase != T_STALLED; // a peer that reads nothing does not buy time with other frames
+    }
+
+    @Override
+    public void onTimeout(Connection c, int phase) {
+        if (phase == T_STALLED) {
+            counters.stalledWrites++;
+            connectionError(ENHANCE_YOUR_CALM);
+            c.flush();
+            return;
+        }
+        if (phase == T_ACTIVE) {
+            connectionError(NO_ERROR);
+            c.flush();
+            return;
+        }
+        dead = true;
+        FrameWriter.goAway(c, lastStreamId, NO_ERROR);
+        c.closeAfterOutput();
+        c.flush();
+    }
+
+    /** Graceful shutdown (§6.8): GOAWAY with the last stream id; open streams may finish. */
+    @Override
+    public void onShutdown(Connection c) {
+        if (goingAway && dead) {
+            return;
+        }
+        goingAway = true;
+        FrameWriter.goAway(c, lastStreamId, NO_ERROR);
+        if (streams.count() == 0) {
+            dead = true;
+            c.closeAfterOutput();
+        }
+        c.flush();
+    }
+
+    @Override
+    public void onClosed(Connection c) {
+        block.release(pool);
+        streams.closeAll(this);
+    }
+}

@@ -1,0 +1,39 @@
+package dev.peregrine.h2;
+
+import dev.peregrine.h2.hpack.HpackEncoder;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The HTTP/2 state one loop's connections share, since a loop runs one of them at a time: the
+ * buffer a field block is decoded into, the response encoder (it keeps no state between blocks),
+ * the array a body is staged in, and the counters. Made once per loop, at its first HTTP/2
+ * connection. Thread: the loop thread.
+ */
+public final class Http2Loop {
+    final HpackEncoder encoder = new HpackEncoder();
+    final Http2Counters counters = new Http2Counters();
+    private ByteBuffer decoded = ByteBuffer.allocateDirect(32 * 1024).order(ByteOrder.LITTLE_ENDIAN);
+    private byte[] body = new byte[16 * 1024];
+
+    public Http2Counters counters() {
+        return counters;
+    }
+
+    /** A buffer of at least {@code bytes} to decode a field block into. */
+    ByteBuffer decoded(int bytes) {
+        if (decoded.capacity() < bytes) {
+            decoded = ByteBuffer.allocateDirect(Math.max(bytes, decoded.capacity() * 2)).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        return decoded;
+    }
+
+    /** An array of at least {@code bytes} to stage a response body in. */
+    byte[] body(int bytes) {
+        if (body.length < bytes) {
+            body = new byte[Math.max(bytes, body.length * 2)];
+        }
+        return body;
+    }
+}

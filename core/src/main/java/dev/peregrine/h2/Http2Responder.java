@@ -1,0 +1,233 @@
+package dev.peregrine.h2;
+
+import dev.peregrine.h2.frame.FrameWriter;
+import dev.peregrine.h2.hpack.HpackEncoder;
+import dev.peregrine.http1.Methods;
+import dev.peregrine.http1.RequestFields;
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseParts;
+import dev.peregrine.http1.ResponseView;
+import dev.peregrine.http1.Status;
+
+import java.nio.ByteBuffer;
+
+import static dev.peregrine.h2.frame.Frames.*;
+
+/**
+ * Runs a complete request of a stream through the server's dispatch and writes the answer as frames:
+ * HEADERS (with CONTINUATION past the peer's frame size) then DATA, as far as the peer's connection
+ * and stream windows allow (§6.9.1). What they hold back is copied into a pooled buffer of the stream
+ * and sent as WINDOW_UPDATEs open the windows ({@link #flushBlocked}). The response fields:
+ * <pre>
+ *   :status                  the handler's status (one byte for the common ones)
+ *   server, date             as HTTP/1.1 sends them
+ *   content-type, handler's fields, preformatted fields, x-request-id
+ *                            minus the connection-specific ones (§8.2.2)
+ *   content-length           the body's length, but for 204 and 304
+ * </pre>
+ * Thread: the loop thread.
+ */
+final class Http2Responder {
+    private static final byte[] SERVER = {'P', 'e', 'r', 'e', 'g', 'r', 'i', 'n', 'e'};
+    private final Http2Connection conn;
+    private final byte[] digits = new byte[20];
+
+    Http2Responder(Http2Connection conn) {
+        this.conn = conn;
+    }
+
+    /** Dispatches the request whose fields are {@code [from, headEnd)} of {@code buf} and whose body follows them. */
+    void dispatch(Http2Stream s, ByteBuffer buf, int from, int headEnd, int bodyLength) {
+        StreamDispatch d = conn.dispatch;
+        RequestView req = d.request();
+        ResponseView res = d.response();
+        RequestHeaders.fill(req, buf, from, headEnd);
+        req.setBody(buf, headEnd, bodyLength);
+        RequestFields.contentLength(req, s.declaredLength >= 0 ? s.declaredLength : bodyLength > 0 ? bodyLength : -1);
+        if (d.dispatch(conn.c, req, res) == StreamDispatch.HTTP_1_1_REQUIRED) {
+            // §8.1.1 / §7: the handler kind needs HTTP/1.1 here; clients retry the request over it.
+            FrameWriter.rstStream(conn.c, s.id, HTTP_1_1_REQUIRED);
+            conn.closeStream(s);
+            return;
+        }
+        respond(s, res, req.methodId() == Methods.HEAD);
+    }
+
+    /** Stream 1 of an h2c upgrade: the HTTP/1.1 request is still in the loop's view (see {@link Http2Upgrade}). */
+    void dispatchUpgraded(Http2Stream s) {
+        StreamDispatch d = conn.dispatch;
+        RequestView req = d.request();
+        ResponseView res = d.response();
+        if (d.dispatch(conn.c, req, res) == StreamDispatch.HTTP_1_1_REQUIRED) {
+            FrameWriter.rstStream(conn.c, s.id, HTTP_1_1_REQUIRED);
+            conn.closeStream(s);
+            return;
+        }
+        respond(s, res, req.methodId() == Methods.HEAD);
+    }
+
+    /** Answers a stream with the server's own error {@code status} before its request is complete (or at once). */
+    void earlyAnswer(Http2Stream s, int status) {
+        ResponseView res = conn.dispatch.response();
+        res.reset();
+        res.error(status);
+        respond(s, res, false);
+    }
+
+    private void respond(Http2Stream s, ResponseView res, boolean head) {
+        int status = ResponseParts.status(res);
+        HpackEncoder e = conn.shared.encoder;
+        e.reset();
+        e.status(status);
+        e.field("server", SERVER, 0, SERVER.length);
+        byte[] date = conn.dispatch.dateLine(); // "Date: " value "\r\n"
+        e.field("date", date, 6, date.length - 8);
+        CharSequence type = ResponseParts.contentType(res);
+        if (type != null) {
+            e.field("content-type", type);
+        }
+        for (int i = 0, n = ResponseParts.headerCount(res); i < n; i++) {
+            String name = ResponseParts.headerName(res, i);
+            if (!connectionSpecific(name)) {
+                e.field(name, ResponseParts.headerValue(res, i));
+            }
+        }
+        byte[] lines = ResponseParts.fields(res);
+        if (lines != null) {
+            preformatted(e, lines);
+        }
+        CharSequence id = ResponseParts.requestId(res);
+        if (id != null) {
+            e.field("x-request-id", id);
+        }
+        boolean bodyAllowed = status != 204 && status != 304;
+        int length = bodyAllowed ? ResponseParts.bodyLength(res) : 0;
+        if (bodyAllowed) {
+            int d = decimal(length);
+            e.field("content-length", digits, d, digits.length - d);
+        }
+        boolean noData = head || length == 0;
+        FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peer.maxFrameSize);
+        s.responding = true;
+        if (noData) {
+            finish(s);
+            return;
+        }
+        byte[] body = conn.shared.body(length);
+        ResponseParts.copyBody(res, body);
+        int sent = send(s, body, 0, length);
+        if (sent == length) {
+            finish(s);
+            return;
+        }
+        s.pending = conn.pool.acquire(length - sent);
+        s.pending.put(0, body, sent, length - sent);
+        s.pendingFrom = 0;
+        s.pendingTo = length - sent;
+    }
+
+    /** Sends DATA from {@code [off, off+len)} as far as the windows allow; returns how many bytes left. */
+    private int send(Http2Stream s, byte[] src, int off, int len) {
+        int sent = 0;
+        while (sent < len) {
+            int n = allowance(s, len - sent);
+            if (n <= 0) {
+                break;
+            }
+            FrameWriter.data(conn.c, s.id, sent + n == len, src, off + sent, n);
+            take(s, n);
+            sent += n;
+        }
+        return sent;
+    }
+
+    private int allowance(Http2Stream s, int want) {
+        return (int) Math.min(Math.min(want, conn.peer.maxFrameSize), Math.min(conn.sendWindow, s.sendWindow));
+    }
+
+    private void take(Http2Stream s, int n) {
+        conn.sendWindow -= n;
+        s.sendWindow -= n;
+    }
+
+    /** After input: sends what the windows now let out of every stream's held body. */
+    void flushBlocked() {
+        for (int i = 0; i < conn.streams.count() && conn.sendWindow > 0; i++) {
+            Http2Stream s = conn.streams.at(i);
+            if (!s.blocked()) {
+                continue;
+            }
+            while (s.pendingFrom < s.pendingTo) {
+                int n = allowance(s, s.pendingTo - s.pendingFrom);
+                if (n <= 0) {
+                    break;
+                }
+                FrameWriter.data(conn.c, s.id, s.pendingFrom + n == s.pendingTo, s.pending, s.pendingFrom, n);
+                take(s, n);
+                s.pendingFrom += n;
+            }
+            if (s.pendingFrom == s.pendingTo) {
+                finish(s);
+                i--; // the stream left the list
+            }
+        }
+    }
+
+    /** Whether some stream's DATA waits for the peer's window. */
+    boolean stalled() {
+        for (int i = 0; i < conn.streams.count(); i++) {
+            if (conn.streams.at(i).blocked()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The response is out: the stream closes; one whose request had not ended is reset (§8.1). */
+    private void finish(Http2Stream s) {
+        if (s.state == Http2Stream.OPEN) {
+            FrameWriter.rstStream(conn.c, s.id, NO_ERROR);
+        }
+        conn.closeStream(s);
+    }
+
+    /** Preformatted {@code Name: value\r\n} lines ({@code ResponseView.fields}). */
+    private static void preformatted(HpackEncoder e, byte[] lines) {
+        int p = 0;
+        while (p < lines.length) {
+            int colon = p;
+            while (colon < lines.length && lines[colon] != ':') {
+                colon++;
+            }
+            int v = colon + 1;
+            while (v < lines.length && (lines[v] == ' ' || lines[v] == '\t')) {
+                v++;
+            }
+            int cr = v;
+            while (cr < lines.length && lines[cr] != '\r') {
+                cr++;
+            }
+            if (colon >= lines.length) {
+                return;
+            }
+            e.field(lines, p, colon - p, lines, v, cr - v);
+            p = cr + 2;
+        }
+    }
+
+    private static boolean connectionSpecific(String name) {
+        return name.equalsIgnoreCase("connection") || name.equalsIgnoreCase("keep-alive")
+                || name.equalsIgnoreCase("transfer-encoding") || name.equalsIgnoreCase("upgrade")
+                || name.equalsIgnoreCase("proxy-connection");
+    }
+
+    /** Writes {@code v} right-aligned in {@link #digits}; returns where it begins. */
+    private int decimal(long v) {
+        int i = digits.length;
+        do {
+            digits[--i] = (byte) ('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        return i;
+    }
+}

@@ -1,0 +1,36 @@
+package dev.peregrine.h2;
+
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.Protocol;
+
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The three ways into {@link Http2Connection}, as the protocol-switch registrations want them:
+ * prior knowledge and ALPN (a new connection), and the h2c upgrade (declining requests that do not
+ * qualify). Thread: any (immutable).
+ */
+public final class Http2Server {
+    private final Http2Settings settings;
+    private final Function<LoopContext, StreamDispatch> dispatchOf;
+
+    public Http2Server(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf) {
+        this.settings = settings;
+        this.dispatchOf = dispatchOf;
+    }
+
+    /** For prior knowledge (RFC 9113 §3.3) and ALPN {@code h2} (§3.2). */
+    public Supplier<Protocol> direct() {
+        return () -> new Http2Connection(settings, dispatchOf);
+    }
+
+    /** For {@code Upgrade: h2c}: null (declined) unless the request carries valid HTTP2-Settings. */
+    public Function<RequestView, Protocol> upgrade() {
+        return req -> {
+            Http2Upgrade u = Http2Upgrade.of(req);
+            return u == null ? null : new Http2Connection(settings, dispatchOf, u);
+        };
+    }
+}

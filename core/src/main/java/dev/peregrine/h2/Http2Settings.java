@@ -1,0 +1,70 @@
+package dev.peregrine.h2;
+
+/**
+ * The limits of the HTTP/2 server, each with a safe default, and the defences they hold (each
+ * violation is counted in {@link Http2Counters}):
+ * <pre>
+ *  setting                 default   on violation                                    against
+ *  maxConcurrentStreams    100       RST_STREAM REFUSED_STREAM (SETTINGS advertises) more streams than allowed
+ *  initialStreamWindow     256 KiB   (our SETTINGS_INITIAL_WINDOW_SIZE)              -
+ *  connectionWindow        1 MiB     (WINDOW_UPDATE on stream 0 at start)             -
+ *  headerTableSize         4096      COMPRESSION_ERROR for a larger size update      HPACK table bomb
+ *  maxHeaderListSize       16 KiB    431 on the stream (fields decoded, not kept)    HPACK/Huffman bomb
+ *  maxHeaderBlockBytes     64 KiB    GOAWAY ENHANCE_YOUR_CALM                         CONTINUATION flood (2024)
+ *  maxHeaderBlockFrames    32        GOAWAY ENHANCE_YOUR_CALM                         CONTINUATION flood (2024)
+ *  maxResetsPerWindow      200       GOAWAY ENHANCE_YOUR_CALM                         rapid reset (CVE-2023-44487)
+ *  maxServerResetsPerWindow 200      GOAWAY ENHANCE_YOUR_CALM                         MadeYouReset (CVE-2025-8671)
+ *  maxSettingsPerWindow    100       GOAWAY ENHANCE_YOUR_CALM                         SETTINGS flood (CVE-2019-9515)
+ *  maxPingsPerWindow       100       GOAWAY ENHANCE_YOUR_CALM                         PING flood (CVE-2019-9512)
+ *  maxEmptyDataPerWindow   100       GOAWAY ENHANCE_YOUR_CALM                         empty frames (CVE-2019-9518)
+ *  floodWindowMillis       10 s      the window the per-window counts are taken over
+ *  stalledWriteMillis      30 s      GOAWAY ENHANCE_YOUR_CALM, close                  zero window held open (slow read)
+ * </pre>
+ * A client's RST_STREAM counts towards {@code maxResetsPerWindow}; each stream error the server
+ * itself answers with RST_STREAM (what a MadeYouReset client provokes with bad frames on live
+ * streams) towards {@code maxServerResetsPerWindow}. Immutable. Thread: any.
+ */
+public final class Http2Settings {
+    public static final Http2Settings DEFAULTS = new Http2Settings(100, 256 * 1024, 1 << 20, 4096, 16 * 1024, 64 * 1024, 32,
+            200, 200, 100, 100, 100, 10_000, 30_000);
+
+    final int maxConcurrentStreams;
+    final int initialStreamWindow;
+    final int connectionWindow;
+    final int headerTableSize;
+    final int maxHeaderListSize;
+    final int maxHeaderBlockBytes;
+    final int maxHeaderBlockFrames;
+    final int maxResetsPerWindow;
+    final int maxServerResetsPerWindow;
+    final int maxSettingsPerWindow;
+    final int maxPingsPerWindow;
+    final int maxEmptyDataPerWindow;
+    final long floodWindowMillis;
+    final long stalledWriteMillis;
+
+    public Http2Settings(int maxConcurrentStreams, int initialStreamWindow, int connectionWindow, int headerTableSize,
+                         int maxHeaderListSize, int maxHeaderBlockBytes, int maxHeaderBlockFrames, int maxResetsPerWindow,
+                         int maxServerResetsPerWindow, int maxSettingsPerWindow, int maxPingsPerWindow,
+                         int maxEmptyDataPerWindow, long floodWindowMillis, long stalledWriteMillis) {
+        if (maxConcurrentStreams < 1 || initialStreamWindow < 1 || connectionWindow < 65_535 || headerTableSize < 0
+                || maxHeaderListSize < 64 || maxHeaderListSize > 65_535 || maxHeaderBlockBytes < 1024
+                || maxHeaderBlockFrames < 1 || floodWindowMillis < 1 || stalledWriteMillis < 1) {
+            throw new IllegalArgumentException("HTTP/2 setting out of range");
+        }
+        this.maxConcurrentStreams = maxConcurrentStreams;
+        this.initialStreamWindow = initialStreamWindow;
+        this.connectionWindow = connectionWindow;
+        this.headerTableSize = headerTableSize;
+        this.maxHeaderListSize = maxHeaderListSize;
+        this.maxHeaderBlockBytes = maxHeaderBlockBytes;
+        this.maxHeaderBlockFrames = maxHeaderBlockFrames;
+        this.maxResetsPerWindow = maxResetsPerWindow;
+        this.maxServerResetsPerWindow = maxServerResetsPerWindow;
+        this.maxSettingsPerWindow = maxSettingsPerWindow;
+        this.maxPingsPerWindow = maxPingsPerWindow;
+        this.maxEmptyDataPerWindow = maxEmptyDataPerWindow;
+        this.floodWindowMillis = floodWindowMillis;
+        this.stalledWriteMillis = stalledWriteMillis;
+    }
+}

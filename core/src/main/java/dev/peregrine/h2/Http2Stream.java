@@ -1,0 +1,82 @@
+package dev.peregrine.h2;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One HTTP/2 stream of a server connection: its state, its two flow-control windows, the request
+ * held while its body arrives, and the response body the peer's window has not let out yet.
+ *
+ * <p><b>States</b> (RFC 9113 §5.1, the server's side; PUSH_PROMISE and the reserved states are never
+ * used, as this server does not push):
+ * <pre>
+ *                          +--------+
+ *                  recv H  |        |  recv H + ES (a GET: dispatched at once)
+ *              ,-----------|  idle  |-------------------------.
+ *             v            +--------+                          v
+ *        +--------+                                       +----------+
+ *        |  open  |---recv ES (DATA or trailers)--------->|   half   |
+ *        |        |   request complete: dispatched        |  closed  |
+ *        +--------+                                       | (remote) |
+ *          |  |                                           +----------+
+ *          |  | send R / recv R                              |   |  send ES (last DATA, or HEADERS
+ *          |  '----------------------.                       |   |  when the body is empty; the
+ *          |                         v                       |   |  window may hold DATA back: then
+ *          | send H + ES (early      +--------+  send R /    |   |  the stream waits in SENDING)
+ *          | answer: 413, 431;       |        |  recv R      |   |
+ *          | then send R NO_ERROR)   | closed |<-------------'   |
+ *          '------------------------>|        |<-----------------'
+ *                                    +--------+
+ *   H: HEADERS (+CONTINUATION)   ES: END_STREAM flag   R: RST_STREAM
+ * </pre>
+ * A closed stream is forgotten at once; the connection remembers the highest id it opened
+ * (everything at or below it that is not open is closed) and the last few closed ids, to tell
+ * STREAM_CLOSED from PROTOCOL_ERROR (§5.1).
+ *
+ * <p>Thread: the loop thread.
+ */
+final class Http2Stream {
+    static final int OPEN = 1;
+    static final int HALF_CLOSED_REMOTE = 2;
+
+    int id;
+    int state;
+    /** What we may still send on this stream (the peer's window); may go negative (§6.9.2). */
+    long sendWindow;
+    /** What the peer may still send us on this stream before our next WINDOW_UPDATE. */
+    long recvWindow;
+    /** Received bytes not yet given back by a WINDOW_UPDATE. */
+    int recvUnacked;
+
+    /** The request's decoded fields ({@link RequestHeaders} layout) then its body, while the body arrives. */
+    ByteBuffer request;
+    int headEnd;
+    int bodyLength;
+    long declaredLength;
+
+    /** Response bytes still to send as DATA, {@code [pendingFrom, pendingTo)} of {@link #pending}. */
+    ByteBuffer pending;
+    int pendingFrom;
+    int pendingTo;
+    /** Set once the response's HEADERS left: what remains is DATA. */
+    boolean responding;
+
+    void reset(int id, long sendWindow, long recvWindow) {
+        this.id = id;
+        this.state = OPEN;
+        this.sendWindow = sendWindow;
+        this.recvWindow = recvWindow;
+        this.recvUnacked = 0;
+        this.request = null;
+        this.headEnd = 0;
+        this.bodyLength = 0;
+        this.declaredLength = -1;
+        this.pending = null;
+        this.pendingFrom = 0;
+        this.pendingTo = 0;
+        this.responding = false;
+    }
+
+    boolean blocked() {
+        return pending != null && pendingFrom < pendingTo;
+    }
+}

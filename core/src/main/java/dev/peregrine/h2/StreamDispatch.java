@@ -1,0 +1,46 @@
+package dev.peregrine.h2;
+
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseView;
+import dev.peregrine.loop.Connection;
+
+/**
+ * What an HTTP/2 connection needs of the server on its loop: the loop's request and response views
+ * and the same dispatch (router, filters, handler) an HTTP/1.1 request gets. Implemented by the
+ * server ({@code server.Http2Dispatch}), so this package names nothing of it. One per loop.
+ *
+ * <p>Thread: the loop thread.
+ */
+public interface StreamDispatch {
+    /** {@link #dispatch}: the response view holds the answer to encode. */
+    int ANSWERED = 0;
+    /** {@link #dispatch}: the route's handler kind cannot run over HTTP/2 (off the loop): refuse the stream. */
+    int HTTP_1_1_REQUIRED = 1;
+
+    /** The loop's request view, which the connection fills for each stream. */
+    RequestView request();
+
+    /** The loop's response view. */
+    ResponseView response();
+
+    /**
+     * Routes {@code req} and runs its handler on the loop, as HTTP/1.1 would; returns {@link #ANSWERED}
+     * (then {@code res} is ready to encode: compressed, traced, counted) or {@link #HTTP_1_1_REQUIRED}.
+     */
+    int dispatch(Connection c, RequestView req, ResponseView res);
+
+    /** The cached {@code Date: ...\r\n} line of the loop. */
+    byte[] dateLine();
+
+    /** The loop's shared HTTP/2 state (scratch buffers, the encoder, the counters). */
+    Http2Loop loop();
+
+    /** The largest request body kept in memory (the server's {@code maxBodySize}). */
+    long maxBodySize();
+
+    /** How long an idle connection (no stream open) stays, in milliseconds. */
+    long idleTimeoutMillis();
+
+    /** How long a stream's request body may pause, and the preface may take, in milliseconds. */
+    long bodyTimeoutMillis();
+}

@@ -1,0 +1,324 @@
+package dev.peregrine.h2.hpack;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The HPACK index space (RFC 7541 §2.3): the static table (indices 1 to 61, Appendix A) followed by a
+ * dynamic table (62 and up, newest first). One class for both directions: the decoder's table
+ * follows the peer's encoder, the encoder's table the peer's decoder.
+ *
+ * <p><b>Storage.</b> The dynamic table's bytes live in one ring of {@code capacity} bytes; each entry
+ * is its name then its value, contiguous modulo the ring, so inserting and evicting allocate nothing.
+ * An entry's size is name + value + 32 (§4.1), so the bytes never exceed the table's maximum size.
+ * <pre>
+ *   ring:  [ .. oldest entry | ... | newest entry | free .. ]   (wrapping)
+ *   entries (a deque, newest at head): start in ring, name length, value length
+ *   index 62 = head, 63 = next older, ...
+ * </pre>
+ * Eviction (§4.3, §4.4): the oldest entries leave until the new one fits; an entry larger than the
+ * whole table empties it and is not added. A lower maximum size (§4.3, a size update) evicts at once.
+ *
+ * <p>Thread: one owner (the connection's loop).
+ */
+public final class HpackTable {
+    /** The number of static entries. */
+    public static final int STATIC_COUNT = 61;
+    /** The size overhead of each entry (§4.1). */
+    public static final int ENTRY_OVERHEAD = 32;
+
+    private static final String[] STATIC = {
+        ":authority", "",
+        ":method", "GET",
+        ":method", "POST",
+        ":path", "/",
+        ":path", "/index.html",
+        ":scheme", "http",
+        ":scheme", "https",
+        ":status", "200",
+        ":status", "204",
+        ":status", "206",
+        ":status", "304",
+        ":status", "400",
+        ":status", "404",
+        ":status", "500",
+        "accept-charset", "",
+        "accept-encoding", "gzip, deflate",
+        "accept-language", "",
+        "accept-ranges", "",
+        "accept", "",
+        "access-control-allow-origin", "",
+        "age", "",
+        "allow", "",
+        "authorization", "",
+        "cache-control", "",
+        "content-disposition", "",
+        "content-encoding", "",
+        "content-language", "",
+        "content-length", "",
+        "content-location", "",
+        "content-range", "",
+        "content-type", "",
+        "cookie", "",
+        "date", "",
+        "etag", "",
+        "expect", "",
+        "expires", "",
+        "from", "",
+        "host", "",
+        "if-match", "",
+        "if-modified-since", "",
+        "if-none-match", "",
+        "if-range", "",
+        "if-unmodified-since", "",
+        "last-modified", "",
+        "link", "",
+        "location", "",
+        "max-forwards", "",
+        "proxy-authenticate", "",
+        "proxy-authorization", "",
+        "range", "",
+        "referer", "",
+        "refresh", "",
+        "retry-after", "",
+        "server", "",
+        "set-cookie", "",
+        "strict-transport-security", "",
+        "transfer-encoding", "",
+        "user-agent", "",
+        "vary", "",
+        "via", "",
+        "www-authenticate", "",
+    };
+    static final byte[][] STATIC_NAMES = new byte[STATIC_COUNT][];
+    static final byte[][] STATIC_VALUES = new byte[STATIC_COUNT][];
+
+    static {
+        for (int i = 0; i < STATIC_COUNT; i++) {
+            STATIC_NAMES[i] = STATIC[2 * i].getBytes(StandardCharsets.US_ASCII);
+            STATIC_VALUES[i] = STATIC[2 * i + 1].getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
+    private final byte[] ring;
+    private int[] starts;
+    private int[] nameLens;
+    private int[] valueLens;
+    /** Deque slots: {@link #head} is the newest entry; {@link #count} entries. */
+    private int head;
+    private int count;
+    /** Where the next entry's bytes go in the ring. */
+    private int writeAt;
+    private int size;
+    private int maxSize;
+
+    /** @param capacity the largest maximum size this table will ever be given (bytes) */
+    public HpackTable(int capacity) {
+        ring = new byte[Math.max(capacity, 1)];
+        int slots = capacity / ENTRY_OVERHEAD + 1;
+        starts = new int[slots];
+        nameLens = new int[slots];
+        valueLens = new int[slots];
+        maxSize = capacity;
+    }
+
+    /** The largest maximum size {@link #maxSize(int)} accepts. */
+    public int capacity() {
+        return ring.length;
+    }
+
+    public int maxSize() {
+        return maxSize;
+    }
+
+    /** The current size (§4.1). */
+    public int size() {
+        return size;
+    }
+
+    /** Dynamic entries now. */
+    public int dynamicCount() {
+        return count;
+    }
+
+    /** Sets the maximum size (at most {@link #capacity()}), evicting what no longer fits (§4.3). */
+    public void maxSize(int bytes) {
+        if (bytes < 0 || bytes > ring.length) {
+            throw new IllegalArgumentException("table size " + bytes + " above capacity " + ring.length);
+        }
+        maxSize = bytes;
+        while (size > maxSize) {
+            evict();
+        }
+    }
+
+    /** Whether {@code index} names an entry (1..61 static, then the dynamic ones). */
+    public boolean valid(int index) {
+        return index >= 1 && index <= STATIC_COUNT + count;
+    }
+
+    private int slot(int index) {
+        int i = head - (index - STATIC_COUNT - 1);
+        return i < 0 ? i + starts.length : i;
+    }
+
+    public int nameLength(int index) {
+        return index <= STATIC_COUNT ? STATIC_NAMES[index - 1].length : nameLens[slot(index)];
+    }
+
+    public int valueLength(int index) {
+        return index <= STATIC_COUNT ? STATIC_VALUES[index - 1].length : valueLens[slot(index)];
+    }
+
+    /** Copies entry {@code index}'s name into {@code dst} at {@code at} (absolute); returns the index after. */
+    public int copyName(int index, ByteBuffer dst, int at) {
+        if (index <= STATIC_COUNT) {
+            byte[] n = STATIC_NAMES[index - 1];
+            dst.put(at, n);
+            return at + n.length;
+        }
+        int s = slot(index);
+        return copyRing(starts[s], nameLens[s], dst, at);
+    }
+
+    /** Copies entry {@code index}'s value into {@code dst} at {@code at} (absolute); returns the index after. */
+    public int copyValue(int index, ByteBuffer dst, int at) {
+        if (index <= STATIC_COUNT) {
+            byte[] v = STATIC_VALUES[index - 1];
+            dst.put(at, v);
+            return at + v.length;
+        }
+        int s = slot(index);
+        return copyRing((starts[s] + nameLens[s]) % ring.length, valueLens[s], dst, at);
+    }
+
+    private int copyRing(int from, int len, ByteBuffer dst, int at) {
+        int first = Math.min(len, ring.length - from);
+        dst.put(at, ring, from, first);
+        if (first < len) {
+            dst.put(at + first, ring, 0, len - first);
+        }
+        return at + len;
+    }
+
+    /** Adds a field whose name and value are bytes of {@code src} (absolute indices) as the newest entry (§4.4). */
+    public void add(ByteBuffer src, int nameStart, int nameLen, int valueStart, int valueLen) {
+        int entry = nameLen + valueLen + ENTRY_OVERHEAD;
+        if (!makeRoom(entry)) {
+            return;
+        }
+        int start = writeAt;
+        put(src, nameStart, nameLen);
+        put(src, valueStart, valueLen);
+        push(start, nameLen, valueLen, entry);
+    }
+
+    /** Adds a field given as byte arrays (the encoder's side). */
+    public void add(byte[] name, byte[] value) {
+        int entry = name.length + value.length + ENTRY_OVERHEAD;
+        if (!makeRoom(entry)) {
+            return;
+        }
+        int start = writeAt;
+        put(name);
+        put(value);
+        push(start, name.length, value.length, entry);
+    }
+
+    private boolean makeRoom(int entry) {
+        if (entry > maxSize) {
+            while (count > 0) {
+                evict(); // §4.4: an entry larger than the table empties it
+            }
+            return false;
+        }
+        while (size + entry > maxSize) {
+            evict();
+        }
+        return true;
+    }
+
+    private void push(int start, int nameLen, int valueLen, int entry) {
+        head = count == 0 ? 0 : (head + 1) % starts.length;
+        starts[head] = start;
+        nameLens[head] = nameLen;
+        valueLens[head] = valueLen;
+        count++;
+        size += entry;
+    }
+
+    private void put(ByteBuffer src, int from, int len) {
+        int first = Math.min(len, ring.length - writeAt);
+        src.get(from, ring, writeAt, first);
+        if (first < len) {
+            src.get(from + first, ring, 0, len - first);
+        }
+        writeAt = (writeAt + len) % ring.length;
+    }
+
+    private void put(byte[] src) {
+        int len = src.length;
+        int first = Math.min(len, ring.length - writeAt);
+        System.arraycopy(src, 0, ring, writeAt, first);
+        if (first < len) {
+            System.arraycopy(src, first, ring, 0, len - first);
+        }
+        writeAt = (writeAt + len) % ring.length;
+    }
+
+    private void evict() {
+        int oldest = head - (count - 1);
+        if (oldest < 0) {
+            oldest += starts.length;
+        }
+        size -= nameLens[oldest] + valueLens[oldest] + ENTRY_OVERHEAD;
+        count--;
+        if (count == 0) {
+            writeAt = 0;
+            head = 0;
+        }
+    }
+
+    /**
+     * The encoder's lookup: the index of an entry with this name and value, or minus the index of the
+     * first entry with this name, or 0. Static entries first, then dynamic; compares bytes, allocates
+     * nothing.
+     */
+    public int find(byte[] name, byte[] value) {
+        int nameOnly = 0;
+        for (int i = 0; i < STATIC_COUNT; i++) {
+            if (java.util.Arrays.equals(STATIC_NAMES[i], name)) {
+                if (java.util.Arrays.equals(STATIC_VALUES[i], value)) {
+                    return i + 1;
+                }
+                if (nameOnly == 0) {
+                    nameOnly = -(i + 1);
+                }
+            }
+        }
+        for (int index = STATIC_COUNT + 1; index <= STATIC_COUNT + count; index++) {
+            int s = slot(index);
+            if (ringEquals(starts[s], nameLens[s], name)) {
+                if (ringEquals((starts[s] + nameLens[s]) % ring.length, valueLens[s], value)) {
+                    return index;
+                }
+                if (nameOnly == 0) {
+                    nameOnly = -index;
+                }
+            }
+        }
+        return nameOnly;
+    }
+
+    private boolean ringEquals(int from, int len, byte[] b) {
+        if (len != b.length) {
+            return false;
+        }
+        for (int i = 0; i < len; i++) {
+            if (ring[(from + i) % ring.length] != b[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,118 @@
+package dev.peregrine.tls;
+
+import dev.peregrine.Execution;
+import dev.peregrine.Server;
+import dev.peregrine.examples.PlaintextApp;
+import dev.peregrine.testing.RawResponse;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * HTTP/2 over TLS: ALPN chooses h2 when the client offers it (and http/1.1 when it offers only
+ * that), the JDK HttpClient and curl speak it, on every transport and TLS provider.
+ */
+class Http2TlsTest {
+    static Stream<org.junit.jupiter.params.provider.Arguments> cases() {
+        return TlsTesting.transportsAndProviders();
+    }
+
+    private static Server start(String transport, TlsConfig.Provider provider) {
+        return PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
+                .get("/h2/blocking", Execution.BLOCKING, (req, res) -> res.text("blocked " + req.version()))
+                .https(0, TlsTesting.tls(provider).build()).start();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void jdkClientGetsH2ThroughAlpn(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = start(transport, provider)) {
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+                    .sslContext(TlsTesting.clientContext(TlsTesting.CERT.certificate())).build();
+            String base = "https://localhost:" + server.httpsPort();
+            List<CompletableFuture<HttpResponse<String>>> many = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                HttpRequest r = i % 3 == 0
+                        ? HttpRequest.newBuilder(URI.create(base + "/echo")).POST(HttpRequest.BodyPublishers.ofString("x".repeat(i * 1000))).build()
+                        : HttpRequest.newBuilder(URI.create(base + "/plaintext")).build();
+                many.add(client.sendAsync(r, HttpResponse.BodyHandlers.ofString()));
+            }
+            for (int i = 0; i < many.size(); i++) {
+                HttpResponse<String> r = many.get(i).get(30, TimeUnit.SECONDS);
+                assertEquals(HttpClient.Version.HTTP_2, r.version());
+                assertEquals(200, r.statusCode());
+                assertEquals(i % 3 == 0 ? "x".repeat(i * 1000) : "Hello, World!", r.body());
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void curlOverTlsAndItsRetryOverHttp11(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = start(transport, provider)) {
+            Path ca = Files.createTempFile("h2-ca", ".pem");
+            Files.writeString(ca, TlsTesting.CERT.certificatePem());
+            try {
+                String base = "https://localhost:" + server.httpsPort();
+                assertEquals("Hello, World! 2", curl("--cacert", ca.toString(), "--http2", "-w", " %{http_version}", base + "/plaintext"));
+                // a blocking route refuses the h2 stream with HTTP_1_1_REQUIRED; curl asks again over HTTP/1.1
+                assertEquals("blocked HTTP/1.1 1.1", curl("--cacert", ca.toString(), "--http2", "-w", " %{http_version}", base + "/h2/blocking"));
+            } finally {
+                Files.delete(ca);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void clientOfferingOnlyHttp11GetsHttp11(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = start(transport, provider)) {
+            SSLSocket s = (SSLSocket) TlsTesting.clientContext(TlsTesting.CERT.certificate()).getSocketFactory()
+                    .createSocket("127.0.0.1", server.httpsPort());
+            s.setSoTimeout(20_000);
+            SSLParameters p = s.getSSLParameters();
+            p.setApplicationProtocols(new String[] {"http/1.1"});
+            s.setSSLParameters(p);
+            s.startHandshake();
+            assertEquals("http/1.1", s.getApplicationProtocol());
+            s.getOutputStream().write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            String response = RawResponse.read(s.getInputStream()).wire();
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+            s.close();
+        }
+    }
+
+    private static String curl(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("curl", "-s"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> {
+            try {
+                return p.getInputStream().readAllBytes();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "curl timed out");
+        String text = new String(out.get(30, TimeUnit.SECONDS), StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), () -> "curl failed: " + text);
+        return text;
+    }
+}
