@@ -1,6 +1,7 @@
 package dev.peregrine.teleport;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The teleport frame: a fixed nine-byte header, then the payload. Pure codec; depends on nothing.
@@ -92,12 +93,31 @@ public final class Frame {
 
     /** The payload length of the frame at {@code pos} (header there), unsigned. */
     public static long length(ByteBuffer b, int pos) {
-        return b.getInt(pos) & 0xFFFF_FFFFL;
+        return getInt(b, pos) & 0xFFFF_FFFFL;
     }
 
     /** The id of the frame at {@code pos}, as the int of its four bytes (compare as unsigned). */
     public static int id(ByteBuffer b, int pos) {
-        return b.getInt(pos + 4);
+        return getInt(b, pos + 4);
+    }
+
+    /**
+     * The big-endian u32 at {@code at}, whatever {@code b}'s order (the loops' buffers are in native
+     * order for their word-at-a-time scans).
+     */
+    public static int getInt(ByteBuffer b, int at) {
+        int v = b.getInt(at);
+        return b.order() == ByteOrder.BIG_ENDIAN ? v : Integer.reverseBytes(v);
+    }
+
+    /** Writes {@code v} big-endian at {@code at}, whatever {@code b}'s order. */
+    public static void putInt(ByteBuffer b, int at, int v) {
+        b.putInt(at, b.order() == ByteOrder.BIG_ENDIAN ? v : Integer.reverseBytes(v));
+    }
+
+    /** Appends {@code v} big-endian at {@code b}'s position, whatever its order. */
+    public static void putInt(ByteBuffer b, int v) {
+        b.putInt(b.order() == ByteOrder.BIG_ENDIAN ? v : Integer.reverseBytes(v));
     }
 
     public static byte type(ByteBuffer b, int pos) {
@@ -106,14 +126,16 @@ public final class Frame {
 
     /** Writes a header at {@code at} of {@code b} (absolute, position unchanged). */
     public static void putHeader(ByteBuffer b, int at, int length, int id, byte type) {
-        b.putInt(at, length);
-        b.putInt(at + 4, id);
+        putInt(b, at, length);
+        putInt(b, at + 4, id);
         b.put(at + 8, type);
     }
 
     /** Appends a header at {@code b}'s position (relative). */
     public static void writeHeader(ByteBuffer b, int length, int id, byte type) {
-        b.putInt(length).putInt(id).put(type);
+        putInt(b, length);
+        putInt(b, id);
+        b.put(type);
     }
 
     /** The type's name, for messages. */

@@ -59,7 +59,9 @@ public final class Handshake {
 
     /** Appends {@code h} at {@code out}'s position. */
     public static void write(ByteBuffer out, Hello h) {
-        out.put(MAGIC).put((byte) h.version()).put((byte) h.compression().code()).putInt(h.maxFrame()).putInt(h.maxInFlight());
+        out.put(MAGIC).put((byte) h.version()).put((byte) h.compression().code());
+        Frame.putInt(out, h.maxFrame());
+        Frame.putInt(out, h.maxInFlight());
     }
 
     /**
@@ -88,8 +90,8 @@ public final class Handshake {
         if (c == null || !ok) {
             return REASON_UNSUPPORTED_COMPRESSION;
         }
-        long maxFrame = b.getInt(pos + 6) & 0xFFFF_FFFFL;
-        long inFlight = b.getInt(pos + 10) & 0xFFFF_FFFFL;
+        long maxFrame = Frame.getInt(b, pos + 6) & 0xFFFF_FFFFL;
+        long inFlight = Frame.getInt(b, pos + 10) & 0xFFFF_FFFFL;
         if (maxFrame < MIN_FRAME || maxFrame > MAX_FRAME || inFlight < 1 || inFlight > Integer.MAX_VALUE) {
             return REASON_BAD_LIMITS;
         }
@@ -98,7 +100,7 @@ public final class Handshake {
 
     /** The hello at {@code pos}, which {@link #check} accepted. */
     public static Hello read(ByteBuffer b, int pos) {
-        return new Hello(b.get(pos + 4) & 0xFF, TeleportCompression.ofCode(b.get(pos + 5) & 0xFF), b.getInt(pos + 6), b.getInt(pos + 10));
+        return new Hello(b.get(pos + 4) & 0xFF, TeleportCompression.ofCode(b.get(pos + 5) & 0xFF), Frame.getInt(b, pos + 6), Frame.getInt(b, pos + 10));
     }
 
     /** A reason byte's meaning, for messages. */

@@ -83,6 +83,19 @@ class FrameTest {
     }
 
     @Test
+    void theWireIsBigEndianWhateverTheBufferOrder() {
+        ByteBuffer le = ByteBuffer.allocateDirect(32).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        Frame.putHeader(le, 0, 2, 0x01020304, Frame.RESPONSE);
+        assertEquals(0, le.get(0));
+        assertEquals(2, le.get(3));
+        assertEquals(1, le.get(4));
+        assertEquals(4, le.get(7));
+        assertEquals(2, Frame.length(le, 0));
+        assertEquals(0x01020304, Frame.id(le, 0));
+        assertEquals(11, Frame.check(le, 0, 11, MAX));
+    }
+
+    @Test
     void badInputIsJudgedFromTheHeaderAlone() {
         ByteBuffer b = ByteBuffer.wrap(frame(0, 1, Frame.REQUEST));
         b.putInt(0, MAX + 1);

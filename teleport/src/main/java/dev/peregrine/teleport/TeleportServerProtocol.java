@@ -1,0 +1,339 @@
+package dev.peregrine.teleport;
+
+import dev.peregrine.Handler;
+import dev.peregrine.http1.Methods;
+import dev.peregrine.http1.RequestFramer;
+import dev.peregrine.http1.RequestView;
+import dev.peregrine.http1.ResponseView;
+import dev.peregrine.loop.Connection;
+import dev.peregrine.loop.LoopMetrics;
+import dev.peregrine.loop.Protocol;
+import dev.peregrine.offloop.BlockingHandler;
+import dev.peregrine.offloop.InlineSite;
+import dev.peregrine.offloop.OffLoopHost;
+import dev.peregrine.server.ServerLoop;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The teleport server as a {@link Protocol} on a {@link Connection}: the handshake, then frames
+ * ({@link Frame}); each REQUEST payload is framed as exactly one HTTP/1.1 message by the HTTP
+ * server's own {@link RequestFramer}, routed and answered by the same handlers, and the response,
+ * encoded by the same encoder, leaves as a RESPONSE frame with the request's id. Responses gather in
+ * the connection's batch, which leaves in one write when {@link #onInput} returns (the end of the
+ * loop's turn for this connection).
+ * <pre>
+ *   HELLO --client hello accepted: 0x00 + server hello--&gt; FRAMES --GOAWAY sent (shutdown)--&gt; closing
+ *     |  bad hello: reason byte, close; none within 3 s: REASON_TIMEOUT, close
+ *   FRAMES: REQUEST  -&gt; handler -&gt; RESPONSE (same id)
+ *           PING     -&gt; PING ack (same id)         CANCEL -&gt; nothing under way to cancel (answered inline)
+ *           GOAWAY   -&gt; close once written          RESPONSE, id 0, oversized/unknown frame,
+ *                                                    payload not exactly one message -&gt; close
+ * </pre>
+ * Handlers run inline, so every request is answered before the next frame is read and ids never
+ * overlap. A route whose handler is blocking, or that answers with {@code async()},
+ * {@code sendFile()} or a stream, is answered {@code 501} over teleport (see docs/teleport.md).
+ * A request the parser refuses (400, 413, 431...) is answered with that status in its RESPONSE frame
+ * and the connection goes on: the frame boundary is intact.
+ *
+ * <p>Thread: the owning loop thread only.
+ */
+final class TeleportServerProtocol implements Protocol, InlineSite {
+    private static final System.Logger LOG = System.getLogger("dev.peregrine.teleport");
+    private static final int T_HANDSHAKE = 1;
+    private static final int T_IDLE = 2;
+    private static final int T_FRAME = 3;
+
+    private final TeleportLoop tl;
+    private final ServerLoop srv;
+    private Connection c;
+    private boolean handshaken;
+    /** The client's largest accepted payload: responses above it are answered 500 instead. */
+    private int peerMaxFrame;
+    private int lastId;
+    /** The length of the frame held in part, for the lent buffer's size; 0 when none. */
+    private int expected;
+
+    TeleportServerProtocol(TeleportLoop tl) {
+        this.tl = tl;
+        this.srv = tl.http;
+    }
+
+    @Override
+    public void onOpen(Connection c) {
+        this.c = c;
+    }
+
+    @Override
+    public int onInput(Connection c, ByteBuffer buf, int start, int end) {
+        int pos = start;
+        if (!handshaken) {
+            int r = Handshake.check(buf, pos, end, TeleportCompression.NONE);
+            if (r == Handshake.NEED_MORE) {
+                return start;
+            }
+            if (r != Handshake.ACCEPTED) {
+                refuse(r);
+                return end;
+            }
+            Handshake.Hello hello = Handshake.read(buf, pos);
+            peerMaxFrame = hello.maxFrame();
+            handshaken = true;
+            ByteBuffer out = c.out();
+            if (out.remaining() < 1 + Handshake.HELLO) {
+                c.drain();
+                out = c.out();
+            }
+            out.put((byte) Handshake.ACCEPTED);
+            Handshake.write(out, new Handshake.Hello(Handshake.VERSION, TeleportCompression.NONE, tl.maxFrame, tl.maxInFlight));
+            pos += Handshake.HELLO;
+            c.restartTimerPhase();
+        }
+        expected = 0;
+        while (pos < end && c.isOpen()) {
+            int r = Frame.check(buf, pos, end, tl.maxFrame);
+            if (r == Frame.NEED_MORE) {
+                if (end - pos >= Frame.HEADER) {
+                    expected = Frame.HEADER + (int) Frame.length(buf, pos);
+                }
+                break;
+            }
+            if (r < 0) {
+                return protocolError(r == Frame.TOO_LARGE ? "frame above " + tl.maxFrame + " bytes" : "unknown frame type "
+                        + Frame.type(buf, pos), end);
+            }
+            if (!onFrame(buf, pos, r)) {
+                return end;
+            }
+            pos = r;
+        }
+        return pos;
+    }
+
+    /** Handles the whole frame {@code [pos, end)}; false when it closed the connection. */
+    private boolean onFrame(ByteBuffer buf, int pos, int end) {
+        int id = Frame.id(buf, pos);
+        switch (Frame.type(buf, pos)) {
+            case Frame.REQUEST:
+                if (id == 0) {
+                    protocolError("REQUEST with id 0", 0);
+                    return false;
+                }
+                lastId = id;
+                return request(id, buf, pos + Frame.HEADER, end);
+            case Frame.PING:
+                if (end - pos == Frame.HEADER) { // a ping, not an answer to ours: answered at once
+                    control(id, Frame.PING, (byte) 1);
+                }
+                return true;
+            case Frame.CANCEL:
+                return true; // answered inline already: nothing under way by that id
+            case Frame.GOAWAY:
+                c.closeOnceWritten(); // the client sends no more requests; every one so far is answered
+                return false;
+            default: // RESPONSE: a server is never sent one
+                protocolError("RESPONSE frame sent to a server", 0);
+                return false;
+        }
+    }
+
+    /** Frames, dispatches and answers the REQUEST payload {@code [from, to)}. */
+    private boolean request(int id, ByteBuffer buf, int from, int to) {
+        RequestView req = srv.request();
+        RequestFramer framer = tl.framer;
+        framer.reset();
+        int r = framer.frame(buf, from, to, req);
+        framer.reset();
+        if (r == RequestFramer.NEED_MORE || r == RequestFramer.EMPTY_LINES || (r >= 0 && r != to)) {
+            protocolError("REQUEST " + Integer.toUnsignedString(id) + " is not exactly one HTTP/1.1 message", 0);
+            return false;
+        }
+        if (r < 0) {
+            srv.loop().metrics().rejected(-r);
+            answerError(id, -r);
+            return true;
+        }
+        dispatch(id, req);
+        return true;
+    }
+
+    private void dispatch(int id, RequestView req) {
+        req.setRemoteAddress(c.endpoint().remoteAddress());
+        ResponseView res = srv.response();
+        res.reset();
+        Handler h = srv.router().resolve(req, tl.paramStarts, tl.paramEnds);
+        if (h instanceof BlockingHandler) {
+            res.error(501);
+        } else {
+            runInline(h, req, res);
+        }
+        if (res.special() != 0) { // async(), sendFile() or a stream: not carried over teleport (yet)
+            srv.offLoop().handlerThrew(); // forgets and cancels an exchange async() began
+            res.reset();
+            res.error(501);
+        }
+        boolean head = req.methodId() == Methods.HEAD;
+        srv.loop().metrics().requests++;
+        if (srv.compressor() != null) {
+            srv.compressor().apply(req, res, head);
+        }
+        FrameSink sink = tl.sink;
+        sink.begin(peerMaxFrame);
+        // keepAlive: the connection outlives every message; a "Connection: close" would mean nothing here.
+        srv.encoder().encode(res, head, true, req.versionNumber() == 10, sink);
+        if (sink.overflowed()) {
+            LOG.log(System.Logger.Level.WARNING, "response to " + req + " is larger than the teleport client's frame limit ("
+                    + peerMaxFrame + " bytes); answered 500");
+            answerError(id, 500);
+            return;
+        }
+        sink.emit(c, id, Frame.RESPONSE);
+    }
+
+    private void runInline(Handler h, RequestView req, ResponseView res) {
+        srv.offLoop().runningFor(this);
+        int before = c.out().position();
+        try {
+            h.handle(req, res);
+        } catch (NotOverTeleport e) {
+            srv.offLoop().handlerThrew();
+            res.reset();
+            res.error(501);
+        } catch (Throwable t) {
+            int status = srv.handlerFailed(req, t);
+            srv.offLoop().handlerThrew();
+            res.reset();
+            res.error(status);
+        }
+        if (c.out().position() != before) {
+            // An interim response (1xx) went straight into the batch: it has no place between frames.
+            c.out().position(Math.min(before, c.out().position()));
+        }
+    }
+
+    private void answerError(int id, int status) {
+        FrameSink sink = tl.sink;
+        sink.begin(Math.max(peerMaxFrame, 1024));
+        srv.encoder().encodeError(status, sink);
+        sink.emit(c, id, Frame.RESPONSE);
+    }
+
+    /** Appends a frame of {@code type} with an empty or one-byte payload ({@code payload} &lt; 0: none). */
+    private void control(int id, byte type, int payload) {
+        ByteBuffer out = c.out();
+        if (out.remaining() < Frame.HEADER + 1) {
+            c.drain();
+            out = c.out();
+        }
+        Frame.writeHeader(out, payload < 0 ? 0 : 1, id, type);
+        if (payload >= 0) {
+            out.put((byte) payload);
+        }
+    }
+
+    private void refuse(int reason) {
+        LOG.log(System.Logger.Level.DEBUG, () -> "teleport handshake refused from " + c.endpoint().remoteAddress() + ": "
+                + Handshake.reason(reason));
+        c.out().put((byte) reason);
+        c.closeAfterOutput();
+    }
+
+    /** Bad input: one DEBUG line, the connection closes (no other is affected). Returns {@code ret}. */
+    private int protocolError(String what, int ret) {
+        LOG.log(System.Logger.Level.DEBUG, () -> "teleport protocol error from " + c.endpoint().remoteAddress() + ": " + what
+                + "; connection closed");
+        c.releaseInput();
+        c.close();
+        return ret;
+    }
+
+    @Override
+    public int expectedInput() {
+        return expected;
+    }
+
+    @Override
+    public void onInputOverflow(Connection c) {
+        protocolError("frame larger than the largest input buffer", 0);
+    }
+
+    @Override
+    public void onEndOfInput(Connection c) {
+        c.closeOnceWritten();
+    }
+
+    @Override
+    public int timerPhase() {
+        if (!handshaken) {
+            return T_HANDSHAKE;
+        }
+        return c.heldInput() == null ? T_IDLE : T_FRAME;
+    }
+
+    @Override
+    public long timeoutMillis(int phase) {
+        switch (phase) {
+            case T_HANDSHAKE:
+                return Handshake.TIMEOUT_MILLIS;
+            case T_FRAME:
+                return tl.config.bodyTimeoutMillis();
+            default:
+                return tl.config.idleTimeoutMillis();
+        }
+    }
+
+    @Override
+    public boolean progressRestarts(int phase) {
+        return phase != T_HANDSHAKE;
+    }
+
+    @Override
+    public void onTimeout(Connection c, int phase) {
+        srv.loop().metrics().timedOut(phase == T_IDLE ? LoopMetrics.TIMEOUT_IDLE : LoopMetrics.TIMEOUT_BODY);
+        if (phase == T_HANDSHAKE) {
+            c.releaseInput();
+            refuse(Handshake.REASON_TIMEOUT);
+            c.flush();
+            c.updateTimer();
+            return;
+        }
+        c.close();
+    }
+
+    /** Server shutdown: every request read is answered already, so GOAWAY with the last id, then close. */
+    @Override
+    public void onShutdown(Connection c) {
+        if (handshaken) {
+            control(lastId, Frame.GOAWAY, -1);
+        }
+        c.releaseInput();
+        c.closeAfterOutput();
+        c.flush();
+        c.updateTimer();
+    }
+
+    @Override
+    public void onClosed(Connection c) {
+        tl.framer.reset();
+    }
+
+    // ---------------------------------------------------------------- InlineSite
+
+    @Override
+    public Connection connection() {
+        return c;
+    }
+
+    /** {@code res.async()} reaches here: not carried over teleport; the handler's call fails and the request is answered 501. */
+    @Override
+    public OffLoopHost offLoopHost() {
+        throw new NotOverTeleport();
+    }
+
+    /** What {@code async()} throws in a handler called over teleport. */
+    static final class NotOverTeleport extends UnsupportedOperationException {
+        NotOverTeleport() {
+            super("async() is not carried over teleport; the request is answered 501", null);
+        }
+    }
+}
