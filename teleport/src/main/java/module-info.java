@@ -5,6 +5,7 @@
  */
 module dev.peregrine.teleport {
     requires transitive dev.peregrine;
+    requires transitive dev.peregrine.client;
 
     exports dev.peregrine.teleport;
 }

@@ -13,7 +13,7 @@ import dev.peregrine.server.ServerSetup;
  */
 public final class TeleportListener implements AddedListener {
     /** Requests a teleport server connection accepts in flight (stated in its hello). */
-    public static final int MAX_IN_FLIGHT = 1024;
+    public static final int MAX_IN_FLIGHT = 65_536;
 
     @Override
     public LoopSetup listener(ServerSetup setup, int port) {

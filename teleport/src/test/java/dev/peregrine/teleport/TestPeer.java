@@ -33,7 +33,11 @@ final class TestPeer implements AutoCloseable {
     }
 
     TestPeer(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
+        this(new Socket("127.0.0.1", port));
+    }
+
+    TestPeer(Socket s) throws IOException {
+        socket = s;
         socket.setSoTimeout(30_000);
         socket.setTcpNoDelay(true);
         in = new DataInputStream(socket.getInputStream());
@@ -54,6 +58,13 @@ final class TestPeer implements AutoCloseable {
             throw new IOException("bad server hello");
         }
         return p;
+    }
+
+    /** The server's side of an accepted handshake: reads the client's hello, answers 0x00 and a hello. */
+    void acceptHello(int maxInFlight) throws IOException {
+        byte[] h = new byte[Handshake.HELLO];
+        in.readFully(h);
+        write(new byte[] {0}, hello(1, 0, 65536, maxInFlight));
     }
 
     static byte[] hello(int version, int compression, int maxFrame, int inFlight) {
