@@ -44,6 +44,20 @@ final class FrameSink implements OutputSink {
         buf = bigger;
     }
 
+    /** Appends {@code [from, from + length)} of {@code src}, growing as {@link #drain} does. */
+    void take(ByteBuffer src, int from, int length) {
+        while (length > 0) {
+            if (!buf.hasRemaining()) {
+                drain();
+            }
+            int n = Math.min(buf.remaining(), length);
+            buf.put(buf.position(), src, from, n);
+            buf.position(buf.position() + n);
+            from += n;
+            length -= n;
+        }
+    }
+
     /** Whether the message was larger than the cap (what was gathered is meaningless then). */
     boolean overflowed() {
         return overflowed || buf.position() > cap;

@@ -14,6 +14,8 @@ import dev.peregrine.offloop.OffLoopHost;
 import dev.peregrine.server.ServerLoop;
 
 import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The teleport server as a {@link Protocol} on a {@link Connection}: the handshake, then frames
@@ -51,6 +53,11 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     /** The client's largest accepted payload: responses above it are answered 500 instead. */
     private int peerMaxFrame;
     private int lastId;
+    /** Requests answered off the loop ({@code async()}), by id, until their response leaves. */
+    private final Map<Integer, TeleportExchange> exchanges = new HashMap<>();
+    /** The id of the request whose handler runs now, and the host its {@code async()} took, if any. */
+    private int runningId;
+    private TeleportExchange asyncHost;
     /** The length of the frame held in part, for the lent buffer's size; 0 when none. */
     private int expected;
 
@@ -119,7 +126,16 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
                     protocolError("REQUEST with id 0", 0);
                     return false;
                 }
+                if (exchanges.containsKey(id)) {
+                    protocolError("REQUEST " + Integer.toUnsignedString(id) + " while one with that id is in flight", 0);
+                    return false;
+                }
                 lastId = id;
+                if (exchanges.size() >= tl.maxInFlight) {
+                    srv.loop().metrics().rejected(503); // beyond the cap this server stated in its hello
+                    answerError(id, 503);
+                    return true;
+                }
                 return request(id, buf, pos + Frame.HEADER, end);
             case Frame.PING:
                 if (end - pos == Frame.HEADER) { // a ping, not an answer to ours: answered at once
@@ -127,7 +143,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
                 }
                 return true;
             case Frame.CANCEL:
-                return true; // answered inline already: nothing under way by that id
+                return true; // the response is still sent (the client drops it): it frees the id on both sides
             case Frame.GOAWAY:
                 c.closeOnceWritten(); // the client sends no more requests; every one so far is answered
                 return false;
@@ -165,10 +181,21 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         if (h instanceof BlockingHandler) {
             res.error(501);
         } else {
+            runningId = id;
             runInline(h, req, res);
         }
-        if (res.special() != 0) { // async(), sendFile() or a stream: not carried over teleport (yet)
-            srv.offLoop().handlerThrew(); // forgets and cancels an exchange async() began
+        if (res.special() != 0) {
+            if (res.special() == ResponseView.ASYNC && asyncHost != null) {
+                dev.peregrine.offloop.Exchange x = srv.offLoop().takePending();
+                if (x != null) { // answered when the handler completes (TeleportExchange)
+                    asyncHost.exchange = x;
+                    exchanges.put(id, asyncHost);
+                    asyncHost = null;
+                    return;
+                }
+            }
+            asyncHost = null;
+            srv.offLoop().handlerThrew(); // sendFile() or a stream: not carried over teleport; cancels an exchange
             res.reset();
             res.error(501);
         }
@@ -195,11 +222,8 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         int before = c.out().position();
         try {
             h.handle(req, res);
-        } catch (NotOverTeleport e) {
-            srv.offLoop().handlerThrew();
-            res.reset();
-            res.error(501);
         } catch (Throwable t) {
+            asyncHost = null;
             int status = srv.handlerFailed(req, t);
             srv.offLoop().handlerThrew();
             res.reset();
@@ -209,6 +233,26 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
             // An interim response (1xx) went straight into the batch: it has no place between frames.
             c.out().position(Math.min(before, c.out().position()));
         }
+    }
+
+    /** {@link TeleportExchange}: the response encoded at {@code [mark, position)} of the batch becomes a RESPONSE frame. */
+    void frameFromOut(int id, int mark) {
+        ByteBuffer out = c.out();
+        int end = out.position();
+        FrameSink sink = tl.sink;
+        sink.begin(peerMaxFrame);
+        sink.take(out, mark, end - mark);
+        out.position(mark);
+        if (sink.overflowed()) {
+            answerError(id, 500);
+            return;
+        }
+        sink.emit(c, id, Frame.RESPONSE);
+    }
+
+    /** {@link TeleportExchange}: its response left (or never will). */
+    void exchangeEnded(TeleportExchange x) {
+        exchanges.remove(x.id);
     }
 
     private void answerError(int id, int status) {
@@ -262,10 +306,19 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         c.closeOnceWritten();
     }
 
+    /** While requests are off the loop, the connection does not close before their responses left. */
+    @Override
+    public boolean producing() {
+        return !exchanges.isEmpty();
+    }
+
     @Override
     public int timerPhase() {
         if (!handshaken) {
             return T_HANDSHAKE;
+        }
+        if (!exchanges.isEmpty()) {
+            return 0; // each exchange's asyncTimeout bounds the wait
         }
         return c.heldInput() == null ? T_IDLE : T_FRAME;
     }
@@ -300,7 +353,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         c.close();
     }
 
-    /** Server shutdown: every request read is answered already, so GOAWAY with the last id, then close. */
+    /** Server shutdown: GOAWAY with the last id taken; the connection closes once those still off the loop are answered. */
     @Override
     public void onShutdown(Connection c) {
         if (handshaken) {
@@ -315,6 +368,10 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     @Override
     public void onClosed(Connection c) {
         tl.framer.reset();
+        for (TeleportExchange x : exchanges.values()) {
+            x.exchange.connectionClosed(); // the handler learns through its streams; a late completion is ignored
+        }
+        exchanges.clear();
     }
 
     // ---------------------------------------------------------------- InlineSite
@@ -324,16 +381,10 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         return c;
     }
 
-    /** {@code res.async()} reaches here: not carried over teleport; the handler's call fails and the request is answered 501. */
+    /** {@code res.async()} reaches here: the request's own host, so that many are in flight at once. */
     @Override
     public OffLoopHost offLoopHost() {
-        throw new NotOverTeleport();
-    }
-
-    /** What {@code async()} throws in a handler called over teleport. */
-    static final class NotOverTeleport extends UnsupportedOperationException {
-        NotOverTeleport() {
-            super("async() is not carried over teleport; the request is answered 501", null);
-        }
+        asyncHost = new TeleportExchange(this, srv, c, runningId);
+        return asyncHost;
     }
 }

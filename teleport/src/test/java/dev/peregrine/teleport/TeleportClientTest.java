@@ -41,9 +41,29 @@ class TeleportClientTest {
         }
     }
 
+    private final java.util.concurrent.ScheduledExecutorService timer = keep(new ScheduledCloser()).executor;
+
+    /** The executor that completes the delayed handlers, shut down after each test. */
+    private static final class ScheduledCloser implements AutoCloseable {
+        final java.util.concurrent.ScheduledExecutorService executor = java.util.concurrent.Executors.newScheduledThreadPool(2);
+
+        @Override
+        public void close() {
+            executor.shutdownNow();
+        }
+    }
+
     private Server server(Transport t) {
         return keep(Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).teleport(0)
                 .get("/n", (req, res) -> res.text("n=" + req.queryParam("i")))
+                .get("/delay", (req, res) -> { // a random delay: responses come back out of order
+                    dev.peregrine.Completion done = res.async();
+                    String i = req.queryParam("i");
+                    timer.schedule(() -> {
+                        done.response().text("d=" + i);
+                        done.complete();
+                    }, java.util.concurrent.ThreadLocalRandom.current().nextInt(20), TimeUnit.MILLISECONDS);
+                })
                 .post("/echo", (req, res) -> res.body(req.bodyBytes()))
                 .start());
     }
@@ -55,7 +75,7 @@ class TeleportClientTest {
 
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
-    void tenThousandRequestsInFlightAreMatchedById(Transport t) throws Exception {
+    void tenThousandRequestsInFlightWithRandomDelaysAreMatchedById(Transport t) throws Exception {
         Server server = server(t);
         TeleportClient tp = keep(TeleportClient.builder("127.0.0.1", server.teleportPort()).transport(t).connections(2)
                 .maxInFlight(10_000).timeout(Duration.ofSeconds(20)).build());
@@ -64,10 +84,11 @@ class TeleportClientTest {
         for (int i = 0; i < 10_000; i++) {
             fs.add(i % 97 == 3
                     ? tp.send(ClientRequest.builder("POST", "http://svc/echo").body("body " + i).build())
+                    : i % 2 == 0 ? tp.send(ClientRequest.get("http://svc/delay?i=" + i))
                     : tp.send(ClientRequest.get("http://svc/n?i=" + i)));
         }
         for (int i = 0; i < fs.size(); i++) {
-            assertEquals(i % 97 == 3 ? "body " + i : "n=" + i, fs.get(i).get(30, TimeUnit.SECONDS).text());
+            assertEquals(i % 97 == 3 ? "body " + i : i % 2 == 0 ? "d=" + i : "n=" + i, fs.get(i).get(30, TimeUnit.SECONDS).text());
         }
         assertEquals(2, server.metrics().accepted, "two connections carried them all");
         assertTrue(tp.batches() < tp.framesSent(), tp.batches() + " batches for " + tp.framesSent() + " frames");
