@@ -151,15 +151,20 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
     }
 
-    /** Writes every queued call's frame; one write per batch (more at maxBatchFrames / maxBatchBytes). */
+    /**
+     * Writes every queued call's frame; one write per batch (more at maxBatchFrames / maxBatchBytes).
+     * A write may fail and close the connection mid-batch: onClosed then fails every call (queued and
+     * in flight) and plans the reconnect, and the flush below clears what was put in the loop's buffer.
+     */
     private void flushBatch() {
         flushScheduled = false;
-        if (state != State.OPEN || !c.isOpen()) {
+        Connection conn = c;
+        if (state != State.OPEN || conn == null || !conn.isOpen()) {
             return;
         }
         int frames = 0;
         long bytes = 0;
-        while (!queued.isEmpty()) {
+        while (!queued.isEmpty() && conn.isOpen()) {
             TeleportCall call = queued.poll();
             if (call.future.isDone()) {
                 continue; // timed out while queued: never sent
@@ -169,33 +174,28 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             byte[] head = call.request.wireHead();
             byte[] body = call.request.body();
             int length = call.payloadLength();
-            ByteBuffer out = c.out();
-            if (out.remaining() < Frame.HEADER) {
-                c.drain();
-                out = c.out();
+            if (conn.out().remaining() < Frame.HEADER) {
+                conn.drain();
             }
-            Frame.writeHeader(out, length, call.id, Frame.REQUEST);
-            c.append(head, 0, head.length);
+            Frame.writeHeader(conn.out(), length, call.id, Frame.REQUEST);
+            conn.append(head, 0, head.length);
             if (body != null) {
-                c.append(body, 0, body.length);
+                conn.append(body, 0, body.length);
             }
             framesSent++;
             frames++;
             bytes += Frame.HEADER + length;
             if (frames >= client.maxBatchFrames || bytes >= client.maxBatchBytes) {
-                endBatch();
+                batches++;
+                conn.flush();
                 frames = 0;
                 bytes = 0;
             }
         }
         if (frames > 0) {
-            endBatch();
+            batches++;
         }
-    }
-
-    private void endBatch() {
-        batches++;
-        c.flush();
+        conn.flush(); // on a connection closed meanwhile this clears the loop's buffer
     }
 
     private int takeId() {

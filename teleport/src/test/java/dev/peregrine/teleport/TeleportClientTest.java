@@ -215,6 +215,58 @@ class TeleportClientTest {
         }
     }
 
+    /**
+     * The server dies (RST) while a batch of 2,000 requests is arriving: every call completes (CLOSED),
+     * none hangs, and the client reconnects to answer the next.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void aConnectionKilledMidBatchFailsItsCallsAndTheClientReconnects(Transport t) throws Exception {
+        try (ServerSocket ss = new ServerSocket(0)) {
+            Thread peer = new Thread(() -> {
+                try {
+                    try (Socket s = ss.accept(); TestPeer p = new TestPeer(s)) {
+                        p.acceptHello(10_000);
+                        p.read();
+                        p.read();
+                        p.in.readFully(new byte[5]); // into the third frame
+                        s.setSoLinger(true, 0); // reset, mid-batch
+                    }
+                    try (Socket s = ss.accept(); TestPeer p = new TestPeer(s)) {
+                        p.acceptHello(10);
+                        TestPeer.Got req = p.read();
+                        p.write(TestPeer.frame(req.id(), Frame.RESPONSE, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nagain".getBytes()));
+                        p.closedByServer();
+                    }
+                } catch (Exception ignored) {
+                    // the test's assertions say what went wrong
+                }
+            });
+            peer.start();
+            TeleportClient tp = keep(TeleportClient.builder("127.0.0.1", ss.getLocalPort()).transport(t)
+                    .maxInFlight(5000).maxBatchDelay(Duration.ofMillis(200)).timeout(Duration.ofSeconds(20)).build());
+            List<CompletableFuture<ClientResponse>> fs = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                fs.add(tp.send(ClientRequest.get("http://svc/n?i=" + i)));
+            }
+            int closed = 0;
+            for (CompletableFuture<ClientResponse> f : fs) {
+                ClientException e = failure(f);
+                closed += e.phase() == ClientException.Phase.CLOSED ? 1 : 0;
+            }
+            assertTrue(closed > 0, "the calls in flight failed CLOSED");
+            ClientResponse r = null;
+            while (r == null) {
+                try {
+                    r = tp.send(ClientRequest.get("http://svc/b")).get(20, TimeUnit.SECONDS);
+                } catch (ExecutionException down) {
+                    assertEquals(ClientException.Phase.CONNECT, ((ClientException) down.getCause()).phase());
+                }
+            }
+            assertEquals("again", r.text());
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
     void aRefusedHandshakeFailsConnect(Transport t) throws Exception {

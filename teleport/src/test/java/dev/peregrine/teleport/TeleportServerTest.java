@@ -223,6 +223,30 @@ class TeleportServerTest {
         }
     }
 
+    /** A client that dies (RST) in the middle of a batch, async requests still off the loop: the server goes on. */
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void aClientKilledMidBatchLeavesTheServerServing(String transport) throws Exception {
+        start(transport);
+        int port = server.teleportPort();
+        for (int round = 0; round < 5; round++) {
+            TestPeer p = TestPeer.open(port);
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            for (int i = 1; i <= 300; i++) {
+                all.writeBytes(TestPeer.request(i, TestPeer.get(i % 2 == 0 ? "/never" : "/async?i=" + i)));
+            }
+            byte[] batch = all.toByteArray();
+            p.out.write(batch, 0, batch.length / 2 + round * 7); // cut inside a frame
+            p.out.flush();
+            p.socket.setSoLinger(true, 0);
+            p.close();
+        }
+        try (TestPeer p = TestPeer.open(port)) {
+            p.write(TestPeer.request(1, TestPeer.get("/hello")));
+            assertEquals("hello", p.read().body());
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("dev.peregrine.testing.Transports#names")
     void shutdownSendsGoawayWithTheLastIdThenCloses(String transport) throws Exception {
