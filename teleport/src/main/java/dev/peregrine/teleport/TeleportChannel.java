@@ -60,6 +60,8 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     private boolean pingOutstanding;
     private boolean flushScheduled;
     private boolean goingAway;
+    /** Deflate in either direction (as the hellos say), or null. */
+    private DeflateStream ds;
     /** Counters for tests and metrics (written by the loop). */
     volatile long batches;
     volatile long framesSent;
@@ -174,19 +176,21 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             byte[] head = call.request.wireHead();
             byte[] body = call.request.body();
             int length = call.payloadLength();
-            if (conn.out().remaining() < Frame.HEADER) {
-                conn.drain();
+            dev.peregrine.buffer.OutputSink to = frameOut();
+            if (to.out().remaining() < Frame.HEADER) {
+                to.drain();
             }
-            Frame.writeHeader(conn.out(), length, call.id, Frame.REQUEST);
-            conn.append(head, 0, head.length);
+            Frame.writeHeader(to.out(), length, call.id, Frame.REQUEST);
+            to.append(head, 0, head.length);
             if (body != null) {
-                conn.append(body, 0, body.length);
+                to.append(body, 0, body.length);
             }
             framesSent++;
             frames++;
             bytes += Frame.HEADER + length;
             if (frames >= client.maxBatchFrames || bytes >= client.maxBatchBytes) {
                 batches++;
+                flushOut(); // one compress per batch
                 conn.flush();
                 frames = 0;
                 bytes = 0;
@@ -194,6 +198,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
         if (frames > 0) {
             batches++;
+            flushOut();
         }
         conn.flush(); // on a connection closed meanwhile this clears the loop's buffer
     }
@@ -210,12 +215,12 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         call.fail(ClientException.Phase.READ, "no teleport response within " + client.timeoutMillis + " ms");
         if (call.id != 0 && state == State.OPEN && inFlight.get(call.id) == call) {
             call.cancelled = true;
-            ByteBuffer out = c.out();
-            if (out.remaining() < Frame.HEADER) {
-                c.drain();
-                out = c.out();
+            dev.peregrine.buffer.OutputSink to = frameOut();
+            if (to.out().remaining() < Frame.HEADER) {
+                to.drain();
             }
-            Frame.writeHeader(out, 0, call.id, Frame.CANCEL);
+            Frame.writeHeader(to.out(), 0, call.id, Frame.CANCEL);
+            flushOut();
             c.flush();
         }
     }
@@ -239,7 +244,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         this.c = connection;
         state = State.HELLO;
         ByteBuffer out = c.out();
-        Handshake.write(out, new Handshake.Hello(Handshake.VERSION, TeleportCompression.NONE, client.maxFrame, client.maxInFlight));
+        Handshake.write(out, new Handshake.Hello(Handshake.VERSION, client.compression, client.maxFrame, client.maxInFlight));
         c.flush();
         loop.timers().schedule(helloTimer, Handshake.TIMEOUT_MILLIS, loop.nowMillis());
     }
@@ -276,7 +281,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
                 drop(ClientException.Phase.CONNECT, "teleport server refused: " + Handshake.reason(status));
                 return end;
             }
-            int r = Handshake.check(buf, pos + 1, end, TeleportCompression.NONE);
+            int r = Handshake.check(buf, pos + 1, end, TeleportCompression.NONE, TeleportCompression.DEFLATE);
             if (r == Handshake.NEED_MORE) {
                 return start;
             }
@@ -286,6 +291,9 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             }
             Handshake.Hello h = Handshake.read(buf, pos + 1);
             peerMaxFrame = h.maxFrame();
+            boolean reading = h.compression() == TeleportCompression.DEFLATE;
+            boolean writing = client.compression == TeleportCompression.DEFLATE;
+            ds = reading || writing ? new DeflateStream(reading, writing) : null;
             cap = Math.min(client.maxInFlight, h.maxInFlight());
             pos += 1 + Handshake.HELLO;
             state = State.OPEN;
@@ -302,6 +310,37 @@ final class TeleportChannel implements Protocol, ConnectCallback {
                 scheduleBatch();
             }
         }
+        if (ds != null && ds.reading()) {
+            return inflated(buf, pos, end);
+        }
+        int r = frames(buf, pos, end);
+        return r < 0 ? end : r;
+    }
+
+    /** Compressed input {@code [pos, end)}: inflated, its whole frames handled; all of it is taken. */
+    private int inflated(ByteBuffer buf, int pos, int end) {
+        while (state == State.OPEN) {
+            int took = ds.inflate(buf, pos, end, client.maxFrame + Frame.HEADER + 16 * 1024 - ds.in().position());
+            if (took < 0) {
+                drop(ClientException.Phase.RESPONSE, "corrupt deflate stream");
+                return end;
+            }
+            pos += took;
+            int r = frames(ds.in(), 0, ds.in().position());
+            if (r < 0) {
+                return end;
+            }
+            ds.consume(r);
+            if (pos >= end && !ds.full()) {
+                break;
+            }
+        }
+        flushOut();
+        return end;
+    }
+
+    /** Handles the whole frames of {@code [pos, end)}: where the rest begins, or -1 when the connection closed. */
+    private int frames(ByteBuffer buf, int pos, int end) {
         while (pos < end && state == State.OPEN) {
             int r = Frame.check(buf, pos, end, client.maxFrame);
             if (r == Frame.NEED_MORE) {
@@ -310,14 +349,29 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             if (r < 0) {
                 drop(ClientException.Phase.RESPONSE, r == Frame.TOO_LARGE ? "frame above " + client.maxFrame + " bytes"
                         : "unknown frame type " + Frame.type(buf, pos));
-                return end;
+                return -1;
             }
             if (!onFrame(buf, pos, r)) {
-                return end;
+                return -1;
             }
             pos = r;
         }
+        if (ds == null || !ds.reading()) {
+            flushOut();
+        }
         return pos;
+    }
+
+    /** Where frames go: the connection's batch, or the plain batch of a deflate stream. */
+    private dev.peregrine.buffer.OutputSink frameOut() {
+        return ds != null && ds.writing() ? ds.plain : c;
+    }
+
+    /** With deflate: the plain batch, compressed and sync-flushed, into the connection's batch. */
+    private void flushOut() {
+        if (ds != null && ds.writing() && c != null && c.isOpen()) {
+            ds.flush(c);
+        }
     }
 
     private boolean onFrame(ByteBuffer buf, int pos, int end) {
@@ -327,9 +381,12 @@ final class TeleportChannel implements Protocol, ConnectCallback {
                 return response(id, buf, pos + Frame.HEADER, end);
             case Frame.PING:
                 if (end - pos == Frame.HEADER) {
-                    ByteBuffer out = c.out();
-                    Frame.writeHeader(out, 1, id, Frame.PING);
-                    out.put((byte) 1);
+                    dev.peregrine.buffer.OutputSink to = frameOut();
+                    if (to.out().remaining() < Frame.HEADER + 1) {
+                        to.drain();
+                    }
+                    Frame.writeHeader(to.out(), 1, id, Frame.PING);
+                    to.out().put((byte) 1);
                 } else {
                     pingOutstanding = false;
                 }
@@ -388,7 +445,12 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
         if (!readSinceTick && inFlight.isEmpty()) {
             pingOutstanding = true;
-            Frame.writeHeader(c.out(), 0, 0, Frame.PING);
+            dev.peregrine.buffer.OutputSink to = frameOut();
+            if (to.out().remaining() < Frame.HEADER) {
+                to.drain();
+            }
+            Frame.writeHeader(to.out(), 0, 0, Frame.PING);
+            flushOut();
             c.flush();
         }
         readSinceTick = false;
@@ -457,6 +519,10 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         flushScheduled = false;
         pingOutstanding = false;
         goingAway = false;
+        if (ds != null) {
+            ds.end();
+            ds = null;
+        }
         this.c = null;
         down();
     }

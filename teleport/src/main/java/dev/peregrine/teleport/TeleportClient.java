@@ -48,6 +48,7 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
     final long maxBatchDelayMillis;
     final int maxBatchFrames;
     final int maxBatchBytes;
+    final TeleportCompression compression;
     private final TransportServer loops;
     private final TeleportChannel[] channels;
     private volatile boolean closed;
@@ -62,6 +63,7 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
         this.maxBatchDelayMillis = b.maxBatchDelay.toMillis();
         this.maxBatchFrames = b.maxBatchFrames;
         this.maxBatchBytes = b.maxBatchBytes;
+        this.compression = b.compression;
         LoopConfig config = LoopConfig.builder().threads(b.threads)
                 .largestPooledBuffer(maxFrame + Frame.HEADER + LoopConfig.DEFAULT_BUFFER_SIZE).build();
         TransportEngine engine = TransportChoice.select(b.transport);
@@ -154,6 +156,7 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
         private Duration maxBatchDelay = Duration.ZERO;
         private int maxBatchFrames = 1024;
         private int maxBatchBytes = 64 * 1024;
+        private TeleportCompression compression = TeleportCompression.NONE;
 
         private Builder(InetSocketAddress address) {
             if (address.isUnresolved()) {
@@ -232,6 +235,20 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
         /** A batch leaves once it holds this many bytes (default 64 KiB). */
         public Builder maxBatchBytes(int n) {
             this.maxBatchBytes = positive(n, "maxBatchBytes");
+            return this;
+        }
+
+        /**
+         * What this client writes (default {@link TeleportCompression#NONE}); the server then writes the
+         * same. {@link TeleportCompression#DEFLATE}: one raw DEFLATE stream per direction, sync-flushed
+         * per batch. LZ4 is not built. Over TLS compression exposes secrets to CRIME-style attacks
+         * (docs/teleport.md).
+         */
+        public Builder compression(TeleportCompression c) {
+            if (c == TeleportCompression.LZ4) {
+                throw new IllegalArgumentException("LZ4 is not built (docs/teleport.md); use NONE or DEFLATE");
+            }
+            this.compression = java.util.Objects.requireNonNull(c, "compression");
             return this;
         }
 

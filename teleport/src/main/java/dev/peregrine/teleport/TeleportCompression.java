@@ -1,10 +1,10 @@
 package dev.peregrine.teleport;
 
 /**
- * The compression a side writes, stated in its hello ({@link Handshake}). This version of Peregrine
- * reads and writes {@link #NONE} only: a peer stating {@link #DEFLATE} or {@link #LZ4} is refused with
- * {@link Handshake#REASON_UNSUPPORTED_COMPRESSION} (docs/teleport.md describes the codings for
- * implementations that have them).
+ * The compression a side writes, stated in its hello ({@link Handshake}). Peregrine reads and writes
+ * {@link #NONE} and {@link #DEFLATE} ({@link DeflateStream}); a peer stating {@link #LZ4} is refused
+ * with {@link Handshake#REASON_UNSUPPORTED_COMPRESSION} (docs/teleport.md describes the coding for
+ * implementations that have it).
  */
 public enum TeleportCompression {
     NONE(0), DEFLATE(1), LZ4(2);

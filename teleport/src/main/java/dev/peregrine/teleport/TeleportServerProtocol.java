@@ -52,6 +52,8 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     private boolean handshaken;
     /** The client's largest accepted payload: responses above it are answered 500 instead. */
     private int peerMaxFrame;
+    /** Deflate both ways (the client chose it), or null. */
+    private DeflateStream ds;
     private int lastId;
     /** Requests answered off the loop ({@code async()}), by id, until their response leaves. */
     private final Map<Integer, TeleportExchange> exchanges = new HashMap<>();
@@ -75,7 +77,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     public int onInput(Connection c, ByteBuffer buf, int start, int end) {
         int pos = start;
         if (!handshaken) {
-            int r = Handshake.check(buf, pos, end, TeleportCompression.NONE);
+            int r = Handshake.check(buf, pos, end, TeleportCompression.NONE, TeleportCompression.DEFLATE);
             if (r == Handshake.NEED_MORE) {
                 return start;
             }
@@ -91,11 +93,46 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
                 c.drain();
                 out = c.out();
             }
+            // The server writes in the compression the client writes (docs/teleport.md).
+            boolean deflate = hello.compression() == TeleportCompression.DEFLATE;
             out.put((byte) Handshake.ACCEPTED);
-            Handshake.write(out, new Handshake.Hello(Handshake.VERSION, TeleportCompression.NONE, tl.maxFrame, tl.maxInFlight));
+            Handshake.write(out, new Handshake.Hello(Handshake.VERSION, hello.compression(), tl.maxFrame, tl.maxInFlight));
             pos += Handshake.HELLO;
+            if (deflate) {
+                ds = new DeflateStream(true, true);
+            }
             c.restartTimerPhase();
         }
+        if (ds != null) {
+            return inflated(buf, pos, end);
+        }
+        int r = frames(buf, pos, end);
+        return r < 0 ? end : r;
+    }
+
+    /** Compressed input {@code [pos, end)}: inflated, its whole frames handled; all of it is taken. */
+    private int inflated(ByteBuffer buf, int pos, int end) {
+        while (c.isOpen()) {
+            int took = ds.inflate(buf, pos, end, tl.maxFrame + Frame.HEADER + 16 * 1024 - ds.in().position());
+            if (took < 0) {
+                return protocolError("corrupt deflate stream", end);
+            }
+            pos += took;
+            int r = frames(ds.in(), 0, ds.in().position());
+            if (r < 0) {
+                return end;
+            }
+            ds.consume(r);
+            if (pos >= end && !ds.full()) {
+                break;
+            }
+        }
+        flushOut();
+        return end;
+    }
+
+    /** Handles the whole frames of {@code [pos, end)}: returns where the rest begins, or -1 when the connection closed. */
+    private int frames(ByteBuffer buf, int pos, int end) {
         expected = 0;
         while (pos < end && c.isOpen()) {
             int r = Frame.check(buf, pos, end, tl.maxFrame);
@@ -107,14 +144,26 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
             }
             if (r < 0) {
                 return protocolError(r == Frame.TOO_LARGE ? "frame above " + tl.maxFrame + " bytes" : "unknown frame type "
-                        + Frame.type(buf, pos), end);
+                        + Frame.type(buf, pos), -1);
             }
             if (!onFrame(buf, pos, r)) {
-                return end;
+                return -1;
             }
             pos = r;
         }
         return pos;
+    }
+
+    /** Where frames go: the connection's batch, or the plain batch of a deflate stream. */
+    private dev.peregrine.buffer.OutputSink frameOut() {
+        return ds != null ? ds.plain : c;
+    }
+
+    /** With deflate: the plain batch, compressed and sync-flushed, into the connection's batch. */
+    private void flushOut() {
+        if (ds != null && c.isOpen()) {
+            ds.flush(c);
+        }
     }
 
     /** Handles the whole frame {@code [pos, end)}; false when it closed the connection. */
@@ -214,7 +263,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
             answerError(id, 500);
             return;
         }
-        sink.emit(c, id, Frame.RESPONSE);
+        sink.emit(frameOut(), id, Frame.RESPONSE);
     }
 
     private void runInline(Handler h, RequestView req, ResponseView res) {
@@ -245,9 +294,10 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         out.position(mark);
         if (sink.overflowed()) {
             answerError(id, 500);
-            return;
+        } else {
+            sink.emit(frameOut(), id, Frame.RESPONSE);
         }
-        sink.emit(c, id, Frame.RESPONSE);
+        flushOut();
     }
 
     /** {@link TeleportExchange}: its response left (or never will). */
@@ -259,15 +309,16 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         FrameSink sink = tl.sink;
         sink.begin(Math.max(peerMaxFrame, 1024));
         srv.encoder().encodeError(status, sink);
-        sink.emit(c, id, Frame.RESPONSE);
+        sink.emit(frameOut(), id, Frame.RESPONSE);
     }
 
     /** Appends a frame of {@code type} with an empty or one-byte payload ({@code payload} &lt; 0: none). */
     private void control(int id, byte type, int payload) {
-        ByteBuffer out = c.out();
+        dev.peregrine.buffer.OutputSink to = frameOut();
+        ByteBuffer out = to.out();
         if (out.remaining() < Frame.HEADER + 1) {
-            c.drain();
-            out = c.out();
+            to.drain();
+            out = to.out();
         }
         Frame.writeHeader(out, payload < 0 ? 0 : 1, id, type);
         if (payload >= 0) {
@@ -358,6 +409,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     public void onShutdown(Connection c) {
         if (handshaken) {
             control(lastId, Frame.GOAWAY, -1);
+            flushOut();
         }
         c.releaseInput();
         c.closeAfterOutput();
@@ -368,6 +420,10 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     @Override
     public void onClosed(Connection c) {
         tl.framer.reset();
+        if (ds != null) {
+            ds.end();
+            ds = null;
+        }
         for (TeleportExchange x : exchanges.values()) {
             x.exchange.connectionClosed(); // the handler learns through its streams; a late completion is ignored
         }

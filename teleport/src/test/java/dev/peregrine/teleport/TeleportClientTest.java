@@ -94,6 +94,25 @@ class TeleportClientTest {
         assertTrue(tp.batches() < tp.framesSent(), tp.batches() + " batches for " + tp.framesSent() + " frames");
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
+    void deflateBothWays(Transport t) throws Exception {
+        Server server = server(t);
+        TeleportClient tp = keep(TeleportClient.builder("127.0.0.1", server.teleportPort()).transport(t)
+                .compression(TeleportCompression.DEFLATE).maxInFlight(5000).timeout(Duration.ofSeconds(20)).build());
+        List<CompletableFuture<ClientResponse>> fs = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            fs.add(i % 3 == 0 ? tp.send(ClientRequest.builder("POST", "http://svc/echo").body(("body " + i).repeat(50)).build())
+                    : i % 3 == 1 ? tp.send(ClientRequest.get("http://svc/delay?i=" + i))
+                    : tp.send(ClientRequest.get("http://svc/n?i=" + i)));
+        }
+        for (int i = 0; i < fs.size(); i++) {
+            assertEquals(i % 3 == 0 ? ("body " + i).repeat(50) : i % 3 == 1 ? "d=" + i : "n=" + i,
+                    fs.get(i).get(30, TimeUnit.SECONDS).text());
+        }
+        assertThrows(IllegalArgumentException.class, () -> TeleportClient.builder("127.0.0.1", 1).compression(TeleportCompression.LZ4));
+    }
+
     /** The batch delay is honoured: counted in frames and batches (writes), not by the clock. */
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})

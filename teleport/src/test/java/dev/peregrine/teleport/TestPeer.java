@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets;
 /** A blocking teleport client over a raw socket, for tests: exact bytes out, frames in (every read bounded by 30 s). */
 final class TestPeer implements AutoCloseable {
     final Socket socket;
-    final DataInputStream in;
+    DataInputStream in;
+    private java.util.zip.Deflater deflater;
     final OutputStream out;
 
     /** A decoded frame. */
@@ -65,6 +66,41 @@ final class TestPeer implements AutoCloseable {
         byte[] h = new byte[Handshake.HELLO];
         in.readFully(h);
         write(new byte[] {0}, hello(1, 0, 65536, maxInFlight));
+    }
+
+    /** Connects with deflate both ways: reads from then on go through an inflater, {@link #writeDeflated} compresses. */
+    static TestPeer openDeflate(int port) throws IOException {
+        TestPeer p = new TestPeer(port);
+        p.write(hello(1, 1, 65536, 10_000));
+        int status = p.in.readUnsignedByte();
+        if (status != 0) {
+            throw new IOException("refused: " + Handshake.reason(status));
+        }
+        byte[] h = new byte[Handshake.HELLO];
+        p.in.readFully(h);
+        if (h[5] != 1) {
+            throw new IOException("the server does not write deflate");
+        }
+        p.in = new DataInputStream(new java.util.zip.InflaterInputStream(p.socket.getInputStream(), new java.util.zip.Inflater(true)));
+        p.deflater = new java.util.zip.Deflater(java.util.zip.Deflater.DEFAULT_COMPRESSION, true);
+        return p;
+    }
+
+    /** {@code parts} as one batch of the deflate stream: compressed, sync-flushed. */
+    byte[] deflated(byte[]... parts) {
+        java.io.ByteArrayOutputStream plain = new java.io.ByteArrayOutputStream();
+        for (byte[] b : parts) {
+            plain.writeBytes(b);
+        }
+        deflater.setInput(plain.toByteArray());
+        java.io.ByteArrayOutputStream z = new java.io.ByteArrayOutputStream();
+        byte[] buf = new byte[8192];
+        int n;
+        do {
+            n = deflater.deflate(buf, 0, buf.length, java.util.zip.Deflater.SYNC_FLUSH);
+            z.write(buf, 0, n);
+        } while (n == buf.length);
+        return z.toByteArray();
     }
 
     static byte[] hello(int version, int compression, int maxFrame, int inFlight) {
