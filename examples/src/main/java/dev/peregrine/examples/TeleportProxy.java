@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   --out host:port[,host:port...]  upstreams (required)
  *   --in-delay ms                   0 only: a teleport server's responses leave at the end of each loop turn
  *   --out-delay ms                  teleport out: how long a request waits for others to share its batch (default 0)
- *   --in-compress / --out-compress  none only (deflate and lz4 are not built, see docs/teleport.md)
+ *   --out-compress none|deflate     teleport out: what the proxy writes (the upstream answers in kind)
+ *   --in-compress auto              teleport in: the proxy answers in the compression each client writes
  *   --out-conns-per-addr n          connections per upstream (default 1 teleport, 64 http)
  *   --out-timeout ms                upstream answer deadline (default 3000): 504 past it, 502 on other failures
  *   --allow-ip a,b,...              only these client addresses (exact, or a prefix ending in '.' or ':'); others 403
@@ -67,6 +68,7 @@ public final class TeleportProxy {
         int inPort = 8080;
         List<String[]> out = new ArrayList<>();
         long outDelayMillis;
+        boolean outDeflate;
         int connsPerAddr = -1;
         long outTimeoutMillis = 3000;
         List<String> allowIp = List.of();
@@ -112,10 +114,16 @@ public final class TeleportProxy {
                         break;
                     case "--out-delay": o.outDelayMillis = nonNegative(v, a); break;
                     case "--in-compress":
-                    case "--out-compress":
-                        if (!v.equals("none")) {
-                            throw new IllegalArgumentException(a + " " + v + ": only none is built (docs/teleport.md)");
+                        if (!v.equals("auto")) {
+                            throw new IllegalArgumentException("--in-compress " + v + ": only auto (a teleport server answers in the"
+                                    + " compression each client writes)");
                         }
+                        break;
+                    case "--out-compress":
+                        if (!v.equals("none") && !v.equals("deflate")) {
+                            throw new IllegalArgumentException("--out-compress " + v + ": none or deflate (lz4 is not built)");
+                        }
+                        o.outDeflate = v.equals("deflate");
                         break;
                     case "--out-conns-per-addr": o.connsPerAddr = (int) positive(v, a); break;
                     case "--out-timeout": o.outTimeoutMillis = positive(v, a); break;
@@ -180,7 +188,9 @@ public final class TeleportProxy {
             for (String[] hp : o.out) {
                 TeleportClient tp = TeleportClient.builder(hp[0], Integer.parseInt(hp[1])).timeout(timeout)
                         .connections(o.connsPerAddr > 0 ? o.connsPerAddr : 1).maxInFlight(Math.max(1024, o.concurrency))
-                        .maxBatchDelay(Duration.ofMillis(o.outDelayMillis)).maxBodySize(Math.max(o.maxBody, 64L << 20)).build();
+                        .maxBatchDelay(Duration.ofMillis(o.outDelayMillis))
+                        .compression(o.outDeflate ? dev.peregrine.teleport.TeleportCompression.DEFLATE : dev.peregrine.teleport.TeleportCompression.NONE)
+                        .maxBodySize(Math.max(o.maxBody, 64L << 20)).build();
                 made.add(tp);
                 lb.upstream("http://" + hp[0] + ":" + hp[1], tp);
             }

@@ -34,7 +34,8 @@ class TeleportProxyTest {
         TeleportProxy b = proxy("--in-type", "teleport", "--in", "127.0.0.1:0", "--out-type", "http",
                 "--out", "127.0.0.1:" + app1.port() + ",127.0.0.1:" + app2.port(), "--threads", "1");
         TeleportProxy a = proxy("--in-type", "http", "--in", "127.0.0.1:0", "--out-type", "teleport",
-                "--out", "127.0.0.1:" + b.server.teleportPort(), "--out-delay", "1", "--client-ip-header", "X-Forwarded-For",
+                "--out", "127.0.0.1:" + b.server.teleportPort(), "--out-delay", "1", "--out-compress", "deflate",
+                "--client-ip-header", "X-Forwarded-For",
                 "--threads", "1");
         try {
             HttpClient jdk = HttpClient.newHttpClient();
@@ -111,7 +112,8 @@ class TeleportProxyTest {
         for (String[] args : new String[][] {
                 {"--in-type", "ftp", "--out", "h:1"},
                 {"--in-type", "http"},
-                {"--out", "h:1", "--out-compress", "deflate"},
+                {"--out", "h:1", "--out-compress", "lz4"},
+                {"--out", "h:1", "--in-compress", "deflate"},
                 {"--out", "h:1", "--in-type", "teleports"},
                 {"--out", "h:1", "--in-delay", "5"},
                 {"--out", "h:1", "--concurrency", "0"},
