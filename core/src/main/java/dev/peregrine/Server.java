@@ -273,6 +273,8 @@ public final class Server implements AutoCloseable {
         /** {@link #teleport}'s port, or -1; and the listener it adds (module {@code peregrine-teleport}). */
         int teleportPort = -1;
         dev.peregrine.server.AddedListener teleportListener;
+        /** TLS of the teleport listener ({@link #teleport(int, TlsConfig)}), or null. */
+        TlsConfig teleportTls;
         TlsConfig tlsConfig;
         /** Whether {@link #tls} made the main port speak TLS (then there is no second listener). */
         boolean tlsOnMainPort;
@@ -345,6 +347,21 @@ public final class Server implements AutoCloseable {
             this.teleportListener = port < 0 ? null
                     : dev.peregrine.server.AddedListener.find(dev.peregrine.server.AddedListener.TELEPORT, "peregrine-teleport");
             this.teleportPort = port;
+            this.teleportTls = null;
+            return this;
+        }
+
+        /**
+         * As {@link #teleport(int)}, over TLS from the first byte with the certificates of {@code tls},
+         * chosen by ALPN {@code peregrine-tp/1} (docs/teleport.md). Compression is then up to each client
+         * (off by default; see the document for the CRIME-style risk).
+         */
+        public Builder teleport(int port, TlsConfig tls) {
+            if (port < 0) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+            teleport(port);
+            this.teleportTls = java.util.Objects.requireNonNull(tls, "tls");
             return this;
         }
 

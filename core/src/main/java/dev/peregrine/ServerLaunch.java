@@ -58,6 +58,9 @@ final class ServerLaunch {
         TransportServer running = null;
         TransportServer runningTls = null;
         TransportServer runningTeleport = null;
+        // Built before binding too; teleport over TLS is chosen by its ALPN name alone.
+        TlsContext teleportTls = b.teleportTls == null ? null
+                : TlsContext.create(b.teleportTls, List.of(dev.peregrine.server.AddedListener.TELEPORT_ALPN));
         int binding = config.port(); // the port of the listener being started, for the failure's message
         if (b.accessLog != null) {
             b.accessLog.start();
@@ -70,7 +73,7 @@ final class ServerLaunch {
             }
             if (b.teleportListener != null) {
                 binding = b.teleportPort;
-                runningTeleport = transport.start(b.teleportListener.listener(setup, b.teleportPort));
+                runningTeleport = transport.start(b.teleportListener.listener(setup, b.teleportPort, teleportTls));
                 LOG.log(System.Logger.Level.INFO, "Peregrine teleport on port {0}", String.valueOf(runningTeleport.port()));
             }
             LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1}{2} ({3} transport, {4} loop{5})",
@@ -83,7 +86,11 @@ final class ServerLaunch {
             server.drainDelayMillis = b.drainDelayMillis;
             server.runningTeleport = runningTeleport;
             server.accessLog = b.accessLog;
-            server.closeAtStop = List.copyOf(b.closeAtStop);
+            List<AutoCloseable> atStop = new ArrayList<>(b.closeAtStop);
+            if (teleportTls != null) {
+                atStop.add(teleportTls::close);
+            }
+            server.closeAtStop = List.copyOf(atStop);
             b.self.server = server;
             if (b.shutdownHook) {
                 server.addShutdownHook();
@@ -98,6 +105,9 @@ final class ServerLaunch {
             }
             if (tls != null) {
                 tls.close();
+            }
+            if (teleportTls != null) {
+                teleportTls.close();
             }
             blockingExecutor.shutdown();
             if (b.accessLog != null) {

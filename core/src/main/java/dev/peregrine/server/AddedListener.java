@@ -13,9 +13,11 @@ import dev.peregrine.loop.LoopSetup;
 public interface AddedListener {
     /** The class in {@code peregrine-teleport} that implements this (public, with a public no-argument constructor). */
     String TELEPORT = "dev.peregrine.teleport.TeleportListener";
+    /** The ALPN name of teleport over TLS (docs/teleport.md): the only one its TLS listener should be chosen by. */
+    String TELEPORT_ALPN = "peregrine-tp/1";
 
-    /** The loops' setup for a listener on {@code port} serving {@code setup}'s routes. */
-    LoopSetup listener(ServerSetup setup, int port);
+    /** The loops' setup for a listener on {@code port} serving {@code setup}'s routes, {@code layer} (TLS, or null) over its sockets. */
+    LoopSetup listener(ServerSetup setup, int port, dev.peregrine.loop.EndpointLayer layer);
 
     /** The implementation named {@code className}; an {@link IllegalStateException} naming {@code module} when it is absent. */
     static AddedListener find(String className, String module) {

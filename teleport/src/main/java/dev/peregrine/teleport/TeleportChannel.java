@@ -232,7 +232,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             return;
         }
         state = State.CONNECTING;
-        loop.eventLoop().connect(address, null, this, client.connectTimeoutMillis, this);
+        loop.eventLoop().connect(address, client.tls, this, client.connectTimeoutMillis, this);
     }
 
     @Override

@@ -49,6 +49,8 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
     final int maxBatchFrames;
     final int maxBatchBytes;
     final TeleportCompression compression;
+    /** TLS from the first byte (ALPN peregrine-tp/1), or null. */
+    final dev.peregrine.loop.EndpointLayer tls;
     private final TransportServer loops;
     private final TeleportChannel[] channels;
     private volatile boolean closed;
@@ -64,6 +66,9 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
         this.maxBatchFrames = b.maxBatchFrames;
         this.maxBatchBytes = b.maxBatchBytes;
         this.compression = b.compression;
+        this.tls = b.sslContext == null ? null : new dev.peregrine.tls.engine.TlsClientLayer(b.sslContext,
+                b.address.getHostString(), b.address.getPort(), List.of(dev.peregrine.server.AddedListener.TELEPORT_ALPN),
+                b.verifyHostname, connectTimeoutMillis);
         LoopConfig config = LoopConfig.builder().threads(b.threads)
                 .largestPooledBuffer(maxFrame + Frame.HEADER + LoopConfig.DEFAULT_BUFFER_SIZE).build();
         TransportEngine engine = TransportChoice.select(b.transport);
@@ -157,6 +162,8 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
         private int maxBatchFrames = 1024;
         private int maxBatchBytes = 64 * 1024;
         private TeleportCompression compression = TeleportCompression.NONE;
+        private javax.net.ssl.SSLContext sslContext;
+        private boolean verifyHostname = true;
 
         private Builder(InetSocketAddress address) {
             if (address.isUnresolved()) {
@@ -249,6 +256,22 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
                 throw new IllegalArgumentException("LZ4 is not built (docs/teleport.md); use NONE or DEFLATE");
             }
             this.compression = java.util.Objects.requireNonNull(c, "compression");
+            return this;
+        }
+
+        /**
+         * Teleport over TLS ({@code Server.Builder.teleport(port, tls)}): from the first byte, ALPN
+         * {@code peregrine-tp/1}, the server's certificate checked against {@code ctx}'s trust and the
+         * host name. Compression stays off unless {@link #compression} asks for it (docs/teleport.md).
+         */
+        public Builder tls(javax.net.ssl.SSLContext ctx) {
+            this.sslContext = java.util.Objects.requireNonNull(ctx, "ctx");
+            return this;
+        }
+
+        /** Whether the certificate must name the host (default true; off only in tests). */
+        public Builder verifyHostname(boolean on) {
+            this.verifyHostname = on;
             return this;
         }
 

@@ -16,7 +16,7 @@ public final class TeleportListener implements AddedListener {
     public static final int MAX_IN_FLIGHT = 65_536;
 
     @Override
-    public LoopSetup listener(ServerSetup setup, int port) {
-        return new LoopSetup(ServerSetup.loopConfig(setup.config()), port, null, ctx -> new TeleportLoop(ctx, setup, MAX_IN_FLIGHT));
+    public LoopSetup listener(ServerSetup setup, int port, dev.peregrine.loop.EndpointLayer layer) {
+        return new LoopSetup(ServerSetup.loopConfig(setup.config()), port, layer, ctx -> new TeleportLoop(ctx, setup, MAX_IN_FLIGHT));
     }
 }
