@@ -28,9 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * on the proxy's HTTP port is its own, in Prometheus text (the proxy's counters and the server's
  * request and connection counts); every other request is proxied. Flags, all {@code --name value} or {@code --name=value}:
  * <pre>
- *   --in-type http|https|teleport   what clients speak to the proxy (teleports: not built, see docs/teleport.md)
+ *   --in-type http|https|teleport|teleports  what clients speak to the proxy (https, teleports: a development certificate)
  *   --in host:port                  where (default 0.0.0.0:8080); with teleport in, the HTTP port is a free loopback one
- *   --out-type http|https|teleport  what the proxy speaks to upstreams
+ *   --out-type http|https|teleport|teleports  what the proxy speaks to upstreams (TLS: the JDK's trusted CAs)
  *   --out host:port[,host:port...]  upstreams (required)
  *   --in-delay ms                   0 only: a teleport server's responses leave at the end of each loop turn
  *   --out-delay ms                  teleport out: how long a request waits for others to share its batch (default 0)
@@ -138,9 +138,6 @@ public final class TeleportProxy {
             if (o.out.isEmpty()) {
                 throw new IllegalArgumentException("--out host:port[,host:port...] is required");
             }
-            if (o.inType.equals("teleports") || o.outType.equals("teleports")) {
-                throw new IllegalArgumentException("teleports (teleport over TLS) is not built yet (docs/teleport.md)");
-            }
             if (o.outType.equals("teleport") && o.outDelayMillis < 0) {
                 throw new IllegalArgumentException("--out-delay must not be negative");
             }
@@ -184,9 +181,17 @@ public final class TeleportProxy {
         List<AutoCloseable> made = new ArrayList<>();
         BalancingClient.Builder lb = BalancingClient.builder();
         Duration timeout = Duration.ofMillis(o.outTimeoutMillis);
-        if (o.outType.equals("teleport")) {
+        if (o.outType.startsWith("teleport")) {
             for (String[] hp : o.out) {
-                TeleportClient tp = TeleportClient.builder(hp[0], Integer.parseInt(hp[1])).timeout(timeout)
+                TeleportClient.Builder tb = TeleportClient.builder(hp[0], Integer.parseInt(hp[1]));
+                if (o.outType.equals("teleports")) {
+                    try {
+                        tb.tls(javax.net.ssl.SSLContext.getDefault()); // the JDK's trusted CAs, host name verified
+                    } catch (java.security.NoSuchAlgorithmException e) {
+                        throw new IllegalStateException("no default TLS context", e);
+                    }
+                }
+                TeleportClient tp = tb.timeout(timeout)
                         .connections(o.connsPerAddr > 0 ? o.connsPerAddr : 1).maxInFlight(Math.max(1024, o.concurrency))
                         .maxBatchDelay(Duration.ofMillis(o.outDelayMillis))
                         .compression(o.outDeflate ? dev.peregrine.teleport.TeleportCompression.DEFLATE : dev.peregrine.teleport.TeleportCompression.NONE)
@@ -208,6 +213,8 @@ public final class TeleportProxy {
                 .get("/metrics", this::metrics).notFound(this::proxy);
         if (o.inType.equals("teleport")) {
             b.host("127.0.0.1").port(0).teleport(o.inPort); // the HTTP port serves /metrics on loopback only
+        } else if (o.inType.equals("teleports")) {
+            b.host("127.0.0.1").port(0).teleport(o.inPort, PlaintextApp.tlsConfig(new String[0]));
         } else {
             b.host(o.inHost).port(o.inPort);
             if (o.inType.equals("https")) {
@@ -361,7 +368,7 @@ public final class TeleportProxy {
             return;
         }
         TeleportProxy p = new TeleportProxy(o);
-        System.err.println("teleport-proxy: " + o.inType + " in on " + (o.inType.equals("teleport") ? p.server.teleportPort()
+        System.err.println("teleport-proxy: " + o.inType + " in on " + (o.inType.startsWith("teleport") ? p.server.teleportPort()
                 : p.server.port()) + ", " + o.outType + " out to " + o.out.size() + " upstream(s); metrics on http port "
                 + p.server.port());
         Runtime.getRuntime().addShutdownHook(new Thread(p::close, "teleport-proxy-shutdown"));

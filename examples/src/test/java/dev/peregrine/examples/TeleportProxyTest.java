@@ -114,7 +114,6 @@ class TeleportProxyTest {
                 {"--in-type", "http"},
                 {"--out", "h:1", "--out-compress", "lz4"},
                 {"--out", "h:1", "--in-compress", "deflate"},
-                {"--out", "h:1", "--in-type", "teleports"},
                 {"--out", "h:1", "--in-delay", "5"},
                 {"--out", "h:1", "--concurrency", "0"},
                 {"--out", "h:1", "--bogus", "1"}}) {
