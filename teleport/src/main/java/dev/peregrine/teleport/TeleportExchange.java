@@ -16,7 +16,8 @@ import java.nio.ByteBuffer;
  * response leaves when its handler completes, tagged with its id. The exchange encodes its response
  * into the loop's write buffer (the connection's {@code out()}, empty when a loop task begins);
  * {@link #lastAllowed} (called just before the encoding) marks where it begins and
- * {@link #exchangeDone} (just after) moves those bytes behind a RESPONSE header. Were the response
+ * {@link #exchangeDone} (just after) moves those bytes behind a RESPONSE header, out of the shared
+ * buffer, to leave with the others completed in the same run of the loop's tasks. Were the response
  * larger than the write buffer, the encoder would have written part of it to the socket unframed:
  * that is seen (the loop's byte counter moved) and the connection closes (one WARNING) rather than
  * send a corrupt stream. Bodies in pieces (files, producers) are not carried: the connection closes.
@@ -84,9 +85,8 @@ final class TeleportExchange implements OffLoopHost {
             c.close();
             return;
         }
-        protocol.frameFromOut(id, mark);
         protocol.exchangeEnded(this);
-        c.flush();
+        protocol.frameFromOut(id, mark); // leaves with the other responses completed in this run of the loop's tasks
     }
 
     @Override

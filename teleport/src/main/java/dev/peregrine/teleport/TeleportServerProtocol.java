@@ -54,6 +54,10 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     private int peerMaxFrame;
     /** Deflate both ways (the client chose it), or null. */
     private DeflateStream ds;
+    /** Async responses waiting for {@link #flushTask} (without deflate; with it they wait in its plain batch). */
+    private PendingFrames pending;
+    private boolean flushQueued;
+    private final Runnable flushTask = this::flushAsync;
     private int lastId;
     /** Requests answered off the loop ({@code async()}), by id, until their response leaves. */
     private final Map<Integer, TeleportExchange> exchanges = new HashMap<>();
@@ -284,20 +288,54 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         }
     }
 
-    /** {@link TeleportExchange}: the response encoded at {@code [mark, position)} of the batch becomes a RESPONSE frame. */
+    /**
+     * {@link TeleportExchange}, in a loop task: the response encoded at {@code [mark, position)} of the
+     * loop's buffer becomes a RESPONSE frame waiting for this connection's next write, which a task
+     * queued behind the completions that came with it makes ({@link #flushTask}): one write (and one
+     * compress) for them all.
+     */
     void frameFromOut(int id, int mark) {
         ByteBuffer out = c.out();
         int end = out.position();
         FrameSink sink = tl.sink;
         sink.begin(peerMaxFrame);
         sink.take(out, mark, end - mark);
-        out.position(mark);
+        out.position(mark); // nothing may stay in the loop's shared buffer after this task
+        dev.peregrine.buffer.OutputSink to = ds != null ? ds.plain : pending();
         if (sink.overflowed()) {
-            answerError(id, 500);
+            answerError(id, 500, to);
         } else {
-            sink.emit(frameOut(), id, Frame.RESPONSE);
+            sink.emit(to, id, Frame.RESPONSE);
         }
-        flushOut();
+        if (!flushQueued) {
+            flushQueued = true;
+            srv.loop().eventLoop().execute(flushTask);
+        }
+    }
+
+    private PendingFrames pending() {
+        if (pending == null) {
+            pending = new PendingFrames();
+        }
+        return pending;
+    }
+
+    /** Writes the async responses gathered since the last write. */
+    private void flushAsync() {
+        flushQueued = false;
+        if (!c.isOpen() && c.state() != Connection.State.CLOSING) {
+            if (pending != null) {
+                pending.clear();
+            }
+            return;
+        }
+        if (ds != null) {
+            flushOut();
+        } else if (pending != null && !pending.isEmpty()) {
+            pending.moveTo(c);
+        }
+        c.flush();
+        c.updateTimer();
     }
 
     /** {@link TeleportExchange}: its response left (or never will). */
@@ -306,10 +344,14 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     }
 
     private void answerError(int id, int status) {
+        answerError(id, status, frameOut());
+    }
+
+    private void answerError(int id, int status, dev.peregrine.buffer.OutputSink to) {
         FrameSink sink = tl.sink;
         sink.begin(Math.max(peerMaxFrame, 1024));
         srv.encoder().encodeError(status, sink);
-        sink.emit(frameOut(), id, Frame.RESPONSE);
+        sink.emit(to, id, Frame.RESPONSE);
     }
 
     /** Appends a frame of {@code type} with an empty or one-byte payload ({@code payload} &lt; 0: none). */
@@ -360,7 +402,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     /** While requests are off the loop, the connection does not close before their responses left. */
     @Override
     public boolean producing() {
-        return !exchanges.isEmpty();
+        return !exchanges.isEmpty() || flushQueued;
     }
 
     @Override
@@ -420,6 +462,9 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     @Override
     public void onClosed(Connection c) {
         tl.framer.reset();
+        if (pending != null) {
+            pending.clear();
+        }
         if (ds != null) {
             ds.end();
             ds = null;
