@@ -6,9 +6,10 @@
  * ({@code compress}), forms and multipart ({@code form}), cookies ({@code cookie}), JSON ({@code json}),
  * metrics exposition ({@code metrics}), WebSocket ({@code websocket}; its codec and engine are internal) and the web features: CORS, request ids, the access log ({@code web}).
  * The loops, codecs, buffers, transports and TLS engine are exported only to
- * {@code dev.peregrine.client}, which runs on the same connection layer; the HTTP/1.1 server protocol
- * ({@code server}), its off-loop work ({@code offloop}) and the PROXY endpoint ({@code proxy.engine})
- * are not exported at all.
+ * {@code dev.peregrine.client} and {@code dev.peregrine.teleport}, which run on the same connection layer;
+ * the HTTP/1.1 server protocol ({@code server}), its off-loop work ({@code offloop}) and the router
+ * ({@code route}) are exported only to {@code dev.peregrine.teleport} (which serves the same routes), the
+ * PROXY endpoint ({@code proxy.engine}) not at all.
  *
  * <p><b>Optional dependencies</b> ({@code requires static}: present at compile time, read at run
  * time only when the application puts them on the module path and resolves them):
@@ -57,13 +58,17 @@ module dev.peregrine {
     exports dev.peregrine.websocket;
 
     exports dev.peregrine.jfr to jdk.jfr;
-    exports dev.peregrine.buffer to dev.peregrine.client;
-    exports dev.peregrine.http1 to dev.peregrine.client;
-    exports dev.peregrine.loop to dev.peregrine.client;
-    exports dev.peregrine.tls.engine to dev.peregrine.client;
-    exports dev.peregrine.transport to dev.peregrine.client;
-    exports dev.peregrine.transport.choice to dev.peregrine.client;
-    exports dev.peregrine.transport.epoll to dev.peregrine.client;
-    exports dev.peregrine.transport.iouring to dev.peregrine.client;
-    exports dev.peregrine.transport.nio to dev.peregrine.client;
+    exports dev.peregrine.buffer to dev.peregrine.client, dev.peregrine.teleport;
+    exports dev.peregrine.http1 to dev.peregrine.client, dev.peregrine.teleport;
+    exports dev.peregrine.loop to dev.peregrine.client, dev.peregrine.teleport;
+    exports dev.peregrine.tls.engine to dev.peregrine.client, dev.peregrine.teleport;
+    exports dev.peregrine.transport to dev.peregrine.client, dev.peregrine.teleport;
+    exports dev.peregrine.transport.choice to dev.peregrine.client, dev.peregrine.teleport;
+    exports dev.peregrine.transport.epoll to dev.peregrine.client, dev.peregrine.teleport;
+    exports dev.peregrine.transport.iouring to dev.peregrine.client, dev.peregrine.teleport;
+    exports dev.peregrine.transport.nio to dev.peregrine.client, dev.peregrine.teleport;
+    // teleport (peregrine-teleport) serves the same routes through the HTTP server's per-loop state
+    exports dev.peregrine.server to dev.peregrine.teleport;
+    exports dev.peregrine.offloop to dev.peregrine.teleport;
+    exports dev.peregrine.route to dev.peregrine.teleport;
 }

@@ -60,6 +60,8 @@ public final class Server implements AutoCloseable {
     private volatile boolean ready = true;
     /** How long {@link #close()} keeps serving after readiness turned 503 ({@link Builder#drainDelay}). */
     long drainDelayMillis;
+    /** The teleport listener's loops ({@link Builder#teleport}), or null; set by {@link ServerLaunch}. */
+    TransportServer runningTeleport;
     /** The access log's writer, closed after the loops stopped; null when off. */
     dev.peregrine.web.AccessLog accessLog;
     /** The builder's {@code closeAtStop}, closed once the loops have stopped. */
@@ -98,6 +100,11 @@ public final class Server implements AutoCloseable {
         return tls != null ? running.port() : -1;
     }
 
+    /** The bound teleport port ({@link Builder#teleport}), or -1 when the server serves no teleport. */
+    public int teleportPort() {
+        return runningTeleport != null ? runningTeleport.port() : -1;
+    }
+
     /** The loops of the listener speaking plain HTTP or TLS ({@link dev.peregrine.transport.ServerLoops}). */
     private List<LoopContext> loopsFor(boolean https) {
         if (closed) {
@@ -124,6 +131,9 @@ public final class Server implements AutoCloseable {
         List<LoopContext> loops = new ArrayList<>(running.loops());
         if (runningTls != null) {
             loops.addAll(runningTls.loops());
+        }
+        if (runningTeleport != null) {
+            loops.addAll(runningTeleport.loops());
         }
         return Metrics.of(loops);
     }
@@ -163,9 +173,15 @@ public final class Server implements AutoCloseable {
         if (runningTls != null) {
             runningTls.beginStop(grace);
         }
+        if (runningTeleport != null) {
+            runningTeleport.beginStop(grace);
+        }
         running.awaitTermination(grace);
         if (runningTls != null) {
             runningTls.awaitTermination(grace);
+        }
+        if (runningTeleport != null) {
+            runningTeleport.awaitTermination(grace);
         }
         if (tls != null) {
             tls.close();
@@ -254,6 +270,11 @@ public final class Server implements AutoCloseable {
 
         dev.peregrine.server.ProtocolSwitches protocolSwitches = dev.peregrine.server.ProtocolSwitches.NONE;
         int httpsPort = -1;
+        /** {@link #teleport}'s port, or -1; and the listener it adds (module {@code peregrine-teleport}). */
+        int teleportPort = -1;
+        dev.peregrine.server.AddedListener teleportListener;
+        /** TLS of the teleport listener ({@link #teleport(int, TlsConfig)}), or null. */
+        TlsConfig teleportTls;
         TlsConfig tlsConfig;
         /** Whether {@link #tls} made the main port speak TLS (then there is no second listener). */
         boolean tlsOnMainPort;
@@ -315,6 +336,37 @@ public final class Server implements AutoCloseable {
             this.httpsPort = port;
             this.tlsConfig = java.util.Objects.requireNonNull(tls, "tls");
             this.tlsOnMainPort = false;
+            return this;
+        }
+
+        /**
+         * Also serves the routes over teleport (docs/teleport.md: HTTP/1.1 messages multiplexed by id
+         * on one connection between Peregrine peers) on {@code port} (0 picks a free one, see
+         * {@link Server#teleportPort()}; -1 serves none), with loops of its own as {@link #https} has.
+         * Needs the {@code peregrine-teleport} module; without it this throws {@link IllegalStateException}.
+         */
+        public Builder teleport(int port) {
+            if (port < -1 || port > 65535) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+            this.teleportListener = port < 0 ? null
+                    : dev.peregrine.server.AddedListener.find(dev.peregrine.server.AddedListener.TELEPORT, "peregrine-teleport");
+            this.teleportPort = port;
+            this.teleportTls = null;
+            return this;
+        }
+
+        /**
+         * As {@link #teleport(int)}, over TLS from the first byte with the certificates of {@code tls},
+         * chosen by ALPN {@code peregrine-tp/1} (docs/teleport.md). Compression is then up to each client
+         * (off by default; see the document for the CRIME-style risk).
+         */
+        public Builder teleport(int port, TlsConfig tls) {
+            if (port < 0) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+            teleport(port);
+            this.teleportTls = java.util.Objects.requireNonNull(tls, "tls");
             return this;
         }
 

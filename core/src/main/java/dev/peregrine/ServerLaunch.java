@@ -61,14 +61,25 @@ final class ServerLaunch {
         ServerSetup setup = new ServerSetup(config, router, b.protocolSwitches,
                 blockingExecutor, b.compression, b.requestIds, b.accessLog);
         TransportServer running = null;
+        TransportServer runningTls = null;
+        TransportServer runningTeleport = null;
+        // Built before binding too; teleport over TLS is chosen by its ALPN name alone.
+        TlsContext teleportTls = b.teleportTls == null ? null
+                : TlsContext.create(b.teleportTls, List.of(dev.peregrine.server.AddedListener.TELEPORT_ALPN));
+        int binding = config.port(); // the port of the listener being started, for the failure's message
         if (b.accessLog != null) {
             b.accessLog.start();
         }
         try {
             running = transport.start(setup.listener(config.port(), layer(b.tlsOnMainPort ? tls : null, b.proxyProtocol)));
-            TransportServer runningTls = null;
             if (tls != null && !b.tlsOnMainPort) {
+                binding = b.httpsPort;
                 runningTls = transport.start(setup.listener(b.httpsPort, layer(tls, b.httpsProxyProtocol)));
+            }
+            if (b.teleportListener != null) {
+                binding = b.teleportPort;
+                runningTeleport = transport.start(b.teleportListener.listener(setup, b.teleportPort, teleportTls));
+                LOG.log(System.Logger.Level.INFO, "Peregrine teleport on port {0}", String.valueOf(runningTeleport.port()));
             }
             LOG.log(System.Logger.Level.INFO, "Peregrine listening on {0}:{1}{2} ({3} transport, {4} loop{5})",
                     config.host(), String.valueOf(running.port()),
@@ -78,8 +89,13 @@ final class ServerLaunch {
             Server server = new Server(config, running, runningTls, tls, blockingExecutor, chosen,
                     watchdog(running, runningTls, routeNames, b));
             server.drainDelayMillis = b.drainDelayMillis;
+            server.runningTeleport = runningTeleport;
             server.accessLog = b.accessLog;
-            server.closeAtStop = List.copyOf(b.closeAtStop);
+            List<AutoCloseable> atStop = new ArrayList<>(b.closeAtStop);
+            if (teleportTls != null) {
+                atStop.add(teleportTls::close);
+            }
+            server.closeAtStop = List.copyOf(atStop);
             b.self.server = server;
             if (b.shutdownHook) {
                 server.addShutdownHook();
@@ -89,15 +105,21 @@ final class ServerLaunch {
             if (running != null) {
                 running.close(0);
             }
+            if (runningTls != null) {
+                runningTls.close(0);
+            }
             if (tls != null) {
                 tls.close();
+            }
+            if (teleportTls != null) {
+                teleportTls.close();
             }
             blockingExecutor.shutdown();
             if (b.accessLog != null) {
                 b.accessLog.close();
             }
             throw new UncheckedIOException("cannot start on " + config.host() + ":"
-                    + (running == null ? config.port() : b.httpsPort) + ": " + e.getMessage(), e);
+                    + binding + ": " + e.getMessage(), e);
         }
     }
 

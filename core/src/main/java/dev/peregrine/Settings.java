@@ -47,6 +47,8 @@ final class Settings {
     static final List<Setting> ALL = List.of(
             text("host", "Address to bind.", Server.Builder::host, b -> b.host),
             integer("port", "Port to listen on; 0 picks a free one.", Server.Builder::port, b -> String.valueOf(b.port)),
+            integer("teleport", "Also serve the routes over teleport (docs/teleport.md) on this port; 0 picks a free one,"
+                    + " -1 none. Needs peregrine-teleport.", Server.Builder::teleport, b -> String.valueOf(b.teleportPort)),
             new Setting("threads", "int", "Number of event loops.", (b, v) -> b.threads(parseInt(v)),
                     b -> "available processors"),
             new Setting("transport", "string", "`auto` (epoll where it runs, else NIO), `epoll`, `io_uring` (else as `auto`, one INFO line) or `nio`.",

@@ -44,8 +44,11 @@ public final class ClientRequest {
         return poolKey;
     }
 
-    /** The request line and fields as they go on the wire (do not modify). */
-    byte[] wireHead() {
+    /**
+     * The request's head as HTTP/1.1 puts it on the wire (request line, Host, fields, framing), built
+     * once: shared, not to be modified. Other transports that carry HTTP/1.1 messages (teleport) send it.
+     */
+    public byte[] wireHead() {
         return wireHead;
     }
 
@@ -59,8 +62,8 @@ public final class ClientRequest {
         return new ClientRequest(method, uri, headers, body, producer, producedLength);
     }
 
-    /** The streamed body's producer, or null when the body (if any) is in memory. */
-    BodyProducer producer() {
+    /** The streamed body's producer, or null when the body (if any) is {@link #body()}. */
+    public BodyProducer producer() {
         return producer;
     }
 

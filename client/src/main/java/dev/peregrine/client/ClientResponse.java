@@ -22,6 +22,14 @@ public final class ClientResponse {
         return new ClientResponse(reader.status(), reader.reason(), reader.namesCopy(), reader.valuesCopy(), body);
     }
 
+    /**
+     * A response read by another transport that carries HTTP/1.1 messages (teleport): field names and
+     * values in order, pairwise, kept as given; {@code body} is kept, not copied.
+     */
+    public static ClientResponse of(int status, String reason, List<String> names, List<String> values, byte[] body) {
+        return new ClientResponse(status, reason, names, values, body);
+    }
+
     ClientResponse(int status, String reason, List<String> names, List<String> values, byte[] body) {
         this.status = status;
         this.reason = reason;

@@ -23,6 +23,7 @@ import java.nio.file.Path;
  *   java -jar examples/target/peregrine-examples.jar fetch [-X METHOD] [-H 'Name: value']... [-d DATA|@file]
  *        [-i] [-n N] [--timeout 10s] URL
  *   java -jar examples/target/peregrine-examples.jar load -c CONNS -d SECONDS [--pipeline DEPTH] [--threads N] URL
+ *   java -jar examples/target/peregrine-examples.jar teleport-proxy --out host:port[,...] [flags of TeleportProxy]
  *   (or the PORT, THREADS, HTTPS_PORT, IDLE_TIMEOUT_MS, MAX_CONNECTIONS and METRICS environment
  *   variables; flags win)
  * </pre>
@@ -121,6 +122,10 @@ public final class PlaintextApp {
     public static void main(String[] args) {
         if (args.length > 0 && args[0].equals("fetch")) {
             Fetch.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("teleport-proxy")) {
+            TeleportProxy.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("load")) {

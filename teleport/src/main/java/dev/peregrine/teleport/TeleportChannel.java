@@ -1,0 +1,540 @@
+package dev.peregrine.teleport;
+
+import dev.peregrine.client.ClientException;
+import dev.peregrine.client.ClientResponse;
+import dev.peregrine.http1.ResponseReader;
+import dev.peregrine.loop.ConnectCallback;
+import dev.peregrine.loop.Connection;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.Protocol;
+import dev.peregrine.loop.Timeout;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One teleport connection of a {@link TeleportClient}, kept up across reconnects, on one loop:
+ * the client side of the protocol. Every method runs on that loop (calls arrive through its task
+ * queue); every timer (deadlines, batch delay, ping, reconnect backoff) is a node on its wheel.
+ * <pre>
+ *   DOWN --connect--&gt; CONNECTING --connected: hello--&gt; HELLO --0x00 + server hello--&gt; OPEN
+ *    ^                    | refused / failed / reason byte / bad hello: queued calls fail (CONNECT)  |
+ *    +--- backoff (100 ms doubling to 5 s) on the wheel &lt;---------------------------------------------+
+ *    ^                                                              closed, bad input, GOAWAY answered
+ *   OPEN: calls queue; the batch leaves after maxBatchDelay (a loop task when 0), or at maxBatchFrames
+ *         / maxBatchBytes: every queued call's REQUEST frame, one write. RESPONSE frames are matched by
+ *         id ({@link ResponseReader} reads each payload as exactly one message). Idle for pingInterval:
+ *         PING; no answer by the next: closed as dead.
+ * </pre>
+ * Bad input (an unknown frame, a RESPONSE for no call, a payload that is not one response, an
+ * oversized frame) closes this connection only; its calls fail with phase RESPONSE (one DEBUG line).
+ * A closed connection fails its calls in flight with phase CLOSED; calls beyond the in-flight cap
+ * (the smaller of the client's and the server's) fail at once with phase POOL.
+ */
+final class TeleportChannel implements Protocol, ConnectCallback {
+    private static final System.Logger LOG = System.getLogger("dev.peregrine.teleport");
+    private static final long MIN_BACKOFF = 100;
+    private static final long MAX_BACKOFF = 5_000;
+
+    enum State { DOWN, CONNECTING, HELLO, OPEN, CLOSED }
+
+    private final TeleportClient client;
+    final LoopContext loop;
+    private final InetSocketAddress address;
+    private final ResponseReader reader;
+    private State state = State.DOWN;
+    private Connection c;
+    private final ArrayDeque<TeleportCall> queued = new ArrayDeque<>();
+    private final Map<Integer, TeleportCall> inFlight = new HashMap<>();
+    /** Calls queued or in flight, read by the client's pick from any thread (a hint only). */
+    volatile int load;
+    private int nextId = 1;
+    private int peerMaxFrame = Handshake.MIN_FRAME;
+    private int cap;
+    private long backoff = MIN_BACKOFF;
+    private boolean readSinceTick;
+    private boolean pingOutstanding;
+    private boolean flushScheduled;
+    private boolean goingAway;
+    /** Deflate in either direction (as the hellos say), or null. */
+    private DeflateStream ds;
+    /** Counters for tests and metrics (written by the loop). */
+    volatile long batches;
+    volatile long framesSent;
+
+    private final Timeout batchTimer = new Timeout() {
+        @Override
+        protected void onTimeout() {
+            flushBatch();
+        }
+    };
+    private final Runnable batchTask = this::flushBatch;
+    private final Timeout pingTimer = new Timeout() {
+        @Override
+        protected void onTimeout() {
+            ping();
+        }
+    };
+    private final Timeout reconnectTimer = new Timeout() {
+        @Override
+        protected void onTimeout() {
+            connect();
+        }
+    };
+    private final Timeout helloTimer = new Timeout() {
+        @Override
+        protected void onTimeout() {
+            if (state == State.HELLO) {
+                drop(ClientException.Phase.CONNECT, "no teleport handshake answer within " + Handshake.TIMEOUT_MILLIS + " ms");
+            }
+        }
+    };
+
+    TeleportChannel(TeleportClient client, LoopContext loop, InetSocketAddress address) {
+        this.client = client;
+        this.loop = loop;
+        this.address = address;
+        this.reader = new ResponseReader(client.maxHeadSize, client.maxBodySize);
+    }
+
+    String hostKey() {
+        return address.getHostString() + ":" + address.getPort();
+    }
+
+    State state() {
+        return state;
+    }
+
+    // ---------------------------------------------------------------- calls (loop thread)
+
+    /** A call handed to this loop. */
+    void send(TeleportCall call) {
+        if (state == State.CLOSED) {
+            call.fail(ClientException.Phase.SHUTDOWN, "teleport client closed");
+            return;
+        }
+        if (state == State.DOWN) {
+            call.fail(ClientException.Phase.CONNECT, "teleport connection to " + hostKey() + " is down (reconnecting)");
+            return;
+        }
+        if (queued.size() + inFlight.size() >= limit()) {
+            call.fail(ClientException.Phase.POOL, "teleport: " + limit() + " requests already in flight to " + hostKey());
+            return;
+        }
+        if (call.payloadLength() > peerMaxFrame && state == State.OPEN) {
+            call.fail(ClientException.Phase.TOO_LARGE, "request above the server's frame limit (" + peerMaxFrame + " bytes)");
+            return;
+        }
+        queued.add(call);
+        load = queued.size() + inFlight.size();
+        loop.timers().schedule(call, client.timeoutMillis, loop.nowMillis());
+        if (state == State.OPEN) {
+            scheduleBatch();
+        }
+    }
+
+    private int limit() {
+        return state == State.OPEN ? cap : client.maxInFlight;
+    }
+
+    private void scheduleBatch() {
+        if (flushScheduled) {
+            return;
+        }
+        flushScheduled = true;
+        if (client.maxBatchDelayMillis > 0) {
+            loop.timers().schedule(batchTimer, client.maxBatchDelayMillis, loop.nowMillis());
+        } else {
+            loop.eventLoop().execute(batchTask); // behind the calls queued with this one: they share the write
+        }
+    }
+
+    /**
+     * Writes every queued call's frame; one write per batch (more at maxBatchFrames / maxBatchBytes).
+     * A write may fail and close the connection mid-batch: onClosed then fails every call (queued and
+     * in flight) and plans the reconnect, and the flush below clears what was put in the loop's buffer.
+     */
+    private void flushBatch() {
+        flushScheduled = false;
+        Connection conn = c;
+        if (state != State.OPEN || conn == null || !conn.isOpen()) {
+            return;
+        }
+        int frames = 0;
+        long bytes = 0;
+        while (!queued.isEmpty() && conn.isOpen()) {
+            TeleportCall call = queued.poll();
+            if (call.future.isDone()) {
+                continue; // timed out while queued: never sent
+            }
+            call.id = takeId();
+            inFlight.put(call.id, call);
+            byte[] head = call.request.wireHead();
+            byte[] body = call.request.body();
+            int length = call.payloadLength();
+            dev.peregrine.buffer.OutputSink to = frameOut();
+            if (to.out().remaining() < Frame.HEADER) {
+                to.drain();
+            }
+            Frame.writeHeader(to.out(), length, call.id, Frame.REQUEST);
+            to.append(head, 0, head.length);
+            if (body != null) {
+                to.append(body, 0, body.length);
+            }
+            framesSent++;
+            frames++;
+            bytes += Frame.HEADER + length;
+            if (frames >= client.maxBatchFrames || bytes >= client.maxBatchBytes) {
+                batches++;
+                flushOut(); // one compress per batch
+                conn.flush();
+                frames = 0;
+                bytes = 0;
+            }
+        }
+        if (frames > 0) {
+            batches++;
+            flushOut();
+        }
+        conn.flush(); // on a connection closed meanwhile this clears the loop's buffer
+    }
+
+    private int takeId() {
+        while (nextId == 0 || inFlight.containsKey(nextId)) {
+            nextId++;
+        }
+        return nextId++;
+    }
+
+    /** A call's deadline passed: it fails (READ) and, if written, the server is told to drop it. */
+    void timedOut(TeleportCall call) {
+        call.fail(ClientException.Phase.READ, "no teleport response within " + client.timeoutMillis + " ms");
+        if (call.id != 0 && state == State.OPEN && inFlight.get(call.id) == call) {
+            call.cancelled = true;
+            dev.peregrine.buffer.OutputSink to = frameOut();
+            if (to.out().remaining() < Frame.HEADER) {
+                to.drain();
+            }
+            Frame.writeHeader(to.out(), 0, call.id, Frame.CANCEL);
+            flushOut();
+            c.flush();
+        }
+    }
+
+    // ---------------------------------------------------------------- connecting
+
+    void connect() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        state = State.CONNECTING;
+        loop.eventLoop().connect(address, client.tls, this, client.connectTimeoutMillis, this);
+    }
+
+    @Override
+    public void connected(Connection connection) {
+        if (state == State.CLOSED) {
+            connection.close();
+            return;
+        }
+        this.c = connection;
+        state = State.HELLO;
+        ByteBuffer out = c.out();
+        Handshake.write(out, new Handshake.Hello(Handshake.VERSION, client.compression, client.maxFrame, client.maxInFlight));
+        c.flush();
+        loop.timers().schedule(helloTimer, Handshake.TIMEOUT_MILLIS, loop.nowMillis());
+    }
+
+    @Override
+    public void failed(IOException cause) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        LOG.log(System.Logger.Level.DEBUG, () -> "teleport connect to " + hostKey() + " failed: " + cause);
+        failAll(ClientException.Phase.CONNECT, "cannot connect to " + hostKey() + ": " + cause.getMessage());
+        down();
+    }
+
+    /** Waits out the backoff, then connects again. */
+    private void down() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        state = State.DOWN;
+        loop.timers().schedule(reconnectTimer, backoff, loop.nowMillis());
+        backoff = Math.min(MAX_BACKOFF, backoff * 2);
+    }
+
+    // ---------------------------------------------------------------- Protocol
+
+    @Override
+    public int onInput(Connection c, ByteBuffer buf, int start, int end) {
+        int pos = start;
+        readSinceTick = true;
+        if (state == State.HELLO) {
+            int status = buf.get(pos) & 0xFF;
+            if (status != Handshake.ACCEPTED) {
+                drop(ClientException.Phase.CONNECT, "teleport server refused: " + Handshake.reason(status));
+                return end;
+            }
+            int r = Handshake.check(buf, pos + 1, end, TeleportCompression.NONE, TeleportCompression.DEFLATE);
+            if (r == Handshake.NEED_MORE) {
+                return start;
+            }
+            if (r != Handshake.ACCEPTED) {
+                drop(ClientException.Phase.CONNECT, "bad teleport server hello: " + Handshake.reason(r));
+                return end;
+            }
+            Handshake.Hello h = Handshake.read(buf, pos + 1);
+            peerMaxFrame = h.maxFrame();
+            boolean reading = h.compression() == TeleportCompression.DEFLATE;
+            boolean writing = client.compression == TeleportCompression.DEFLATE;
+            ds = reading || writing ? new DeflateStream(reading, writing) : null;
+            cap = Math.min(client.maxInFlight, h.maxInFlight());
+            pos += 1 + Handshake.HELLO;
+            state = State.OPEN;
+            backoff = MIN_BACKOFF;
+            loop.timers().cancel(helloTimer);
+            loop.timers().schedule(pingTimer, client.pingIntervalMillis, loop.nowMillis());
+            while (queued.size() > cap) { // queued while connecting, beyond what the server takes
+                TeleportCall extra = queued.pollLast();
+                loop.timers().cancel(extra);
+                extra.fail(ClientException.Phase.POOL, "teleport: the server takes " + cap + " requests in flight");
+            }
+            load = queued.size();
+            if (!queued.isEmpty()) {
+                scheduleBatch();
+            }
+        }
+        if (ds != null && ds.reading()) {
+            return inflated(buf, pos, end);
+        }
+        int r = frames(buf, pos, end);
+        return r < 0 ? end : r;
+    }
+
+    /** Compressed input {@code [pos, end)}: inflated, its whole frames handled; all of it is taken. */
+    private int inflated(ByteBuffer buf, int pos, int end) {
+        while (state == State.OPEN) {
+            int took = ds.inflate(buf, pos, end, client.maxFrame + Frame.HEADER + 16 * 1024 - ds.in().position());
+            if (took < 0) {
+                drop(ClientException.Phase.RESPONSE, "corrupt deflate stream");
+                return end;
+            }
+            pos += took;
+            int r = frames(ds.in(), 0, ds.in().position());
+            if (r < 0) {
+                return end;
+            }
+            ds.consume(r);
+            if (pos >= end && !ds.full()) {
+                break;
+            }
+        }
+        flushOut();
+        return end;
+    }
+
+    /** Handles the whole frames of {@code [pos, end)}: where the rest begins, or -1 when the connection closed. */
+    private int frames(ByteBuffer buf, int pos, int end) {
+        while (pos < end && state == State.OPEN) {
+            int r = Frame.check(buf, pos, end, client.maxFrame);
+            if (r == Frame.NEED_MORE) {
+                break;
+            }
+            if (r < 0) {
+                drop(ClientException.Phase.RESPONSE, r == Frame.TOO_LARGE ? "frame above " + client.maxFrame + " bytes"
+                        : "unknown frame type " + Frame.type(buf, pos));
+                return -1;
+            }
+            if (!onFrame(buf, pos, r)) {
+                return -1;
+            }
+            pos = r;
+        }
+        if (ds == null || !ds.reading()) {
+            flushOut();
+        }
+        return pos;
+    }
+
+    /** Where frames go: the connection's batch, or the plain batch of a deflate stream. */
+    private dev.peregrine.buffer.OutputSink frameOut() {
+        return ds != null && ds.writing() ? ds.plain : c;
+    }
+
+    /** With deflate: the plain batch, compressed and sync-flushed, into the connection's batch. */
+    private void flushOut() {
+        if (ds != null && ds.writing() && c != null && c.isOpen()) {
+            ds.flush(c);
+        }
+    }
+
+    private boolean onFrame(ByteBuffer buf, int pos, int end) {
+        int id = Frame.id(buf, pos);
+        switch (Frame.type(buf, pos)) {
+            case Frame.RESPONSE:
+                return response(id, buf, pos + Frame.HEADER, end);
+            case Frame.PING:
+                if (end - pos == Frame.HEADER) {
+                    dev.peregrine.buffer.OutputSink to = frameOut();
+                    if (to.out().remaining() < Frame.HEADER + 1) {
+                        to.drain();
+                    }
+                    Frame.writeHeader(to.out(), 1, id, Frame.PING);
+                    to.out().put((byte) 1);
+                } else {
+                    pingOutstanding = false;
+                }
+                return true;
+            case Frame.GOAWAY:
+                goingAway = true; // every request up to its id is answered; later ones were not taken
+                if (inFlight.isEmpty()) {
+                    drop(ClientException.Phase.CLOSED, "teleport server going away");
+                    return false;
+                }
+                return true;
+            default:
+                drop(ClientException.Phase.RESPONSE, Frame.typeName(Frame.type(buf, pos)) + " frame sent to a client");
+                return false;
+        }
+    }
+
+    private boolean response(int id, ByteBuffer buf, int from, int to) {
+        TeleportCall call = inFlight.remove(id);
+        if (call == null) {
+            drop(ClientException.Phase.RESPONSE, "RESPONSE for id " + Integer.toUnsignedString(id) + ", which is not in flight");
+            return false;
+        }
+        load = queued.size() + inFlight.size();
+        reader.expect(call.head);
+        int r = reader.read(buf, from, to);
+        if (r == ResponseReader.NEED_MORE) {
+            r = reader.atEndOfInput(buf, from, to); // a body delimited by the frame's end
+        }
+        if (r != to) {
+            drop(ClientException.Phase.RESPONSE, "RESPONSE " + Integer.toUnsignedString(id) + " is not exactly one HTTP/1.1 response"
+                    + (r == ResponseReader.ERROR ? ": " + reader.error() : ""));
+            call.fail(ClientException.Phase.RESPONSE, "malformed teleport response");
+            return false;
+        }
+        loop.timers().cancel(call);
+        if (!call.cancelled) {
+            byte[] body = new byte[reader.bodyLength()];
+            buf.get(reader.bodyStart(), body);
+            call.future.complete(ClientResponse.of(reader.status(), reader.reason(), reader.namesCopy(), reader.valuesCopy(), body));
+        }
+        if (goingAway && inFlight.isEmpty()) {
+            drop(ClientException.Phase.CLOSED, "teleport server going away");
+            return false;
+        }
+        return true;
+    }
+
+    private void ping() {
+        if (state != State.OPEN) {
+            return;
+        }
+        if (pingOutstanding) {
+            drop(ClientException.Phase.READ, "no answer to PING within " + client.pingIntervalMillis + " ms");
+            return;
+        }
+        if (!readSinceTick && inFlight.isEmpty()) {
+            pingOutstanding = true;
+            dev.peregrine.buffer.OutputSink to = frameOut();
+            if (to.out().remaining() < Frame.HEADER) {
+                to.drain();
+            }
+            Frame.writeHeader(to.out(), 0, 0, Frame.PING);
+            flushOut();
+            c.flush();
+        }
+        readSinceTick = false;
+        loop.timers().schedule(pingTimer, client.pingIntervalMillis, loop.nowMillis());
+    }
+
+    /** Closes this connection (bad input, refusal, GOAWAY): its calls fail with {@code phase}; reconnects later. */
+    private void drop(ClientException.Phase phase, String why) {
+        LOG.log(System.Logger.Level.DEBUG, () -> "teleport connection to " + hostKey() + " closed: " + why);
+        failAll(phase, why);
+        if (c != null) {
+            c.releaseInput();
+            c.close(); // onClosed follows: it schedules the reconnect
+        }
+    }
+
+    private void failAll(ClientException.Phase phase, String why) {
+        for (TeleportCall call : inFlight.values()) {
+            loop.timers().cancel(call);
+            call.fail(phase, why);
+        }
+        inFlight.clear();
+        for (TeleportCall call : queued) {
+            loop.timers().cancel(call);
+            call.fail(phase, why);
+        }
+        queued.clear();
+        load = 0;
+    }
+
+    @Override
+    public void onInputOverflow(Connection c) {
+        drop(ClientException.Phase.TOO_LARGE, "frame larger than the largest input buffer");
+    }
+
+    @Override
+    public void onEndOfInput(Connection c) {
+        c.close();
+    }
+
+    @Override
+    public int timerPhase() {
+        return 0; // the channel's own nodes time everything
+    }
+
+    @Override
+    public long timeoutMillis(int phase) {
+        return 0;
+    }
+
+    @Override
+    public void onTimeout(Connection c, int phase) {
+    }
+
+    @Override
+    public void onShutdown(Connection c) {
+        c.close();
+    }
+
+    @Override
+    public void onClosed(Connection c) {
+        failAll(ClientException.Phase.CLOSED, "teleport connection to " + hostKey() + " closed");
+        loop.timers().cancel(pingTimer);
+        loop.timers().cancel(helloTimer);
+        loop.timers().cancel(batchTimer);
+        flushScheduled = false;
+        pingOutstanding = false;
+        goingAway = false;
+        if (ds != null) {
+            ds.end();
+            ds = null;
+        }
+        this.c = null;
+        down();
+    }
+
+    /** The client closes: no reconnect; calls under way fail (SHUTDOWN). */
+    void close() {
+        State was = state;
+        state = State.CLOSED;
+        loop.timers().cancel(reconnectTimer);
+        failAll(ClientException.Phase.SHUTDOWN, "teleport client closed");
+        if (c != null && was != State.DOWN) {
+            c.close();
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package dev.peregrine.teleport;
+
+/**
+ * The compression a side writes, stated in its hello ({@link Handshake}). Peregrine reads and writes
+ * {@link #NONE} and {@link #DEFLATE} ({@link DeflateStream}); a peer stating {@link #LZ4} is refused
+ * with {@link Handshake#REASON_UNSUPPORTED_COMPRESSION} (docs/teleport.md describes the coding for
+ * implementations that have it).
+ */
+public enum TeleportCompression {
+    NONE(0), DEFLATE(1), LZ4(2);
+
+    private final int code;
+
+    TeleportCompression(int code) {
+        this.code = code;
+    }
+
+    /** The byte in the hello. */
+    public int code() {
+        return code;
+    }
+
+    /** The compression of hello byte {@code code}, or null. */
+    public static TeleportCompression ofCode(int code) {
+        for (TeleportCompression c : values()) {
+            if (c.code == code) {
+                return c;
+            }
+        }
+        return null;
+    }
+}

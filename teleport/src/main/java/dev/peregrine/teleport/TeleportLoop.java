@@ -1,0 +1,62 @@
+package dev.peregrine.teleport;
+
+import dev.peregrine.ServerConfig;
+import dev.peregrine.http1.HeadParser;
+import dev.peregrine.http1.RequestFramer;
+import dev.peregrine.loop.LoopContext;
+import dev.peregrine.loop.Protocol;
+import dev.peregrine.loop.ProtocolFactory;
+import dev.peregrine.server.ServerLoop;
+import dev.peregrine.server.ServerSetup;
+
+/**
+ * The teleport server's state on one loop, shared by its connections: the HTTP/1.1 server's
+ * {@link ServerLoop} (router, request and response views, encoder, compressor: the same routes and
+ * handlers as the HTTP port), a head parser and framer of its own (each REQUEST payload is framed as
+ * a whole message), the router's parameter arrays, and the {@link FrameSink} responses are gathered
+ * in. Makes each accepted connection's {@link TeleportServerProtocol}.
+ *
+ * <p>Thread: the loop thread (built on the starting thread before the loop runs).
+ */
+final class TeleportLoop implements ProtocolFactory {
+    final ServerLoop http;
+    final ServerConfig config;
+    final RequestFramer framer;
+    final FrameSink sink = new FrameSink();
+    final int[] paramStarts = new int[16];
+    final int[] paramEnds = new int[16];
+    /** The largest REQUEST payload this server accepts (its hello's maxFrame). */
+    final int maxFrame;
+    final int maxInFlight;
+
+    TeleportLoop(LoopContext ctx, ServerSetup setup, int maxInFlight) {
+        this.http = new ServerLoop(ctx, setup);
+        this.config = setup.config();
+        HeadParser parser = new HeadParser(config.maxRequestLineLength(), config.maxHeadSize(), config.maxHeaderCount());
+        // Each payload is one whole message: nothing is streamed (no LARGE_BODY), the body is in the frame.
+        this.framer = new RequestFramer(parser, config.maxBodySize(), config.maxHeadSize(), Long.MAX_VALUE);
+        this.maxFrame = maxFrame(config);
+        this.maxInFlight = maxInFlight;
+    }
+
+    /** A whole request within the server's head and body limits, within the handshake's bounds. */
+    static int maxFrame(ServerConfig config) {
+        long m = (long) config.maxHeadSize() * 2 + config.maxBodySize();
+        return (int) Math.max(Handshake.MIN_FRAME, Math.min(Handshake.MAX_FRAME, m));
+    }
+
+    @Override
+    public Protocol newProtocol() {
+        return new TeleportServerProtocol(this);
+    }
+
+    @Override
+    public void onClock(long nowMillis) {
+        http.onClock(nowMillis);
+    }
+
+    @Override
+    public void free() {
+        http.free();
+    }
+}

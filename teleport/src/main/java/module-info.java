@@ -1,0 +1,11 @@
+/**
+ * Teleport (docs/teleport.md): HTTP/1.1 messages in id-tagged frames over one connection between
+ * Peregrine peers. A protocol on core's connection layer, which is why it reads {@code dev.peregrine}'s
+ * internal packages through qualified exports. It exports only {@code dev.peregrine.teleport}.
+ */
+module dev.peregrine.teleport {
+    requires transitive dev.peregrine;
+    requires transitive dev.peregrine.client;
+
+    exports dev.peregrine.teleport;
+}
