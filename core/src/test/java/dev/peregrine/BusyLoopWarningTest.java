@@ -65,12 +65,11 @@ class BusyLoopWarningTest {
                 th.start();
                 load.add(th);
             }
-            long deadline = System.nanoTime() + 20_000_000_000L;
-            while (s.metrics().busyLoopWarnings == 0 && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-                Thread.sleep(10); // polling a condition against a deadline
+            try {
+                dev.peregrine.testing.Await.until("a busy-loop warning", () -> s.metrics().busyLoopWarnings > 0);
+            } finally {
+                stop.set(true);
             }
-            stop.set(true);
             for (Thread th : load) {
                 th.join(30_000);
             }
