@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of a class that has a request and a response in scope and the few names examples lean on ({@code db},
  * {@code users}, {@code client}...: {@link Context}); a fragment starting with {@code .} continues
  * {@code Server.builder()}, and an ellipsis ({@code ...}) stands for "the rest", as a reader takes it.
- * (The README's examples are not covered yet: the README is being rewritten.)
+ * The README's {@code ```java} blocks are held to the same: a block that is a whole class (the hello
+ * world) is compiled as its own unit.
  */
 class JavadocExamplesTest {
     private static final Pattern EXAMPLE = Pattern.compile("<pre>\\{@code(.*?)}</pre>", Pattern.DOTALL);
@@ -47,8 +48,15 @@ class JavadocExamplesTest {
             void info(String line);
         }
 
+        /** A handler object with methods of its own, as {@code users::get} in the README uses it. */
+        public interface Users extends dev.peregrine.Handler {
+            void get(dev.peregrine.Request req, dev.peregrine.Response res) throws Exception;
+
+            void create(dev.peregrine.Request req, dev.peregrine.Response res) throws Exception;
+        }
+
         protected Db db;
-        protected dev.peregrine.Handler users;
+        protected Users users;
         protected Upstream client;
         protected Logger logger;
         protected String id;
@@ -64,8 +72,16 @@ class JavadocExamplesTest {
     record Example(String file, int line, String code) {
     }
 
+    private static final Pattern README_EXAMPLE = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+
     static List<Example> examples() throws IOException {
         List<Example> all = new ArrayList<>();
+        String readme = Files.readString(SOURCES.resolve("../../../../README.md"));
+        Matcher r = README_EXAMPLE.matcher(readme);
+        while (r.find()) {
+            int line = 1 + (int) readme.substring(0, r.start()).chars().filter(c -> c == '\n').count();
+            all.add(new Example("README.md", line, r.group(1).strip()));
+        }
         try (Stream<Path> files = Files.walk(SOURCES.resolve("dev/peregrine"))) {
             for (Path f : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".java")).sorted()::iterator) {
                 String s = Files.readString(f);
@@ -85,6 +101,9 @@ class JavadocExamplesTest {
 
     /** The example as a compilation unit: a class whose method holds it. */
     static String unit(String className, Example e) {
+        if (e.code().matches("(?s)^(import [^\\n]*\\n)*\\s*public class \\w+.*")) { // a whole class: its own unit
+            return "package dev.peregrine.docs;\n" + e.code().replaceFirst("public class \\w+", "class " + className);
+        }
         String code = e.code()
                 .replace("&lt;", "<").replace("&gt;", ">").replace("&#64;", "@").replace("&amp;", "&")
                 .replaceAll("\\{\\s*\\.\\.\\.\\s*}", "{ }")          // { ... }: a body left out
@@ -100,7 +119,8 @@ class JavadocExamplesTest {
         return "package dev.peregrine.docs;\n"
                 + "import dev.peregrine.*;\nimport dev.peregrine.web.*;\nimport dev.peregrine.files.*;\n"
                 + "import dev.peregrine.form.*;\nimport dev.peregrine.tls.*;\nimport java.nio.file.Path;\n"
-                + "import java.time.Duration;\nimport static org.junit.jupiter.api.Assertions.*;\n"
+                + "import java.time.Duration;\nimport java.util.NoSuchElementException;\n"
+                + "import static org.junit.jupiter.api.Assertions.*;\n"
                 + "@SuppressWarnings(\"all\")\nclass " + className + " extends JavadocExamplesTest.Context {\n"
                 + "    void example() throws Exception {\n"
                 + "// " + e.file() + ":" + e.line() + "\n" + code + "\n    }\n}\n";
