@@ -1,6 +1,6 @@
 package dev.peregrine.transport.iouring;
 
-import java.util.Locale;
+import dev.peregrine.transport.NativeProbe;
 
 /**
  * Whether the io_uring transport can run here, asked without risk: this class names no Netty type, and
@@ -32,24 +32,8 @@ public final class IoUringAvailability {
         }
 
         private static String probe() {
-            String os = System.getProperty("os.name", "unknown");
-            if (!os.toLowerCase(Locale.ROOT).startsWith("linux")) {
-                return "io_uring needs Linux, this is " + os;
-            }
-            try {
-                return firstLine(NettyIoUring.unavailabilityReason());
-            } catch (LinkageError e) {
-                // NoClassDefFoundError: netty-transport-native-io_uring is not on the class path.
-                return "netty-transport-native-io_uring cannot be loaded (" + firstLine(String.valueOf(e.getMessage())) + ")";
-            }
-        }
-
-        private static String firstLine(String s) {
-            if (s == null) {
-                return null;
-            }
-            int nl = s.indexOf('\n');
-            return nl < 0 ? s : s.substring(0, nl).trim();
+            // A lambda, not a method reference: NettyIoUring is resolved inside the probe's guard.
+            return NativeProbe.reason("io_uring", "netty-transport-native-io_uring", () -> NettyIoUring.unavailabilityReason());
         }
     }
 }
