@@ -531,7 +531,7 @@ final class WebSocketProtocol implements Protocol {
     public void onShutdown(Connection c) {
         inTurn = true;
         try {
-            startClose(CloseCodes.GOING_AWAY, "server stopping");
+            startClose(CloseCodes.GOING_AWAY, mask == null ? "server stopping" : "client closing");
         } finally {
             inTurn = false;
         }
