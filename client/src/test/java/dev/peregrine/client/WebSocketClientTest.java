@@ -209,6 +209,21 @@ class WebSocketClientTest {
 
     @ParameterizedTest
     @MethodSource("transports")
+    void closingTheHttpClientClosesItsSessionsWith1001(Transport t) throws Exception {
+        EchoServer sh = new EchoServer();
+        try (Server server = server(t, sh, null)) {
+            HttpClient client = HttpClient.builder().transport(t).build();
+            Recorder r = new Recorder();
+            client.webSocket(URI.create("ws://127.0.0.1:" + server.port() + "/ws/echo"), r).get(10, TimeUnit.SECONDS);
+            assertEquals("open", r.next());
+            sh.events.take();
+            client.close();
+            assertEquals("close:1001:client closing", sh.events.poll(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("transports")
     void aMessageOverTheClientsLimitIs1009(Transport t) throws Exception {
         EchoServer sh = new EchoServer();
         try (Server server = server(t, sh, null);
