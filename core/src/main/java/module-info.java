@@ -62,6 +62,7 @@ module dev.peregrine {
     exports dev.peregrine.http1 to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.loop to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.tls.engine to dev.peregrine.client, dev.peregrine.teleport;
+    exports dev.peregrine.websocket.engine to dev.peregrine.client;
     exports dev.peregrine.transport to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.transport.choice to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.transport.epoll to dev.peregrine.client, dev.peregrine.teleport;

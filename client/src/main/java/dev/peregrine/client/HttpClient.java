@@ -287,6 +287,30 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         });
     }
 
+    /**
+     * Opens a WebSocket connection (RFC 6455) to a {@code ws://} or {@code wss://} URI on this client's
+     * loops, with {@link dev.peregrine.websocket.WebSocketOptions#DEFAULTS} (permessage-deflate offered).
+     * See {@link #webSocket(java.net.URI, dev.peregrine.websocket.WebSocketOptions, dev.peregrine.websocket.WebSocketHandler)}.
+     */
+    public CompletableFuture<dev.peregrine.websocket.WebSocketSession> webSocket(java.net.URI uri,
+                                                                             dev.peregrine.websocket.WebSocketHandler handler) {
+        return webSocket(uri, dev.peregrine.websocket.WebSocketOptions.DEFAULTS, handler);
+    }
+
+    /**
+     * Opens a WebSocket connection to a {@code ws://} or {@code wss://} URI (docs/websocket.md,
+     * "Client"): the future completes with the session once the server's {@code 101} is checked, just
+     * before {@code handler.onOpen}, or fails with a {@link ClientException} (phase CONNECT, TLS,
+     * RESPONSE for a refused or wrong handshake, READ after {@code connectTimeout}, CLOSED). The
+     * session and callbacks are the server's; of {@code options}, the limits, timeouts, subprotocols
+     * (offered in order) and compression apply ({@code originCheck} is a server's). A bad URI throws
+     * IllegalArgumentException at the call.
+     */
+    public CompletableFuture<dev.peregrine.websocket.WebSocketSession> webSocket(java.net.URI uri,
+            dev.peregrine.websocket.WebSocketOptions options, dev.peregrine.websocket.WebSocketHandler handler) {
+        return WebSocketHandshake.open(this, uri, options, handler);
+    }
+
     /** The client's loops (a {@link PipelineClient} on this client uses them too). */
     List<LoopContext> loops() {
         return contexts;

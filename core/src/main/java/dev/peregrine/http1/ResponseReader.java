@@ -66,6 +66,8 @@ public final class ResponseReader {
     private int bodyStart;
     private int bodyLength;
     private int interim;
+    /** An Upgrade was requested ({@link #expectUpgrade}): a 101 is a final answer. */
+    private boolean upgrade;
     private String error;
     private Failure failure;
     /** Where the final response starts: after the interim responses skipped. */
@@ -94,6 +96,7 @@ public final class ResponseReader {
     /** Prepares for the response to a new request; {@code head} when that request is HEAD. */
     public void expect(boolean head) {
         headRequest = head;
+        upgrade = false;
         status = 0;
         headRel = 0;
         interim = 0;
@@ -103,6 +106,16 @@ public final class ResponseReader {
         if (chunked != null) {
             chunked.reset();
         }
+    }
+
+    /**
+     * Prepares for the answer to an {@code Upgrade} request (a WebSocket handshake): a {@code 101}
+     * is then the final head, returned by {@link #readHead} with no body framed (what follows it is the
+     * new protocol's, RFC 9110 §15.2.2).
+     */
+    public void expectUpgrade() {
+        expect(false);
+        upgrade = true;
     }
 
     /**
@@ -190,6 +203,11 @@ public final class ResponseReader {
                 return r == ERROR ? fail(parser.tooLarge() ? Failure.TOO_LARGE : Failure.MALFORMED, parser.error()) : r;
             }
             status = parser.code();
+            if (status == 101 && upgrade) {
+                headRel = r - responseStart;
+                bodyKind = NONE;
+                return r;
+            }
             if (status == 101) {
                 // RFC 9110 §15.2.2: only an answer to an Upgrade request, which this reader's callers
                 // do not send; what follows it is another protocol, not a response to read on.

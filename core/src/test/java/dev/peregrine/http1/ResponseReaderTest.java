@@ -128,6 +128,32 @@ class ResponseReaderTest {
     }
 
     @Test
+    void a101IsTheFinalHeadOnlyWhenAnUpgradeWasAsked() {
+        byte[] wire = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n\u0081\u0000".getBytes(StandardCharsets.ISO_8859_1);
+        int head = wire.length - 2; // the two bytes after it are the new protocol's
+        for (int split = 0; split <= wire.length; split++) { // every split point of the input
+            ResponseReader r = new ResponseReader(16 * 1024, 0);
+            r.expectUpgrade();
+            ByteBuffer b = ResponseFeeding.buffer(128);
+            b.put(0, wire);
+            int first = r.readHead(b, 0, split);
+            if (split < head) {
+                assertEquals(ResponseReader.NEED_MORE, first, "split " + split);
+                assertEquals(head, r.readHead(b, r.responseStart(), wire.length), "split " + split);
+            } else {
+                assertEquals(head, first, "split " + split);
+            }
+            assertEquals(101, r.status());
+            assertEquals(ResponseReader.BODY_NONE, r.bodyFraming());
+        }
+        ResponseReader plain = new ResponseReader(16 * 1024, 0);
+        plain.expect(false); // expect() forgets the upgrade: a 101 unasked for is still an error
+        ByteBuffer b = ResponseFeeding.buffer(128);
+        b.put(0, wire);
+        assertEquals(ResponseReader.ERROR, plain.readHead(b, 0, wire.length));
+    }
+
+    @Test
     void readHeadStopsAtTheHeadAndTellsTheFramingWithoutTheBodyLimit() {
         ResponseReader r = new ResponseReader(8192, 10);
         ByteBuffer b = ByteBuffer.wrap("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nabc"

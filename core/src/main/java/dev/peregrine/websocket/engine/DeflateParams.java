@@ -21,22 +21,91 @@ import java.util.Locale;
  *                                                                         client may use up to its N (§7.1.2.2)
  * </pre>
  * An offer with an unknown parameter, a duplicate, or a bad value is declined (§7.1); the next one is
- * tried. Immutable result; thread: any.
+ * tried.
+ *
+ * <p>The client side ({@link #CLIENT_OFFER}, {@link #fromResponse}): the client offers
+ * {@code permessage-deflate; client_max_window_bits} (it can inflate any window, and says the server
+ * may limit its own). It reads the server's answer as the same table seen from the other end: with
+ * {@code client_no_context_takeover} it resets its compressor per message, with
+ * {@code client_max_window_bits=N}, N &lt; 15, it sends its messages uncompressed (the same reason as
+ * above), {@code server_max_window_bits} and {@code server_no_context_takeover} need nothing of its
+ * Inflater. An answer it cannot accept (another extension, an unknown or duplicate parameter, a bad
+ * value) fails the handshake (§7.1: the client must fail the connection).
+ *
+ * <p>Immutable result; thread: any.
  */
 final class DeflateParams {
     final boolean serverNoContextTakeover;
     final boolean clientNoContextTakeover;
     /** Whether the server compresses what it sends: not when the client limited our window below 15 bits. */
     final boolean serverCompresses;
+    /** Whether the client compresses what it sends: not when the server limited its window below 15 bits. */
+    final boolean clientCompresses;
+    /** What a client offers in {@code Sec-WebSocket-Extensions}. */
+    static final String CLIENT_OFFER = "permessage-deflate; client_max_window_bits";
     /** The {@code Sec-WebSocket-Extensions} value of the response. */
     final String response;
 
     private DeflateParams(boolean serverNoContextTakeover, boolean clientNoContextTakeover, boolean serverCompresses,
-                          String response) {
+                          boolean clientCompresses, String response) {
         this.serverNoContextTakeover = serverNoContextTakeover;
         this.clientNoContextTakeover = clientNoContextTakeover;
         this.serverCompresses = serverCompresses;
+        this.clientCompresses = clientCompresses;
         this.response = response;
+    }
+
+    /**
+     * The client's reading of the server's {@code Sec-WebSocket-Extensions} answer to {@link #CLIENT_OFFER}:
+     * null when the server declined (no header); IllegalArgumentException saying why when the answer
+     * cannot be accepted.
+     */
+    static DeflateParams fromResponse(String header) {
+        if (header == null || header.trim().isEmpty()) {
+            return null;
+        }
+        if (header.indexOf(',') >= 0) {
+            throw new IllegalArgumentException("the server accepted more than one extension: " + header);
+        }
+        String[] parts = header.split(";");
+        if (!parts[0].trim().equalsIgnoreCase("permessage-deflate")) {
+            throw new IllegalArgumentException("the server accepted an extension that was not offered: " + header);
+        }
+        boolean serverNoTakeover = false;
+        boolean clientNoTakeover = false;
+        int serverBits = 0;
+        int clientBits = 0;
+        for (int i = 1; i < parts.length; i++) {
+            String p = parts[i].trim();
+            int eq = p.indexOf('=');
+            String name = (eq < 0 ? p : p.substring(0, eq)).trim().toLowerCase(Locale.ROOT);
+            String value = eq < 0 ? null : unquote(p.substring(eq + 1).trim());
+            boolean ok;
+            switch (name) {
+                case "server_no_context_takeover":
+                    ok = !serverNoTakeover && value == null;
+                    serverNoTakeover = true;
+                    break;
+                case "client_no_context_takeover":
+                    ok = !clientNoTakeover && value == null;
+                    clientNoTakeover = true;
+                    break;
+                case "server_max_window_bits":
+                    ok = serverBits == 0 && windowBits(value) > 0;
+                    serverBits = windowBits(value);
+                    break;
+                case "client_max_window_bits":
+                    ok = clientBits == 0 && windowBits(value) > 0; // §7.1.2.2: the answer carries a value
+                    clientBits = windowBits(value);
+                    break;
+                default:
+                    ok = false;
+            }
+            if (!ok) {
+                throw new IllegalArgumentException("unacceptable permessage-deflate answer: " + header);
+            }
+        }
+        return new DeflateParams(serverNoTakeover, clientNoTakeover, false, clientBits == 0 || clientBits == 15, null);
     }
 
     /** The accepted parameters, or null when no permessage-deflate offer can be honoured (or none was made). */
@@ -106,7 +175,7 @@ final class DeflateParams {
         if (serverBits != 0) {
             r.append("; server_max_window_bits=").append(serverBits);
         }
-        return new DeflateParams(serverNoTakeover, clientNoTakeover, serverBits == 0 || serverBits == 15, r.toString());
+        return new DeflateParams(serverNoTakeover, clientNoTakeover, serverBits == 0 || serverBits == 15, true, r.toString());
     }
 
     private static String unquote(String v) {

@@ -14,8 +14,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The WebSocket protocol (RFC 6455) on one server connection, after the handshake's {@code 101}
- * ({@link WebSocketRoute} switched the connection to it). Frames are read in place from the bytes
+ * The WebSocket protocol (RFC 6455) on one connection, after the handshake's {@code 101}
+ * ({@link WebSocketRoute} switched a server connection to it, {@link WebSocketClientEngine} a client's).
+ * The role is a {@link MaskSource}: a server's frames go unmasked and every frame it reads must be
+ * masked; a client ({@code mask} non-null) masks each frame with a fresh key, and a masked frame from
+ * the server is a protocol error (§5.1, 1002). The rest is the same for both. Frames are read in place from the bytes
  * the connection offers: a header is parsed only when whole (at most 14 bytes are left unconsumed
  * between reads), a data frame's payload is unmasked in place and consumed as it arrives (so it is
  * never unmasked twice), a control frame (at most 125 bytes) is consumed only when whole. A whole
@@ -68,6 +71,8 @@ final class WebSocketProtocol implements Protocol {
     private final WebSocketOptions opts;
     private final WebSocketHandler handler;
     private final DeflateParams deflate;
+    /** Null on a server; a client's source of masking keys. */
+    private final MaskSource mask;
     final WsSession session;
     private final FrameHeader header = new FrameHeader();
     private final PayloadView view = new PayloadView();
@@ -88,18 +93,24 @@ final class WebSocketProtocol implements Protocol {
     private int maskKey;
 
     WebSocketProtocol(WebSocketOptions opts, WebSocketHandler handler, DeflateParams deflate, WsSession session) {
+        this(opts, handler, deflate, session, null);
+    }
+
+    WebSocketProtocol(WebSocketOptions opts, WebSocketHandler handler, DeflateParams deflate, WsSession session, MaskSource mask) {
         this.opts = opts;
         this.handler = handler;
         this.deflate = deflate;
         this.session = session;
+        this.mask = mask;
     }
 
     @Override
     public void onOpen(Connection c) {
         this.c = c;
         this.message = new InboundMessage(c.context().pool(), opts.maxMessageSize());
-        if (deflate != null && deflate.serverCompresses) {
-            deflater = new MessageDeflater(c.context().pool(), deflate.serverNoContextTakeover);
+        if (deflate != null && (mask == null ? deflate.serverCompresses : deflate.clientCompresses)) {
+            deflater = new MessageDeflater(c.context().pool(),
+                    mask == null ? deflate.serverNoContextTakeover : deflate.clientNoContextTakeover);
         }
         session.bind(this, c);
         inTurn = true; // the 101 is in this connection's batch: frames sent from onOpen follow it
@@ -214,8 +225,8 @@ final class WebSocketProtocol implements Protocol {
     private int check() {
         int op = header.opcode();
         long len = header.payloadLength();
-        if (!header.masked()) {
-            return CloseCodes.PROTOCOL_ERROR; // §5.1: a client masks every frame
+        if (header.masked() != (mask == null)) {
+            return CloseCodes.PROTOCOL_ERROR; // §5.1: a client masks every frame, a server none
         }
         if (!FrameHeader.isKnown(op)) {
             return CloseCodes.PROTOCOL_ERROR; // §5.2: reserved opcode
@@ -244,7 +255,7 @@ final class WebSocketProtocol implements Protocol {
         switch (op) {
             case FrameHeader.OP_PING:
                 if (state == OPEN) {
-                    FrameOutput.frame(c, FrameWriter.FIN | FrameHeader.OP_PONG, buf, p, len);
+                    FrameOutput.frame(c, FrameWriter.FIN | FrameHeader.OP_PONG, buf, p, len, mask);
                 }
                 view.set(buf, p, len, false);
                 try {
@@ -366,7 +377,7 @@ final class WebSocketProtocol implements Protocol {
     /** Writes a close frame with {@code code} (0: none) and {@code reason}. */
     private void writeClose(int code, String reason) {
         if (code == 0) {
-            FrameOutput.frame(c, FrameWriter.FIN | FrameHeader.OP_CLOSE, new byte[0], 0, 0);
+            FrameOutput.frame(c, FrameWriter.FIN | FrameHeader.OP_CLOSE, new byte[0], 0, 0, mask);
             return;
         }
         byte[] r = reason.getBytes(StandardCharsets.UTF_8);
@@ -374,7 +385,7 @@ final class WebSocketProtocol implements Protocol {
         p[0] = (byte) (code >>> 8);
         p[1] = (byte) code;
         System.arraycopy(r, 0, p, 2, r.length);
-        FrameOutput.frame(c, FrameWriter.FIN | FrameHeader.OP_CLOSE, p, 0, p.length);
+        FrameOutput.frame(c, FrameWriter.FIN | FrameHeader.OP_CLOSE, p, 0, p.length, mask);
     }
 
     /** Starts the close handshake (§7.1.2): our close frame, then the peer's within closeTimeout. */
@@ -398,10 +409,10 @@ final class WebSocketProtocol implements Protocol {
         }
         if (compressible && deflater != null && length >= opts.compressionThreshold()) {
             deflater.compress(src.slice(from, length));
-            FrameOutput.frame(c, first | FrameWriter.RSV1, deflater.output(), 0, deflater.length());
+            FrameOutput.frame(c, first | FrameWriter.RSV1, deflater.output(), 0, deflater.length(), mask);
             deflater.releaseOutput();
         } else {
-            FrameOutput.frame(c, first, src, from, length);
+            FrameOutput.frame(c, first, src, from, length, mask);
         }
         return true;
     }
@@ -410,7 +421,14 @@ final class WebSocketProtocol implements Protocol {
         if (state != OPEN) {
             return false;
         }
-        FrameOutput.raw(c, frame);
+        if (mask == null) {
+            FrameOutput.raw(c, frame);
+        } else {
+            // A prepared frame is a server's (unmasked): a client sends its payload in a masked frame of its own.
+            int len7 = frame[1] & 0x7F;
+            int h = len7 == 126 ? 4 : len7 == 127 ? 10 : 2;
+            FrameOutput.frame(c, frame[0] & 0xFF, frame, h, frame.length - h, mask);
+        }
         return true;
     }
 
@@ -418,7 +436,7 @@ final class WebSocketProtocol implements Protocol {
         if (state != OPEN) {
             return false;
         }
-        FrameOutput.frame(c, FrameWriter.FIN | FrameHeader.OP_PING, data, 0, data.length);
+        FrameOutput.frame(c, FrameWriter.FIN | FrameHeader.OP_PING, data, 0, data.length, mask);
         return true;
     }
 
@@ -513,7 +531,7 @@ final class WebSocketProtocol implements Protocol {
     public void onShutdown(Connection c) {
         inTurn = true;
         try {
-            startClose(CloseCodes.GOING_AWAY, "server stopping");
+            startClose(CloseCodes.GOING_AWAY, mask == null ? "server stopping" : "client closing");
         } finally {
             inTurn = false;
         }

@@ -37,4 +37,28 @@ class DeflateParamsTest {
         assertNull(DeflateParams.negotiate("permessage-deflate; unknown"));
         assertEquals("permessage-deflate", DeflateParams.negotiate("permessage-deflate; foo, permessage-deflate").response);
     }
+
+    @Test
+    void theClientReadsTheServersAnswerFromItsEnd() {
+        assertNull(DeflateParams.fromResponse(null)); // declined: no compression, not a failure
+        DeflateParams p = DeflateParams.fromResponse("permessage-deflate");
+        assertTrue(p.clientCompresses);
+        assertFalse(p.clientNoContextTakeover);
+        p = DeflateParams.fromResponse("permessage-deflate; client_no_context_takeover; server_max_window_bits=10");
+        assertTrue(p.clientNoContextTakeover); // the client resets its compressor per message
+        assertTrue(p.clientCompresses);        // the server's window limit concerns only its Inflater-side peer
+        p = DeflateParams.fromResponse("permessage-deflate; client_max_window_bits=9");
+        assertFalse(p.clientCompresses);       // Deflater cannot use 9 bits: the client sends uncompressed
+        assertTrue(DeflateParams.fromResponse("permessage-deflate; client_max_window_bits=15").clientCompresses);
+    }
+
+    @Test
+    void anAnswerTheClientCannotAcceptFailsTheHandshake() {
+        for (String bad : new String[]{"x-webkit-deflate-frame", "permessage-deflate, permessage-deflate",
+                "permessage-deflate; client_max_window_bits", "permessage-deflate; server_max_window_bits=7",
+                "permessage-deflate; server_no_context_takeover; server_no_context_takeover",
+                "permessage-deflate; client_no_context_takeover=1", "permessage-deflate; unknown"}) {
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> DeflateParams.fromResponse(bad), bad);
+        }
+    }
 }
