@@ -73,6 +73,14 @@ final class OpenFileCache implements AutoCloseable {
          * without a lock: a stale read may evict a file used a moment ago, never a wrong one.
          */
         long usedNanos;
+        /**
+         * Compressed copies by {@code Coding.ordinal()} ({@link CompressedVariants}): null, PENDING, SKIPPED
+         * or the bytes. Copy on write: changed under the cache's lock and published whole through this
+         * volatile field, read without a lock. Made at first use: a file never asked for compressed has none.
+         */
+        private volatile Object[] variants;
+        /** Bytes of {@link #variants} counted against the budget; guarded by the cache. */
+        private long variantBytes;
         private int refs;
         private boolean dropped;
         private boolean closed;
@@ -100,6 +108,12 @@ final class OpenFileCache implements AutoCloseable {
             return b.array();
         }
 
+        /** The slot of {@code coding}: null, {@link CompressedVariants#PENDING}, {@code SKIPPED} or the bytes. */
+        Object variant(dev.peregrine.compress.Coding coding) {
+            Object[] v = variants;
+            return v == null ? null : v[coding.ordinal()];
+        }
+
         boolean sameAs(BasicFileAttributes a) {
             return a.isRegularFile() && a.size() == size && a.lastModifiedTime().toMillis() == modifiedMillis
                     && java.util.Objects.equals(a.fileKey(), fileKey);
@@ -115,6 +129,8 @@ final class OpenFileCache implements AutoCloseable {
 
     private final int capacity;
     private final long validNanos;
+    /** Compressed copies held by the entries, at most {@link CompressedVariants#BUDGET}. */
+    private long variantBytes;
     /** Read without a lock by lookups; changed under this object's lock. */
     private final ConcurrentHashMap<PathKey, OpenFile> files;
     private int open;
@@ -219,6 +235,48 @@ final class OpenFileCache implements AutoCloseable {
         }
     }
 
+    /**
+     * Claims {@code f}'s empty slot for {@code coding} (marks it PENDING) for the caller to fill with
+     * {@link #holdVariant}; false if it is not empty or {@code f} was dropped.
+     */
+    synchronized boolean claimVariant(OpenFile f, dev.peregrine.compress.Coding coding) {
+        if (f.dropped) {
+            return false;
+        }
+        Object[] v = f.variants;
+        if (v == null) {
+            v = new Object[dev.peregrine.compress.Coding.values().length];
+        } else if (v[coding.ordinal()] != null) {
+            return false;
+        } else {
+            v = v.clone(); // published whole through the volatile field: readers see a complete array
+        }
+        v[coding.ordinal()] = CompressedVariants.PENDING;
+        f.variants = v;
+        return true;
+    }
+
+    /**
+     * Fills the slot {@link #claimVariant} claimed: with {@code bytes} when they fit the budget and
+     * {@code f} is still cached (true), else SKIPPED (false; null {@code bytes} too).
+     */
+    synchronized boolean holdVariant(OpenFile f, dev.peregrine.compress.Coding coding, byte[] bytes) {
+        boolean keep = bytes != null && !f.dropped && variantBytes + bytes.length <= CompressedVariants.BUDGET;
+        Object[] v = f.variants.clone();
+        v[coding.ordinal()] = keep ? bytes : CompressedVariants.SKIPPED;
+        f.variants = v;
+        if (keep) {
+            f.variantBytes += bytes.length;
+            variantBytes += bytes.length;
+        }
+        return keep;
+    }
+
+    /** Compressed bytes held now (tests). */
+    synchronized long variantBytes() {
+        return variantBytes;
+    }
+
     /** Files open now (cached, or dropped but still being sent). */
     synchronized int openCount() {
         return open;
@@ -258,6 +316,8 @@ final class OpenFileCache implements AutoCloseable {
             return;
         }
         f.dropped = true;
+        variantBytes -= f.variantBytes; // the copies go with the entry (a response sending one keeps its array)
+        f.variantBytes = 0;
         if (f.refs == 0) {
             f.closed = true;
             open--;

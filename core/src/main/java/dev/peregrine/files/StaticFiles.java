@@ -42,9 +42,13 @@ import java.util.Locale;
  *       of preference, to clients whose Accept-Encoding takes them (q &gt; 0), with
  *       {@code Content-Encoding} and {@code Vary: Accept-Encoding}; their validators are their own (the
  *       sibling's size and time, the ETag suffixed with the coding), so replacing a sibling changes them.</li>
+ *   <li>Without a sibling, a text file (by {@link StaticOptions.Builder#compression}: type and size) is
+ *       compressed in the coding the client prefers, once per file version, and the bytes kept with its
+ *       open-file entry ({@link CompressedVariants}); the ETag is the file's suffixed with the coding.
+ *       Ranges, and clients that accept no coding, get the file itself.</li>
  *   <li>Bodies go out through {@code res.sendFile}: zero-copy ({@code sendfile}) on plain HTTP, through
  *       the loop's pooled buffers on TLS; cached files up to {@link OpenFileCache#IN_MEMORY_MAX} bytes are
- *       held in memory and leave with their head in one write (never compressed on the fly either).</li>
+ *       held in memory and leave with their head in one write (compressed only through their cached copy).</li>
  *   <li>Open files are kept in a bounded cache ({@link OpenFileCache}, {@code openFileCache} files, LRU): a
  *       request for a cached file costs one {@code stat}, which also validates it (size, modification
  *       time, inode; none within {@code StaticOptions.cacheValid}); a changed file is opened again. They
@@ -69,6 +73,10 @@ public final class StaticFiles implements Handler, AutoCloseable {
     private final StaticOptions options;
     /** Open files by request path, or null when {@link StaticOptions#openFileCache} is 0. */
     private final OpenFileCache cache;
+    /** Compressed copies of cached text files, or null (no {@link StaticOptions#compression}, or no cache). */
+    private final CompressedVariants variants;
+    /** Whether answers depend on Accept-Encoding (precompressed siblings or compressed copies): Vary. */
+    private final boolean varies;
 
     /**
      * @throws IllegalArgumentException when {@code root} is not a directory
@@ -85,6 +93,8 @@ public final class StaticFiles implements Handler, AutoCloseable {
         this.root = root;
         this.options = options;
         this.cache = options.openFileCache > 0 ? new OpenFileCache(options.openFileCache, options.cacheValidMillis) : null;
+        this.variants = cache != null && options.compression != null ? new CompressedVariants(options.compression, cache) : null;
+        this.varies = options.precompressed || variants != null;
     }
 
     @Override
@@ -133,8 +143,9 @@ public final class StaticFiles implements Handler, AutoCloseable {
         Path body = file;
         OpenFileCache.OpenFile bodyFile = cached;
         String range = req.header("Range");
-        CharSequence acceptEncoding = options.precompressed && range == null ? req.headerView("Accept-Encoding") : null;
-        if (acceptEncoding != null) {
+        CharSequence acceptEncoding = varies && range == null ? req.headerView("Accept-Encoding") : null;
+        byte[] compressed = null;
+        if (acceptEncoding != null && options.precompressed) {
             for (String[] e : StaticOptions.ENCODINGS) {
                 if (!AcceptEncoding.accepts(acceptEncoding, e[0])) {
                     continue;
@@ -176,6 +187,18 @@ public final class StaticFiles implements Handler, AutoCloseable {
                 break;
             }
         }
+        if (acceptEncoding != null && encoding == null && variants != null && cached != null
+                && variants.eligible(size, mediaType(file, cached))) {
+            dev.peregrine.compress.Coding coding = variants.choose(acceptEncoding);
+            compressed = coding == null ? null : variants.variant(cached, coding);
+            if (compressed != null) {
+                // The file's own version in another coding: the identity's validators, the ETag marked with the
+                // coding (RFC 9110 §8.8.3), Last-Modified unchanged (the same file version).
+                encoding = coding.token();
+                size = compressed.length;
+                etag = cached.etag.substring(0, cached.etag.length() - 1) + "-" + encoding + "\"";
+            }
+        }
         // RFC 9110 §13.2.2: the order in which preconditions are evaluated.
         CharSequence ifMatch = req.headerView("If-Match"); // views: the 304 path allocates nothing here
         boolean failed = ifMatch != null ? !Validators.matches(ifMatch, etag, false)
@@ -215,6 +238,13 @@ public final class StaticFiles implements Handler, AutoCloseable {
             }
             // malformed, too many or overlapping: the whole file (200); also for a Response of the
             // caller's own, which cannot stream parts (RFC 9110 §14.2: a server may ignore Range)
+        }
+        if (compressed != null) {
+            if (res instanceof ResponseView view) {
+                view.sendAsIs(); // compressed already (the server's compressor would leave it anyway: Content-Encoding)
+            }
+            res.body(compressed);
+            return;
         }
         send(res, bodyFile, body, 0, size);
     }
@@ -271,7 +301,7 @@ public final class StaticFiles implements Handler, AutoCloseable {
             }
             view.fields(fields); // the same bytes for every 304 of this file: no per-request checks
         } else {
-            if (options.precompressed) {
+            if (varies) {
                 res.header("Vary", "Accept-Encoding");
             }
             res.header("ETag", etag);
@@ -294,7 +324,7 @@ public final class StaticFiles implements Handler, AutoCloseable {
             }
             view.fields(fields);
         } else {
-            if (options.precompressed) {
+            if (varies) {
                 res.header("Vary", "Accept-Encoding");
             }
             res.header("ETag", etag).header("Last-Modified", lastModified).header("Accept-Ranges", "bytes");
@@ -302,6 +332,13 @@ public final class StaticFiles implements Handler, AutoCloseable {
                 res.header("Cache-Control", options.cacheControl);
             }
         }
+        String type = mediaType(file, cached);
+        res.contentType(type);
+        return type;
+    }
+
+    /** The media type of {@code file}, remembered in its cache entry {@code cached} (may be null). */
+    private String mediaType(Path file, OpenFileCache.OpenFile cached) {
         String type = cached != null ? cached.mediaType : null;
         if (type == null) {
             type = mediaType(file.getFileName().toString());
@@ -309,7 +346,6 @@ public final class StaticFiles implements Handler, AutoCloseable {
                 cached.mediaType = type;
             }
         }
-        res.contentType(type);
         return type;
     }
 
@@ -319,7 +355,7 @@ public final class StaticFiles implements Handler, AutoCloseable {
      */
     private byte[] fields(String etag, String lastModified) {
         StringBuilder b = new StringBuilder(160);
-        if (options.precompressed) {
+        if (varies) {
             b.append("Vary: Accept-Encoding\r\n");
         }
         b.append("ETag: ").append(etag).append("\r\n");
@@ -335,6 +371,9 @@ public final class StaticFiles implements Handler, AutoCloseable {
     /** Closes the cached open files (the server stopped); the cache fills again if the handler is used again. */
     @Override
     public void close() {
+        if (variants != null) {
+            variants.close();
+        }
         if (cache != null) {
             cache.close();
         }

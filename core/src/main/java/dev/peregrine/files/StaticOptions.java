@@ -21,11 +21,13 @@ public final class StaticOptions {
     final int openFileCache;
     final long cacheValidMillis;
     final Map<String, String> mediaTypes;
+    final dev.peregrine.Compression compression;
 
     private StaticOptions(Builder b) {
         index = b.index;
         cacheControl = b.cacheControl;
         precompressed = b.precompressed;
+        compression = b.compression;
         allowHidden = b.allowHidden;
         followSymlinksOut = b.followSymlinksOut;
         maxRanges = b.maxRanges;
@@ -57,6 +59,7 @@ public final class StaticOptions {
         private int openFileCache = 256;
         private long cacheValidMillis;
         private final Map<String, String> mediaTypes = new HashMap<>();
+        private dev.peregrine.Compression compression = dev.peregrine.Compression.defaults();
 
         private Builder() {
         }
@@ -87,6 +90,21 @@ public final class StaticOptions {
         /** Whether {@code .br}, {@code .zst} and {@code .gz} siblings are served to clients that accept them (default on). */
         public Builder precompressed(boolean on) {
             this.precompressed = on;
+            return this;
+        }
+
+        /**
+         * How text files are compressed for clients that accept a coding and have no precompressed sibling
+         * (default {@link dev.peregrine.Compression#defaults()}: br, zstd where their libraries load, gzip and
+         * deflate, for text, JSON, JavaScript, XML and SVG of at least 1 KiB); null serves every file as it is
+         * on disk. Each file version is compressed once per coding and the bytes kept with the open file
+         * (up to 8 MiB per file and 64 MiB per directory; larger files leave uncompressed; files up to 64 KiB
+         * are compressed by the first request, larger ones in the background while identity is sent). Needs
+         * the open-file cache ({@link #openFileCache} above 0). Independent of the server's
+         * {@code compression(...)}, which covers bodies in memory.
+         */
+        public Builder compression(dev.peregrine.Compression compression) {
+            this.compression = compression;
             return this;
         }
 
