@@ -1,7 +1,8 @@
 # Sourced by bench-peers (PAIRS and ROUNDS; uses its $peers, $args and the harness's knobs): starts the
 # named servers the way the peer harness starts them, warms them up, and measures windows of wrk load with
 # the scripts' one definition of server CPU per request (scripts/lib/cpu.sh). Each window appends a line
-# to $results (server, scenario, round, ns/request, disturbed 0/1) for round_medians
+# to $results (server, scenario, round, ns/request, disturbed 0/1) and the same with the busiest thread's
+# CPU only to $results.loop, for round_medians
 # (scripts/lib/round-medians.sh) and prints it.
 
 source scripts/lib/cpu.sh
@@ -80,18 +81,20 @@ warm_up() { # i seconds: one unmeasured run per scenario
 }
 
 measure_window() { # i scenario round seconds
-  local i=$1 s=$2 r=$3 p0 b0 p1 b1 out real wu ws req ns other
-  p0=$(proc_cpu_ticks "${pids[i]}") b0=$(busy_ticks)
+  local i=$1 s=$2 r=$3 p0 b0 p1 b1 t0 t1 out real wu ws req ns loop other
+  t0=$(thread_ticks "${pids[i]}") p0=$(proc_cpu_ticks "${pids[i]}") b0=$(busy_ticks)
   out=$({ TIMEFORMAT='%R %U %S'; time run_wrk "${ports[i]}" "$s" "$4" 2>&1; } 2>&1)
-  p1=$(proc_cpu_ticks "${pids[i]}") b1=$(busy_ticks)
+  p1=$(proc_cpu_ticks "${pids[i]}") b1=$(busy_ticks) t1=$(thread_ticks "${pids[i]}")
   read -r real wu ws <<<"$(tail -1 <<<"$out")"
   req=$(wrk_requests <<<"$out")
   ns=$(cpu_ns_per_request $((p1 - p0)) "$req")
+  loop=$(cpu_ns_per_request "$(busiest_thread_delta "$t0" "$t1")" "$req")
   other=$(other_cpu_pct $((b1 - b0)) $((p1 - p0)) "$(awk -v u="$wu" -v s="$ws" 'BEGIN { print u + s }')" "$real")
   local mark=""
   ((other > 10)) && mark='!'
-  printf '%-16s %-9s r%-3d %9d responses  srv %6d ns/req  other %3d%s\n' "${names[i]}" "$s" "$r" "$req" "$ns" "$other" "$mark"
+  printf '%-16s %-9s r%-3d %9d responses  srv %6d ns/req  loop %6d ns/req  other %3d%s\n' "${names[i]}" "$s" "$r" "$req" "$ns" "$loop" "$other" "$mark"
   printf '%s\t%s\t%d\t%d\t%d\n' "${names[i]}" "$s" "$r" "$ns" "$((other > 10))" >>"$results"
+  printf '%s\t%s\t%d\t%d\t%d\n' "${names[i]}" "$s" "$r" "$loop" "$((other > 10))" >>"$results.loop"
 }
 
 # wait_quiet: up to QUIET_WAIT seconds (default 60) for other processes to use under 10% of a core, as the

@@ -31,4 +31,6 @@ done
 
 source scripts/lib/round-medians.sh
 round_medians "$results"
+echo "# the same with the busiest thread's CPU only (the event loop: JIT, GC and other threads left out)"
+round_medians "$results.loop"
 rm -rf "$logdir"
