@@ -8,9 +8,13 @@ import dev.peregrine.transport.NativeEndpoint;
 import dev.peregrine.transport.NativeEventLoop;
 import dev.peregrine.transport.ReadPump;
 
+import dev.peregrine.transport.epoll.EpollAvailability;
+import dev.peregrine.transport.epoll.FileSender;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 
 /**
  * One connection on an io_uring {@link NativeEventLoop}: the {@link SocketEndpoint} its
@@ -75,6 +79,9 @@ final class IoUringEndpoint implements NativeEndpoint {
 
     private boolean writing;
     private boolean closed;
+    /** sendfile on this socket, made at the first file sent; null before, or when it cannot be had. */
+    private FileSender files;
+    private boolean noFiles;
     /** Output given to the kernel or waiting for it: {@code [sendHead, sendTail)}; lent only while non-empty. */
     private ByteBuffer sendBuf;
     private int sendHead;
@@ -240,6 +247,52 @@ final class IoUringEndpoint implements NativeEndpoint {
         }
     }
 
+    /**
+     * {@code sendfile(2)} straight from the file to this socket (the ring has no sendfile, and splicing
+     * needs the file's descriptor number, which the JDK does not give; {@link FileSender} reaches the
+     * call as epoll does). Bytes copied for earlier writes leave first: while a send is in flight or
+     * waiting this returns 0, and the send's completion reports writability (the caller has asked for
+     * it), after which the file goes. A full socket returns 0 too, and the caller's write interest arms a
+     * {@code POLLOUT} poll. Where sendfile cannot be had, -1: files are copied through the pool (one INFO
+     * line says so).
+     */
+    @Override
+    public long transferFile(FileChannel file, long position, long count) throws IOException {
+        if (closed || noFiles) {
+            return -1;
+        }
+        if (sendBuf != null) {
+            return 0;
+        }
+        if (files == null) {
+            files = sendFileHere() ? FileSender.forDescriptor(fd.descriptor()) : null;
+            if (files == null) {
+                noFiles = true;
+                return -1;
+            }
+        }
+        long n = files.send(file, position, count);
+        if (n > 0) {
+            loop.context().metrics().sendfileBytes += n;
+        }
+        return n;
+    }
+
+    /** Whether sendfile's library (Netty epoll's, which carries it) loads here; says once when not. */
+    private static boolean sendFileHere() {
+        if (EpollAvailability.isAvailable()) {
+            return true;
+        }
+        if (!noSendFileSaid) {
+            noSendFileSaid = true;
+            System.getLogger("dev.peregrine").log(System.Logger.Level.INFO, "io_uring: no sendfile ("
+                    + EpollAvailability.unavailabilityReason() + "); files are sent through the loop's buffers");
+        }
+        return false;
+    }
+
+    private static volatile boolean noSendFileSaid;
+
     @Override
     public void readInterest(boolean on) {
         pump.readInterest(on);
@@ -269,6 +322,10 @@ final class IoUringEndpoint implements NativeEndpoint {
         }
         closed = true;
         pump.close();
+        if (files != null) {
+            files.forget(); // the descriptor's number is not ours once it closes
+            files = null;
+        }
         loop.unlink(pump);
         limit.release();
         if (sendBuf != null && sendHead < sendTail) {

@@ -257,6 +257,11 @@ final class NettyIoUring {
             return socket.localAddress().getPort();
         }
 
+        /** The descriptor's number (for a {@code FileSender}; valid until {@link #close}). */
+        int descriptor() {
+            return socket.intValue();
+        }
+
         /** The peer's address ({@code getpeername}), or null when the socket no longer has one. */
         InetSocketAddress remoteAddress() {
             return socket.remoteAddress();
