@@ -93,14 +93,8 @@ final class IoUringEndpoint implements NativeEndpoint {
     private boolean sendWaiting;
     /** Closed with bytes still to send: they go out before the descriptor closes ({@link #close}). */
     private boolean lingering;
-    private final dev.peregrine.loop.Timeout linger = new dev.peregrine.loop.Timeout() {
-        @Override
-        protected void onTimeout() {
-            if (lingering) {
-                endLinger(); // the peer does not read: what it has not taken is dropped
-            }
-        }
-    };
+    /** The linger's timer node, made by the first close that lingers (an idle connection holds none). */
+    private dev.peregrine.loop.Timeout linger;
 
     /** Takes over {@code fd}, whose slot in {@code limit} is released when it closes. */
     IoUringEndpoint(NativeEventLoop loop, IoUringIo io, NettyIoUring.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
@@ -333,6 +327,14 @@ final class IoUringEndpoint implements NativeEndpoint {
             // so these are sent before the descriptor closes, for at most LINGER_MILLIS.
             lingering = true;
             loop.linger(pump);
+            linger = new dev.peregrine.loop.Timeout() {
+                @Override
+                protected void onTimeout() {
+                    if (lingering) {
+                        endLinger(); // the peer does not read: what it has not taken is dropped
+                    }
+                }
+            };
             loop.context().timers().schedule(linger, LINGER_MILLIS, loop.context().nowMillis());
             return;
         }
