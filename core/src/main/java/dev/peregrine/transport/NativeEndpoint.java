@@ -18,10 +18,10 @@ public interface NativeEndpoint extends SocketEndpoint, Readiness {
 
     /**
      * A read showed the socket empty (short, 0): readiness-based transports wait for the next event;
-     * a completion-based one arms its poll here.
+     * a completion-based one arms its poll here. (Not a default method: a request would enter one more
+     * class, {@code scripts/trace-get} counts them.)
      */
-    default void readDrained() {
-    }
+    void readDrained();
 
     /**
      * An accepted socket: registers it on the loop and arms its input. A connected outbound socket is

@@ -71,6 +71,11 @@ final class EpollEndpoint implements NativeEndpoint {
         return fd.read(dst);
     }
 
+    /** Edge-triggered: the next arrival raises a new event; nothing to arm. */
+    @Override
+    public void readDrained() {
+    }
+
     @Override
     public int write(ByteBuffer src) throws IOException {
         return fd.write(src);
