@@ -9,8 +9,6 @@ import dev.peregrine.tls.engine.TlsContext;
 import dev.peregrine.transport.TransportEngine;
 import dev.peregrine.transport.TransportServer;
 import dev.peregrine.transport.choice.TransportChoice;
-import dev.peregrine.transport.epoll.EpollTransport;
-import dev.peregrine.transport.iouring.IoUringTransport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -47,8 +45,7 @@ final class ServerLaunch {
         OpsEndpoints.register(b, b.self);
         dev.peregrine.jfr.PeregrineEvents.init(); // JFR event types registered now, not at the first request
         TransportEngine transport = TransportChoice.select(config.transport());
-        Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL
-                : transport instanceof IoUringTransport ? Transport.IO_URING : Transport.NIO;
+        Transport chosen = Transport.parse(transport.name());
         if (b.http2) {
             b.protocolSwitches = dev.peregrine.server.Http2Setup.register(b.protocolSwitches, dev.peregrine.h2.Http2Settings.DEFAULTS);
         }

@@ -35,9 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Files sent zero-copy ({@code sendfile(2)}: the JDK's {@code transferTo} on NIO, Netty's call on epoll;
- * io_uring has no sendfile and copies them through the loop's buffers, which the same scenarios check
- * with {@link Metrics#bytesOut} and {@code sendfileBytes == 0})
+ * Files sent zero-copy ({@code sendfile(2)}: the JDK's {@code transferTo} on NIO, Netty's call on epoll,
+ * the same call on io_uring's sockets after the ring's sends before it completed)
  * over real sockets: byte-exact with the JDK client and curl, from cached and uncached files and from an
  * offset; a reader that stops until the socket is full and then reads on (edge-triggered writability on
  * epoll), one that never reads (the write timeout closes it), one that closes mid-file (its file and
@@ -58,24 +57,14 @@ class SendfileTest extends ServerTestBase {
         super(factory);
     }
 
-    /** Whether this transport sends files by {@code sendfile(2)}; io_uring copies them. */
-    private boolean kernelSends() {
-        return !factory.transport.equals("io_uring");
-    }
-
-    /** File bytes that left: by sendfile, or on io_uring every byte written (heads included). */
+    /** File bytes that left by sendfile. */
     private long fileBytesOut() {
-        return kernelSends() ? server.metrics().sendfileBytes : server.metrics().bytesOut;
+        return server.metrics().sendfileBytes;
     }
 
-    /** The file bytes counted once the loop has sent {@code expected} of them (at least, where heads count too). */
+    /** The file bytes counted once the loop has sent {@code expected} of them by sendfile. */
     private void awaitFileBytes(long expected, String what) {
-        if (kernelSends()) {
-            Await.until(() -> server.metrics().sendfileBytes == expected, () -> what + ": " + server.metrics());
-        } else {
-            Await.until(() -> server.metrics().bytesOut >= expected, () -> what + ": " + server.metrics());
-            assertEquals(0, server.metrics().sendfileBytes, "io_uring sends no file by sendfile");
-        }
+        Await.until(() -> server.metrics().sendfileBytes == expected, () -> what + ": " + server.metrics());
     }
 
     private void serve(StaticOptions options, Duration writeTimeout) throws IOException {
@@ -163,12 +152,8 @@ class SendfileTest extends ServerTestBase {
         assertArrayEquals(changed, get("/static/small.txt").body(), "a changed file is read again");
 
         assertArrayEquals(larger, get("/static/larger.bin", "Accept-Encoding", "gzip").body());
-        if (kernelSends()) {
-            Await.until(() -> server.metrics().sendfileBytes == larger.length,
-                    () -> "only the larger file leaves by sendfile: " + server.metrics());
-        } else {
-            assertEquals(0, server.metrics().sendfileBytes, "io_uring sends no file by sendfile");
-        }
+        Await.until(() -> server.metrics().sendfileBytes == larger.length,
+                () -> "only the larger file leaves by sendfile: " + server.metrics());
     }
 
     private HttpResponse<byte[]> get(String path, String... headers) throws Exception {

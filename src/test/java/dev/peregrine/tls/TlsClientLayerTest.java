@@ -90,8 +90,8 @@ class TlsClientLayerTest {
 
     private static TransportServer clientLoops(Server server, String transport) throws IOException {
         TransportEngine t = switch (transport) {
-            case "epoll" -> new EpollTransport();
-            case "io_uring" -> new dev.peregrine.transport.iouring.IoUringTransport();
+            case "epoll" -> EpollTransport.create();
+            case "io_uring" -> dev.peregrine.transport.iouring.IoUringTransport.create();
             default -> new NioTransport();
         };
         return t.startLoops(LoopSetup.outbound(dev.peregrine.loop.LoopConfig.builder().threads(1).build()), 1);

@@ -39,8 +39,8 @@ class OutboundConnectTest {
     /** One engine per transport of {@link Transports#names()}. */
     static List<TransportEngine> transports() {
         return Transports.names().map(t -> switch (t) {
-            case "epoll" -> (TransportEngine) new EpollTransport();
-            case "io_uring" -> new IoUringTransport();
+            case "epoll" -> EpollTransport.create();
+            case "io_uring" -> IoUringTransport.create();
             default -> new NioTransport();
         }).toList();
     }

@@ -45,17 +45,17 @@ public final class TransportChoice {
                 if (why != null) {
                     throw new IllegalStateException("transport 'epoll' requested but unavailable: " + why);
                 }
-                return new EpollTransport();
+                return EpollTransport.create();
             }
             case IO_URING: {
                 String why = uringUnavailable.get();
                 if (why == null) {
-                    return new IoUringTransport();
+                    return IoUringTransport.create();
                 }
                 String epollWhy = epollUnavailable.get();
                 if (epollWhy == null) {
                     LOG.log(System.Logger.Level.INFO, "io_uring transport unavailable ({0}); using epoll", why);
-                    return new EpollTransport();
+                    return EpollTransport.create();
                 }
                 LOG.log(System.Logger.Level.INFO, "io_uring transport unavailable ({0}), epoll too ({1}); using nio", why, epollWhy);
                 return new NioTransport();
@@ -63,7 +63,7 @@ public final class TransportChoice {
             default: {
                 String why = epollUnavailable.get();
                 if (why == null) {
-                    return new EpollTransport();
+                    return EpollTransport.create();
                 }
                 LOG.log(System.Logger.Level.INFO, "epoll transport unavailable ({0}); using nio", why);
                 return new NioTransport();

@@ -4,27 +4,29 @@ import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.SocketEndpoint;
 import dev.peregrine.transport.ConnectionLimit;
+import dev.peregrine.transport.NativeEndpoint;
+import dev.peregrine.transport.NativeEventLoop;
+import dev.peregrine.transport.ReadPump;
+
+import dev.peregrine.transport.epoll.EpollAvailability;
+import dev.peregrine.transport.epoll.FileSender;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 
 /**
- * One connection on an {@link IoUringEventLoop}: the {@link SocketEndpoint} its {@link Connection}
- * talks to, and the receiver of its socket's poll completions.
+ * One connection on an io_uring {@link NativeEventLoop}: the {@link SocketEndpoint} its
+ * {@link Connection} talks to, and the receiver of its socket's poll and send completions.
  *
  * <p><b>Input.</b> A one-shot read poll is armed whenever the socket has shown it is empty (a read
- * shorter than asked, {@code EAGAIN}), and at the start; its completion sets {@code readReady}, and
- * while that is set and the connection wants input, {@link #pump} calls {@link Connection#onReadable()},
- * which reads into the loop's read buffer (or the connection's lent one).
+ * shorter than asked, {@code EAGAIN}), and at the start; its completion is readiness for the endpoint's
+ * {@link ReadPump}, which calls {@link Connection#onReadable()} while the connection wants input (its
+ * javadoc draws how); {@code onReadable()} reads into the loop's read buffer (or the connection's lent one).
  * <pre>
- *   poll(in) completes ---&gt; readReady = true ---&gt; pump: while readReady &amp;&amp; reading: onReadable()
- *                                                 |- short read / EAGAIN: readReady = false, arm the poll
- *                                                 |- EOF or error: readReady = false, nothing armed again
- *                                                 |- onReadable() returned false (paused, closing) and no
- *                                                 |  layer under it (TLS) read the socket: stop, readReady kept
- *                                                 '- READS_PER_TURN reached: queue resume(), readReady kept
- *   readInterest(true) outside an event ---&gt; queue resume()       (backpressure lifted from a task)
+ *   poll(in) completes ---&gt; pump: onReadable() ... read: short / EAGAIN: arm the poll again
+ *                                                      EOF or error: nothing armed again
  * </pre>
  * A poll armed on a socket that is already readable completes at once, so the arming after a short
  * read loses nothing. A paused connection keeps its poll armed: its completion only sets
@@ -59,36 +61,27 @@ import java.nio.ByteBuffer;
  *
  * <p>Thread: the owning loop only.
  */
-final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
-    /** Reads of one connection per turn before the loop's other sockets get theirs (fairness). */
-    static final int READS_PER_TURN = 16;
+final class IoUringEndpoint implements NativeEndpoint {
     /** Largest send buffer lent to a connection (the default write buffer's size: one batch). */
     static final int MAX_SEND_BUFFER = 64 << 10;
     private static final int EAGAIN = -11;
     /** How long a closed connection's last bytes may take to leave (the peer reads slowly or not at all). */
     static final long LINGER_MILLIS = 5_000;
 
-    private final IoUringEventLoop loop;
+    private final NativeEventLoop loop;
+    private final IoUringIo io;
     private final NettyIoUring.Fd fd;
     private final ConnectionLimit limit;
     private final BufferPool pool;
     private final int maxSendBuffer;
-    private final Runnable resume = this::resume;
     private final InetSocketAddress remote;
-    Connection connection;
-    /** The loop's list of open endpoints (for shutdown). */
-    IoUringEndpoint prev;
-    IoUringEndpoint next;
+    private final ReadPump pump;
 
-    private boolean readReady;
-    private boolean hungUp;
-    private boolean reading = true;
     private boolean writing;
-    private boolean inEvent;
-    private boolean resumeQueued;
     private boolean closed;
-    /** Reads of the socket that moved bytes (a TLS layer may read and hand the connection nothing yet). */
-    private long socketReads;
+    /** sendfile on this socket, made at the first file sent; null before, or when it cannot be had. */
+    private FileSender files;
+    private boolean noFiles;
     /** Output given to the kernel or waiting for it: {@code [sendHead, sendTail)}; lent only while non-empty. */
     private ByteBuffer sendBuf;
     private int sendHead;
@@ -100,27 +93,30 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
     private boolean sendWaiting;
     /** Closed with bytes still to send: they go out before the descriptor closes ({@link #close}). */
     private boolean lingering;
-    private final dev.peregrine.loop.Timeout linger = new dev.peregrine.loop.Timeout() {
-        @Override
-        protected void onTimeout() {
-            if (lingering) {
-                endLinger(); // the peer does not read: what it has not taken is dropped
-            }
-        }
-    };
+    /** The linger's timer node, made by the first close that lingers (an idle connection holds none). */
+    private dev.peregrine.loop.Timeout linger;
 
     /** Takes over {@code fd}, whose slot in {@code limit} is released when it closes. */
-    IoUringEndpoint(IoUringEventLoop loop, NettyIoUring.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
+    IoUringEndpoint(NativeEventLoop loop, IoUringIo io, NettyIoUring.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
         this.loop = loop;
+        this.io = io;
         this.fd = fd;
         this.remote = remote;
         this.limit = limit;
         this.pool = loop.context().pool();
         this.maxSendBuffer = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
+        this.pump = new ReadPump(loop, this);
     }
 
-    /** Arms the first read poll. */
-    void start() {
+    @Override
+    public ReadPump pump() {
+        return pump;
+    }
+
+    /** Registers the accepted socket and arms its first read poll. */
+    @Override
+    public void register() throws IOException {
+        io.register(fd, this);
         fd.armRead();
     }
 
@@ -133,97 +129,35 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
             }
             return;
         }
-        inEvent = true;
-        try {
-            if (out) {
-                if (sendWaiting) {
-                    sendWaiting = false; // the socket takes bytes again: the send's completion reports writability
-                    fd.send(sendBuf, sendHead, sendTail - sendHead);
-                } else {
-                    if (writing) {
-                        connection.onWritable();
-                    }
-                    if (writing && !closed && !fd.sending() && !sendWaiting) {
-                        fd.armWrite(); // else the send's completion, or its poll, reports writability
-                    }
-                }
-            }
-            if (in) {
-                readReady = true;
-                hungUp |= hangup;
-            }
-            pump();
-        } catch (Throwable t) {
-            loop.connectionFailed(connection, t);
-        } finally {
-            inEvent = false;
-        }
-    }
-
-    private void resume() {
-        resumeQueued = false;
-        if (closed) {
-            return;
-        }
-        inEvent = true;
-        try {
-            pump();
-        } catch (Throwable t) {
-            loop.connectionFailed(connection, t);
-        } finally {
-            inEvent = false;
-        }
-    }
-
-    private void pump() {
-        int turns = 0;
-        while (readReady && reading && !closed) {
-            if (turns++ == READS_PER_TURN) {
-                queueResume();
-                return;
-            }
-            long before = socketReads;
-            boolean wants = connection.onReadable();
-            if (!wants && socketReads == before) {
-                return; // neither the connection nor a layer under it took bytes: readReady stays for later
+        boolean writable = false;
+        if (out) {
+            if (sendWaiting) {
+                sendWaiting = false; // the socket takes bytes again: the send's completion reports writability
+                fd.send(sendBuf, sendHead, sendTail - sendHead);
+            } else {
+                writable = writing;
             }
         }
-    }
-
-    private void queueResume() {
-        if (!resumeQueued) {
-            resumeQueued = true;
-            if (!loop.executeOrDrop(resume)) {
-                resumeQueued = false;
-            }
+        pump.event(writable, in, hangup);
+        if (writable && writing && !closed && !fd.sending() && !sendWaiting) {
+            fd.armWrite(); // else the send's completion, or its poll, reports writability
         }
     }
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
-        int asked = dst.remaining();
-        if (asked == 0) {
-            return 0;
-        }
-        int n;
-        try {
-            n = fd.read(dst);
-        } catch (IOException e) {
-            readReady = false;
-            throw e;
-        }
-        if (n != 0) {
-            socketReads++;
-        }
-        if (n < 0) {
-            readReady = false;
-        } else if (n == 0 || (n < asked && !hungUp)) {
-            readReady = false; // the kernel has nothing more now: the poll tells when it has
-            if (!closed) {
-                fd.armRead();
-            }
-        }
-        return n;
+        return pump.read(dst);
+    }
+
+    @Override
+    public int readSocket(ByteBuffer dst) throws IOException {
+        return fd.read(dst);
+    }
+
+    /** The kernel has nothing more now: the poll tells when it has. */
+    @Override
+    public void readDrained() {
+        fd.armRead();
     }
 
     @Override
@@ -259,7 +193,7 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
             sendCompleted(res);
         } catch (Throwable t) {
             if (!closed) {
-                loop.connectionFailed(connection, t); // a bug of ours costs this connection, not the loop
+                loop.connectionFailed(pump.connection, t); // a bug of ours costs this connection, not the loop
             } else if (lingering) {
                 endLinger();
             }
@@ -301,24 +235,61 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
             fd.shutdownOutput();
         }
         if (writing) {
-            inEvent = true;
-            try {
-                connection.onWritable(); // writes the backlog (or fails on sendError) and may send again
-                pump(); // the write may have lifted backpressure
-            } catch (Throwable t) {
-                loop.connectionFailed(connection, t);
-            } finally {
-                inEvent = false;
-            }
+            // onWritable() writes the backlog (or fails on sendError) and may send again; the pump that
+            // follows reads, as the write may have lifted backpressure.
+            pump.event(true, false, false);
         }
     }
 
+    /**
+     * {@code sendfile(2)} straight from the file to this socket (the ring has no sendfile, and splicing
+     * needs the file's descriptor number, which the JDK does not give; {@link FileSender} reaches the
+     * call as epoll does). Bytes copied for earlier writes leave first: while a send is in flight or
+     * waiting this returns 0, and the send's completion reports writability (the caller has asked for
+     * it), after which the file goes. A full socket returns 0 too, and the caller's write interest arms a
+     * {@code POLLOUT} poll. Where sendfile cannot be had, -1: files are copied through the pool (one INFO
+     * line says so).
+     */
+    @Override
+    public long transferFile(FileChannel file, long position, long count) throws IOException {
+        if (closed || noFiles) {
+            return -1;
+        }
+        if (sendBuf != null) {
+            return 0;
+        }
+        if (files == null) {
+            files = sendFileHere() ? FileSender.forDescriptor(fd.descriptor()) : null;
+            if (files == null) {
+                noFiles = true;
+                return -1;
+            }
+        }
+        long n = files.send(file, position, count);
+        if (n > 0) {
+            loop.context().metrics().sendfileBytes += n;
+        }
+        return n;
+    }
+
+    /** Whether sendfile's library (Netty epoll's, which carries it) loads here; says once when not. */
+    private static boolean sendFileHere() {
+        if (EpollAvailability.isAvailable()) {
+            return true;
+        }
+        if (!noSendFileSaid) {
+            noSendFileSaid = true;
+            System.getLogger("dev.peregrine").log(System.Logger.Level.INFO, "io_uring: no sendfile ("
+                    + EpollAvailability.unavailabilityReason() + "); files are sent through the loop's buffers");
+        }
+        return false;
+    }
+
+    private static volatile boolean noSendFileSaid;
+
     @Override
     public void readInterest(boolean on) {
-        reading = on;
-        if (on && readReady && !inEvent && !closed) {
-            queueResume(); // bytes already shown: no poll completion will come for them
-        }
+        pump.readInterest(on);
     }
 
     @Override
@@ -344,13 +315,26 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
             return;
         }
         closed = true;
-        loop.unlink(this);
+        pump.close();
+        if (files != null) {
+            files.forget(); // the descriptor's number is not ours once it closes
+            files = null;
+        }
+        loop.unlink(pump);
         limit.release();
         if (sendBuf != null && sendHead < sendTail) {
             // Bytes the connection counts as written: the other transports' kernels send them after close(2),
             // so these are sent before the descriptor closes, for at most LINGER_MILLIS.
             lingering = true;
-            loop.lingering(this);
+            loop.linger(pump);
+            linger = new dev.peregrine.loop.Timeout() {
+                @Override
+                protected void onTimeout() {
+                    if (lingering) {
+                        endLinger(); // the peer does not read: what it has not taken is dropped
+                    }
+                }
+            };
             loop.context().timers().schedule(linger, LINGER_MILLIS, loop.context().nowMillis());
             return;
         }
@@ -361,12 +345,13 @@ final class IoUringEndpoint implements SocketEndpoint, NettyIoUring.Readiness {
      * The linger ends: everything sent, a send failed, the time is up or the loop stops. Closes the
      * descriptor. Thread: this loop.
      */
-    void endLinger() {
+    @Override
+    public void endLinger() {
         if (!lingering) {
             return;
         }
         lingering = false;
-        loop.unlink(this);
+        loop.unlink(pump);
         sendWaiting = false;
         loop.context().timers().cancel(linger);
         if (!fd.sending() && sendBuf != null) {

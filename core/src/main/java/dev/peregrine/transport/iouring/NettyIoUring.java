@@ -1,33 +1,29 @@
 package dev.peregrine.transport.iouring;
 
+import dev.peregrine.transport.NativeIo;
+import dev.peregrine.transport.NettyLoop;
+import dev.peregrine.transport.NettySockets;
+import dev.peregrine.transport.Readiness;
 import io.netty.channel.IoEvent;
-import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringIoEvent;
 import io.netty.channel.uring.IoUringIoHandle;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringIoOps;
 import io.netty.channel.unix.Buffer;
-import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.Socket;
-import io.netty.util.concurrent.FastThreadLocalThread;
 
 import java.io.IOException;
-import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The one place that speaks Netty's io_uring: everything else in this package sees plain Java types.
  * Netty ({@code netty-transport-native-io_uring}, pinned in the parent pom) is used as an io_uring
- * library only, through its public {@code IoHandle} API: a {@link Loop} is one thread running an
- * {@link IoUringIoHandler} (the ring, Netty's MPSC task queue, an eventfd wake-up, timeouts for
- * scheduled tasks); an {@link Fd} is one socket registered on it as an {@link IoUringIoHandle}, to
+ * library only, through its public {@code IoHandle} API: {@link #loop} is one {@link NettyLoop} thread
+ * running an {@link IoUringIoHandler} (the ring, Netty's MPSC task queue, an eventfd wake-up, timeouts
+ * for scheduled tasks); an {@link Fd} is one socket registered on it as an {@link IoUringIoHandle}, to
  * which we submit submission-queue entries built with {@link IoUringIoOps}'s public constructor (the
  * opcodes and flags below are the kernel's ABI, {@code include/uapi/linux/io_uring.h}). Every entry
  * submitted during a loop turn reaches the kernel in the one {@code io_uring_enter} of the next turn.
@@ -54,7 +50,7 @@ import java.util.concurrent.TimeUnit;
  * <p><b>No allocation per request.</b> {@link IoUringIoOps} is immutable and names the descriptor and
  * the memory, so each {@link Fd} builds its entries once and submits the same objects again: the polls
  * are constant, and a send is a {@code SENDMSG} whose {@code msghdr} lives in a slot of native memory
- * the socket keeps from its first send to its close ({@link Loop#takeSlot}); only the slot's
+ * the socket keeps from its first send to its close ({@link Slots#take}); only the slot's
  * {@code iovec} (where and how much) changes per send.
  * <pre>
  *   slot (72 bytes, LP64):  0 msg_name = 0 | 8 msg_namelen = 0 | 16 msg_iov = slot + 56 | 24 msg_iovlen = 1
@@ -65,7 +61,8 @@ import java.util.concurrent.TimeUnit;
  * package-private calls (finding the ring, taking a buffer by its id, giving it back), so multishot
  * receive into a ring is not used here.
  *
- * <p>Nothing outside this file may name a Netty type, so that the classes of this package load (and
+ * <p>Nothing outside this file (and the shared {@link NettyLoop} and {@link NettySockets}) may name a
+ * Netty type, so that the classes of this package load (and
  * {@link IoUringAvailability} answers) when Netty's io_uring jar is not on the class path at all.
  */
 final class NettyIoUring {
@@ -109,36 +106,18 @@ final class NettyIoUring {
         if (IoUring.isAvailable()) {
             return null;
         }
-        Throwable cause = IoUring.unavailabilityCause();
-        while (cause.getCause() != null && cause.getMessage() == null) {
-            cause = cause.getCause();
-        }
-        return cause.getMessage() != null ? cause.getMessage() : cause.toString();
+        return NettySockets.reason(IoUring.unavailabilityCause());
+    }
+
+    /** A loop thread running Netty's {@link IoUringIoHandler}. */
+    static NettyLoop loop(String threadName) {
+        IoUring.ensureAvailability();
+        return new NettyLoop(threadName, IoUringIoHandler.newFactory());
     }
 
     /** Whether one accept entry serves every connection (kernel 5.19+). */
     static boolean multishotAccept() {
         return IoUring.isAcceptMultishotEnabled();
-    }
-
-    /** What a registered connection or connecting socket hears. Called on the loop thread. */
-    interface Readiness {
-        /**
-         * A poll completed.
-         *
-         * @param in bytes, end of stream or an error can be read
-         * @param out the socket can take more bytes (or failed)
-         * @param hangup the peer closed (or the socket failed): read until end of stream, not until a short read
-         */
-        void ready(boolean in, boolean out, boolean hangup);
-
-        /**
-         * The send in flight completed, also after the socket was closed.
-         *
-         * @param res bytes sent, or a negative errno ({@code -ECANCELED} after a close)
-         */
-        default void sent(int res) {
-        }
     }
 
     /** What a registered listener hears. Called on the loop thread. */
@@ -153,72 +132,20 @@ final class NettyIoUring {
     }
 
     /**
-     * One event loop thread: the ring, a task queue for other threads and scheduled tasks. Owns a small
-     * cache of direct buffers' native addresses for the sockets of this loop.
+     * One loop's send slots: slabs of native memory, each slot a {@code msghdr} set up once and its
+     * {@code iovec} filled per send (see the class comment), taken by a socket at its first send and given
+     * back at its close. A slab is allocated when all slots are taken, and kept until the loop ends.
      *
-     * <p>Thread: {@link #execute}, {@link #inEventLoop}, {@link #shutdown} from any thread; the rest on
-     * the loop thread.
+     * <p>Thread: the loop.
      */
-    static final class Loop {
-        private final MultiThreadIoEventLoopGroup group;
-        private final IoEventLoop loop;
-        private final ByteBuffer[] cachedBuffers = new ByteBuffer[4];
-        private final long[] cachedAddresses = new long[4];
-        private int nextCacheSlot;
-        /** Send slots: slabs of native memory and the free slots' numbers (slab * SLOTS_PER_SLAB + index). */
+    static final class Slots {
+        /** Slabs of native memory and the free slots' numbers (slab * SLOTS_PER_SLAB + index). */
         private ByteBuffer[] slabs = new ByteBuffer[0];
         private int[] freeSlots = new int[0];
         private int freeCount;
 
-        Loop(String threadName) {
-            IoUring.ensureAvailability();
-            ThreadFactory threads = r -> new FastThreadLocalThread(r, threadName);
-            this.group = new MultiThreadIoEventLoopGroup(1, threads, IoUringIoHandler.newFactory());
-            this.loop = (IoEventLoop) group.next();
-        }
-
-        /** Runs {@code task} on the loop thread soon; false (task dropped) once the loop is shutting down. */
-        boolean execute(Runnable task) {
-            try {
-                loop.execute(task);
-                return true;
-            } catch (RejectedExecutionException e) {
-                return false;
-            }
-        }
-
-        boolean inEventLoop() {
-            return loop.inEventLoop();
-        }
-        /** Runs {@code task} on the loop every {@code periodMillis}, first after one period. */
-        void every(long periodMillis, Runnable task) {
-            loop.scheduleAtFixedRate(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
-        }
-
-        /** Stops the loop thread, waiting for it; Netty closes sockets still registered ({@link Fd#close}). */
-        void shutdown(long timeoutMillis) {
-            group.shutdownGracefully(0, timeoutMillis, TimeUnit.MILLISECONDS);
-            group.terminationFuture().awaitUninterruptibly();
-        }
-
-        /** The native address of direct buffer {@code b}, cached for the last few buffers asked about. */
-        long address(ByteBuffer b) {
-            ByteBuffer[] bufs = cachedBuffers;
-            for (int i = 0; i < bufs.length; i++) {
-                if (bufs[i] == b) {
-                    return cachedAddresses[i];
-                }
-            }
-            long a = Buffer.memoryAddress(b);
-            int slot = nextCacheSlot;
-            nextCacheSlot = (slot + 1) & (bufs.length - 1);
-            bufs[slot] = b;
-            cachedAddresses[slot] = a;
-            return a;
-        }
-
-        /** Takes a send slot (its msghdr set up, its iovec to fill per send). Thread: this loop. */
-        int takeSlot() {
+        /** Takes a send slot (its msghdr set up, its iovec to fill per send). */
+        int take() {
             if (freeCount == 0) {
                 int slab = slabs.length;
                 ByteBuffer b = ByteBuffer.allocateDirect(SLOTS_PER_SLAB * SLOT_BYTES).order(java.nio.ByteOrder.nativeOrder());
@@ -237,8 +164,8 @@ final class NettyIoUring {
             return freeSlots[--freeCount];
         }
 
-        /** Gives a slot back once no entry can read it. Thread: this loop. */
-        void giveSlot(int slot) {
+        /** Gives a slot back once no entry can read it. */
+        void give(int slot) {
             freeSlots[freeCount++] = slot;
         }
 
@@ -246,24 +173,20 @@ final class NettyIoUring {
         ByteBuffer slab(int slot) {
             return slabs[slot / SLOTS_PER_SLAB];
         }
-
-        /** Forgets cached buffers so that their memory can be reclaimed. Thread: the loop, or after it ended. */
-        void forgetBuffers() {
-            java.util.Arrays.fill(cachedBuffers, null);
-        }
     }
 
     /**
-     * One non-blocking TCP socket, listening or connected, and its registration on a {@link Loop}. At
+     * One non-blocking TCP socket, listening or connected, and its registration on a {@link NettyLoop}. At
      * most one read poll, one write poll and one accept entry are armed at a time; each completion
      * disarms its one-shot entry before the owner hears it, so the owner may arm it again from there.
      *
      * <p>Thread: the loop it is registered on ({@link #listen} and {@link #register} may run on the
      * starting thread before the loop serves it).
      */
-    static final class Fd implements IoUringIoHandle {
+    static final class Fd implements IoUringIoHandle, NativeIo.Listener {
         private final Socket socket;
-        private Loop loop;
+        private NettyLoop loop;
+        private Slots slots;
         private IoRegistration registration;
         private Readiness owner;
         private Acceptor acceptor;
@@ -293,35 +216,14 @@ final class NettyIoUring {
         /** A listening socket bound to {@code address} ({@code SO_REUSEADDR}; {@code SO_REUSEPORT} when asked). */
         static Fd listen(InetSocketAddress address, int backlog, boolean reusePort) throws IOException {
             Socket s = Socket.newSocketStream();
-            try {
-                s.setReuseAddress(true);
-                if (reusePort) {
-                    s.setReusePort(true);
-                }
-                try {
-                    s.bind(address);
-                } catch (IOException e) {
-                    BindException be = new BindException(e.getMessage());
-                    be.initCause(e);
-                    throw be;
-                }
-                s.listen(backlog);
-                return new Fd(s);
-            } catch (IOException | RuntimeException e) {
-                closeQuietly(s);
-                throw e;
-            }
+            NettySockets.listen(s, address, backlog, reusePort);
+            return new Fd(s);
         }
 
         /** Takes over an accepted descriptor, with {@code TCP_NODELAY} on. */
         static Fd connected(int fd) throws IOException {
             Socket s = new Socket(fd);
-            try {
-                s.setTcpNoDelay(true);
-            } catch (IOException e) {
-                closeQuietly(s);
-                throw e;
-            }
+            NettySockets.noDelay(s);
             return new Fd(s);
         }
 
@@ -331,15 +233,9 @@ final class NettyIoUring {
          */
         static Fd connecting(InetSocketAddress address) throws IOException {
             Socket s = Socket.newSocketStream();
-            try {
-                s.setTcpNoDelay(true);
-                Fd fd = new Fd(s);
-                fd.connectedAtOnce = s.connect(address);
-                return fd;
-            } catch (IOException | RuntimeException e) {
-                closeQuietly(s);
-                throw e;
-            }
+            Fd fd = new Fd(s);
+            fd.connectedAtOnce = NettySockets.connect(s, address);
+            return fd;
         }
 
         boolean connectedAtOnce() { // loopback may
@@ -356,14 +252,14 @@ final class NettyIoUring {
             this.owner = owner;
         }
 
-        /** Closes a descriptor that an accept returned but nobody took over. */
-        static void closeAccepted(int fd) {
-            closeQuietly(new FileDescriptor(fd));
+        @Override
+        public int localPort() {
+            return socket.localAddress().getPort();
         }
 
-        /** The bound port. */
-        int localPort() {
-            return socket.localAddress().getPort();
+        /** The descriptor's number (for a {@code FileSender}; valid until {@link #close}). */
+        int descriptor() {
+            return socket.intValue();
         }
 
         /** The peer's address ({@code getpeername}), or null when the socket no longer has one. */
@@ -375,18 +271,12 @@ final class NettyIoUring {
          * Registers this socket on {@code loop}; completions go to {@code owner} or {@code acceptor}. On
          * the loop thread the registration is immediate; from another thread this waits for it. Arms nothing.
          */
-        void register(Loop loop, Readiness owner, Acceptor acceptor) throws IOException {
+        void register(NettyLoop loop, Slots slots, Readiness owner, Acceptor acceptor) throws IOException {
             this.loop = loop;
+            this.slots = slots;
             this.owner = owner;
             this.acceptor = acceptor;
-            io.netty.util.concurrent.Future<IoRegistration> f = loop.loop.register(this);
-            if (!f.isDone()) {
-                f.awaitUninterruptibly();
-            }
-            if (!f.isSuccess()) {
-                throw new IOException("cannot register with io_uring: " + f.cause(), f.cause());
-            }
-            registration = f.getNow();
+            registration = loop.register(this);
         }
 
         /** Arms the read poll (POLLIN | POLLRDHUP) unless it is armed. */
@@ -433,8 +323,8 @@ final class NettyIoUring {
                 return;
             }
             if (sendOps == null) {
-                slot = loop.takeSlot();
-                slotSlab = loop.slab(slot);
+                slot = slots.take();
+                slotSlab = slots.slab(slot);
                 slotOffset = (slot % SLOTS_PER_SLAB) * SLOT_BYTES;
                 long msghdr = Buffer.memoryAddress(slotSlab) + slotOffset;
                 sendOps = new IoUringIoOps(IORING_OP_SENDMSG, (byte) 0, (short) 0, socket.intValue(), 0L, msghdr,
@@ -473,22 +363,7 @@ final class NettyIoUring {
 
         /** Reads into {@code dst} from its position to its limit; returns bytes read, 0 if none, -1 at EOF. */
         int read(ByteBuffer dst) throws IOException {
-            int pos = dst.position();
-            int n = socket.readAddress(loop.address(dst), pos, dst.limit());
-            if (n > 0) {
-                dst.position(pos + n);
-            }
-            return n;
-        }
-
-        /** Writes {@code src} from its position to its limit as far as the socket takes it; returns bytes written. */
-        int write(ByteBuffer src) throws IOException {
-            int pos = src.position();
-            int n = socket.writeAddress(loop.address(src), pos, src.limit());
-            if (n > 0) {
-                src.position(pos + n);
-            }
-            return n;
+            return loop.read(socket, dst);
         }
 
         /** Sends FIN after the bytes already written. */
@@ -530,11 +405,11 @@ final class NettyIoUring {
         /** close(2), and the send slot back to the loop: no entry of this socket can read it any more. */
         private void closeNow() {
             if (slot >= 0) {
-                loop.giveSlot(slot);
+                slots.give(slot);
                 slot = -1;
                 slotSlab = null;
             }
-            closeQuietly(socket);
+            NettySockets.closeQuietly(socket);
         }
 
         /**
@@ -568,7 +443,7 @@ final class NettyIoUring {
                     }
                     if (closed) {
                         if (res >= 0) {
-                            closeAccepted(res);
+                            NettySockets.closeAccepted(res);
                         }
                     } else {
                         acceptor.accepted(res, more);
@@ -586,14 +461,6 @@ final class NettyIoUring {
                     break;
                 default:
                     break; // a cancel's own completion
-            }
-        }
-
-        private static void closeQuietly(FileDescriptor fd) {
-            try {
-                fd.close();
-            } catch (IOException e) {
-                // the descriptor is released either way
             }
         }
     }

@@ -3,9 +3,7 @@ package dev.peregrine.transport.choice;
 import dev.peregrine.Server;
 import dev.peregrine.Transport;
 import dev.peregrine.transport.epoll.EpollAvailability;
-import dev.peregrine.transport.epoll.EpollTransport;
 import dev.peregrine.transport.iouring.IoUringAvailability;
-import dev.peregrine.transport.iouring.IoUringTransport;
 import dev.peregrine.transport.nio.NioTransport;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +28,7 @@ class TransportChoiceTest {
 
     @Test
     void autoPrefersEpollWhereItRuns() {
-        assertInstanceOf(EpollTransport.class, TransportChoice.select(Transport.AUTO, () -> null));
+        assertEquals("epoll", TransportChoice.select(Transport.AUTO, () -> null).name());
     }
 
     @Test
@@ -50,7 +48,7 @@ class TransportChoiceTest {
         assertEquals(Transport.IO_URING, Transport.parse("io_uring"));
         assertEquals(Transport.IO_URING, Transport.parse(" IOURING "));
         assertEquals("io_uring", Transport.IO_URING.id());
-        assertInstanceOf(IoUringTransport.class, TransportChoice.select(Transport.IO_URING, () -> null, () -> null));
+        assertEquals("io_uring", TransportChoice.select(Transport.IO_URING, () -> null, () -> null).name());
     }
 
     /** Asked for io_uring where it cannot run: one INFO line naming the reason, then the next transport. */
@@ -74,7 +72,7 @@ class TransportChoiceTest {
         };
         jul.addHandler(h);
         try {
-            assertInstanceOf(EpollTransport.class, TransportChoice.select(Transport.IO_URING, () -> null, () -> WHY));
+            assertEquals("epoll", TransportChoice.select(Transport.IO_URING, () -> null, () -> WHY).name());
             assertEquals(1, records.size());
             assertEquals(java.util.logging.Level.INFO, records.get(0).getLevel());
             String line = java.text.MessageFormat.format(records.get(0).getMessage(), records.get(0).getParameters());
@@ -91,7 +89,7 @@ class TransportChoiceTest {
 
     @Test
     void autoNeverPicksIoUring() {
-        assertInstanceOf(EpollTransport.class, TransportChoice.select(Transport.AUTO, () -> null, () -> null));
+        assertEquals("epoll", TransportChoice.select(Transport.AUTO, () -> null, () -> null).name());
     }
 
     @Test
