@@ -104,6 +104,23 @@ public final class RouteGroup {
         return route("OPTIONS", path, execution, handler);
     }
 
+    /**
+     * A WebSocket endpoint at this group's prefix + {@code path}, as
+     * {@link Server.Builder#websocket(String, dev.peregrine.websocket.WebSocketHandler)}: the group's
+     * filters (and the server's, outside them) run on the handshake request, and one that answers
+     * (a 401, say) stops it. See {@code docs/websocket.md}.
+     */
+    public RouteGroup websocket(String path, dev.peregrine.websocket.WebSocketHandler handler) {
+        return websocket(path, dev.peregrine.websocket.WebSocketOptions.DEFAULTS, handler);
+    }
+
+    /** {@link #websocket(String, dev.peregrine.websocket.WebSocketHandler)} with its limits, timeouts and negotiation. */
+    public RouteGroup websocket(String path, dev.peregrine.websocket.WebSocketOptions options,
+                                dev.peregrine.websocket.WebSocketHandler handler) {
+        // The handshake runs on the loop whatever the server's default execution: it switches the connection.
+        return route("GET", path, Execution.LOOP, dev.peregrine.websocket.engine.WebSocketRoute.of(prefix + path, options, handler));
+    }
+
     /** A group nested under this one's prefix. */
     public RouteGroup group(String subPrefix, java.util.function.Consumer<RouteGroup> routes) {
         routes.accept(new RouteGroup(builder, prefix + subPrefix, new RouteTable.Scope(scope)));

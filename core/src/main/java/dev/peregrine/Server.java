@@ -430,7 +430,9 @@ public final class Server implements AutoCloseable {
 
         /**
          * A WebSocket endpoint at {@code path} (RFC 6455; path parameters and the server's filters apply to its
-         * handshake, which runs on the loop): see {@code docs/websocket.md}.
+         * handshake, which runs on the loop): see {@code docs/websocket.md}. Its callbacks run on the loop, or
+         * off it with {@code WebSocketOptions.execution(Execution.BLOCKING)}; {@link RouteGroup#websocket}
+         * registers one inside a group.
          */
         public Builder websocket(String path, dev.peregrine.websocket.WebSocketHandler handler) {
             return websocket(path, dev.peregrine.websocket.WebSocketOptions.DEFAULTS, handler);

@@ -308,7 +308,16 @@ public final class HttpClient implements HttpSender, AutoCloseable {
      */
     public CompletableFuture<dev.peregrine.websocket.WebSocketSession> webSocket(java.net.URI uri,
             dev.peregrine.websocket.WebSocketOptions options, dev.peregrine.websocket.WebSocketHandler handler) {
-        return WebSocketHandshake.open(this, uri, options, handler);
+        return WebSocketHandshake.open(this, uri, options, handler, "");
+    }
+
+    /**
+     * A WebSocket connection to {@code uri} to set up before it opens: extra request fields on the
+     * handshake ({@code Authorization}, {@code Cookie}, your own) and the options, then
+     * {@link WebSocketBuilder#connect}. The URI is checked at {@code connect}, as by {@link #webSocket}.
+     */
+    public WebSocketBuilder webSocketBuilder(java.net.URI uri) {
+        return new WebSocketBuilder(this, java.util.Objects.requireNonNull(uri, "uri"));
     }
 
     /** The client's loops (a {@link PipelineClient} on this client uses them too). */

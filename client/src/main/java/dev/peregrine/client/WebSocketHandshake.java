@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * client's role ({@link WebSocketClientEngine}).
  * <pre>
  *   connected (TCP, or TLS done for wss) --&gt; GET with Upgrade: websocket, a random 16-byte
- *        Sec-WebSocket-Key, version 13, the subprotocols and the permessage-deflate offer
+ *        Sec-WebSocket-Key, version 13, the subprotocols, the permessage-deflate offer and the
+ *        builder's extra fields (WebSocketBuilder.header)
  *     --&gt; 101 head read (ResponseReader.readHead, expectUpgrade), checked:
  *          Upgrade: websocket, Connection: upgrade, Sec-WebSocket-Accept = base64(SHA-1(key+GUID)),
  *          a Sec-WebSocket-Protocol we offered (or none), an extension answer we can accept
@@ -55,12 +56,14 @@ final class WebSocketHandshake implements Protocol {
     private final long timeoutMillis;
     private final CompletableFuture<WebSocketSession> future;
     private final String key;
+    /** Extra request fields as head lines ({@link WebSocketBuilder#header}), or "". */
+    private final String extraFields;
     private final ResponseReader reader = new ResponseReader(16 * 1024, 0);
     private InetSocketAddress remote;
     private boolean over;
 
     WebSocketHandshake(String host, String hostHeader, String target, WebSocketOptions options, WebSocketHandler handler,
-                       long timeoutMillis, CompletableFuture<WebSocketSession> future) {
+                       long timeoutMillis, CompletableFuture<WebSocketSession> future, String extraFields) {
         this.host = host;
         this.hostHeader = hostHeader;
         this.target = target;
@@ -68,6 +71,7 @@ final class WebSocketHandshake implements Protocol {
         this.handler = handler;
         this.timeoutMillis = timeoutMillis;
         this.future = future;
+        this.extraFields = extraFields;
         byte[] nonce = new byte[16];
         RANDOM.nextBytes(nonce); // §4.1: a nonce randomly selected for each connection
         this.key = Base64.getEncoder().encodeToString(nonce);
@@ -78,9 +82,14 @@ final class WebSocketHandshake implements Protocol {
      * looked up off the loop when the dialer needs it, the connection dialed (TLS for wss with SNI and
      * hostname verification, as https), and the handshake run.
      */
-    static CompletableFuture<WebSocketSession> open(HttpClient client, URI uri, WebSocketOptions options, WebSocketHandler handler) {
+    static CompletableFuture<WebSocketSession> open(HttpClient client, URI uri, WebSocketOptions options, WebSocketHandler handler,
+                                                    String extraFields) {
         if (uri == null || options == null || handler == null) {
             throw new NullPointerException("uri, options and handler must not be null");
+        }
+        if (options.execution() != dev.peregrine.Execution.LOOP) {
+            throw new IllegalArgumentException("execution(BLOCKING) is a server route's setting: the client runs "
+                    + "its callbacks on its loop (hand blocking work to a thread of your own)");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("ws") && !scheme.equals("wss")) {
@@ -101,7 +110,7 @@ final class WebSocketHandshake implements Protocol {
         String target = uri.getRawQuery() == null ? path : path + "?" + uri.getRawQuery();
         CompletableFuture<WebSocketSession> future = new CompletableFuture<>();
         WebSocketHandshake hs = new WebSocketHandshake(host + ":" + port, hostHeader, target, options, handler,
-                client.connectTimeoutMillis, future);
+                client.connectTimeoutMillis, future, extraFields);
         List<LoopContext> loops = client.loops();
         LoopContext ctx = loops.get(Math.floorMod(NEXT_LOOP.getAndIncrement(), loops.size()));
         String bareHost = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
@@ -159,7 +168,7 @@ final class WebSocketHandshake implements Protocol {
         if (options.compression()) {
             r.append("Sec-WebSocket-Extensions: ").append(WebSocketClientEngine.deflateOffer()).append("\r\n");
         }
-        r.append("\r\n");
+        r.append(extraFields).append("\r\n");
         byte[] bytes = r.toString().getBytes(StandardCharsets.ISO_8859_1);
         if (c.out().remaining() < bytes.length) {
             c.drain();

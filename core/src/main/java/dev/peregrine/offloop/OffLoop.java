@@ -41,6 +41,11 @@ public final class OffLoop implements ResponseOwner {
         return current == null ? null : current.connection();
     }
 
+    /** Where blocking work of this server runs (a WebSocket route's off-loop callbacks use it too). */
+    public OffLoopExecutor blockingExecutor() {
+        return srv.blockingExecutor();
+    }
+
     @Override
     public Completion startAsync(ResponseView res) {
         if (pending == null) {

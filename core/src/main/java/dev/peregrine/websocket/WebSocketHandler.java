@@ -5,7 +5,11 @@ package dev.peregrine.websocket;
  * One handler serves every connection of its route; each connection is a {@link WebSocketSession}.
  *
  * <p>Every callback runs on the connection's event loop thread, one at a time per connection, and
- * must not block. {@link Payload}s are views valid only during the callback. Pings are answered by
+ * must not block; {@link Payload}s are views valid only during the callback. On a route with
+ * {@link WebSocketOptions#execution execution(BLOCKING)} they run off the loop instead (a virtual
+ * thread on JDK 21+, the server's blocking pool on 17), still one at a time per connection and in
+ * order, and may block; their {@link Payload}s are copies the handler may keep. {@link #onHandshake}
+ * runs on the loop either way. Pings are answered by
  * the server before {@link #onPing}; the close handshake is the server's too (a close frame is
  * answered with the same code). A callback that throws closes the connection with 1011 (one WARNING
  * line); the server carries on.
@@ -14,6 +18,16 @@ package dev.peregrine.websocket;
  * exactly one {@link #onClose}.
  */
 public interface WebSocketHandler {
+    /**
+     * The handshake passed the server's checks (and the filters); the {@code 101} is not written yet.
+     * Read the request, add fields to the {@code 101}, attach an object to the session
+     * ({@link Handshake}). Runs on the loop, also on a BLOCKING route, and must not block. Throwing
+     * answers {@code 500} instead of the {@code 101} (one WARNING line). A server's callback: the
+     * client does not call it.
+     */
+    default void onHandshake(Handshake handshake) {
+    }
+
     /** The handshake is done ({@code 101} is queued); the session may send at once. */
     default void onOpen(WebSocketSession session) {
     }

@@ -22,11 +22,12 @@ import java.util.function.Predicate;
  *   <tr><td>{@code compressionThreshold}</td><td>64 bytes</td><td>smaller messages leave uncompressed</td></tr>
  *   <tr><td>{@code subprotocols}</td><td>none</td><td>the first of these (server order) the client offers is chosen</td></tr>
  *   <tr><td>{@code originCheck}</td><td>any origin</td><td>a refused {@code Origin} gets 403</td></tr>
+ *   <tr><td>{@code execution}</td><td>LOOP</td><td>BLOCKING: callbacks off the loop, in order per connection</td></tr>
  * </table>
  */
 public final class WebSocketOptions {
     public static final WebSocketOptions DEFAULTS = new WebSocketOptions(1 << 20, 1 << 20, 300_000, 0, 5_000,
-            true, 64, List.of(), origin -> true);
+            true, 64, List.of(), origin -> true, dev.peregrine.Execution.LOOP);
 
     private final int maxFrameSize;
     private final int maxMessageSize;
@@ -37,10 +38,11 @@ public final class WebSocketOptions {
     private final int compressionThreshold;
     private final List<String> subprotocols;
     private final Predicate<String> originCheck;
+    private final dev.peregrine.Execution execution;
 
     private WebSocketOptions(int maxFrameSize, int maxMessageSize, long idleTimeoutMillis, long pingIntervalMillis,
                              long closeTimeoutMillis, boolean compression, int compressionThreshold,
-                             List<String> subprotocols, Predicate<String> originCheck) {
+                             List<String> subprotocols, Predicate<String> originCheck, dev.peregrine.Execution execution) {
         this.maxFrameSize = maxFrameSize;
         this.maxMessageSize = maxMessageSize;
         this.idleTimeoutMillis = idleTimeoutMillis;
@@ -50,6 +52,7 @@ public final class WebSocketOptions {
         this.compressionThreshold = compressionThreshold;
         this.subprotocols = subprotocols;
         this.originCheck = originCheck;
+        this.execution = execution;
     }
 
     private static int positive(int v, String name) {
@@ -70,35 +73,35 @@ public final class WebSocketOptions {
     /** Largest frame payload accepted, in bytes. */
     public WebSocketOptions maxFrameSize(int bytes) {
         return new WebSocketOptions(positive(bytes, "maxFrameSize"), maxMessageSize, idleTimeoutMillis, pingIntervalMillis,
-                closeTimeoutMillis, compression, compressionThreshold, subprotocols, originCheck);
+                closeTimeoutMillis, compression, compressionThreshold, subprotocols, originCheck, execution);
     }
 
     /** Largest message accepted (all fragments, after inflation), in bytes. */
     public WebSocketOptions maxMessageSize(int bytes) {
         return new WebSocketOptions(maxFrameSize, positive(bytes, "maxMessageSize"), idleTimeoutMillis, pingIntervalMillis,
-                closeTimeoutMillis, compression, compressionThreshold, subprotocols, originCheck);
+                closeTimeoutMillis, compression, compressionThreshold, subprotocols, originCheck, execution);
     }
 
     public WebSocketOptions idleTimeout(Duration d) {
         return new WebSocketOptions(maxFrameSize, maxMessageSize, millis(d, "idleTimeout", false), pingIntervalMillis,
-                closeTimeoutMillis, compression, compressionThreshold, subprotocols, originCheck);
+                closeTimeoutMillis, compression, compressionThreshold, subprotocols, originCheck, execution);
     }
 
     /** A keep-alive ping after this long without traffic; {@code Duration.ZERO} turns it off. */
     public WebSocketOptions pingInterval(Duration d) {
         return new WebSocketOptions(maxFrameSize, maxMessageSize, idleTimeoutMillis, millis(d, "pingInterval", true),
-                closeTimeoutMillis, compression, compressionThreshold, subprotocols, originCheck);
+                closeTimeoutMillis, compression, compressionThreshold, subprotocols, originCheck, execution);
     }
 
     public WebSocketOptions closeTimeout(Duration d) {
         return new WebSocketOptions(maxFrameSize, maxMessageSize, idleTimeoutMillis, pingIntervalMillis,
-                millis(d, "closeTimeout", false), compression, compressionThreshold, subprotocols, originCheck);
+                millis(d, "closeTimeout", false), compression, compressionThreshold, subprotocols, originCheck, execution);
     }
 
     /** Whether permessage-deflate is accepted when a client offers it. */
     public WebSocketOptions compression(boolean on) {
         return new WebSocketOptions(maxFrameSize, maxMessageSize, idleTimeoutMillis, pingIntervalMillis,
-                closeTimeoutMillis, on, compressionThreshold, subprotocols, originCheck);
+                closeTimeoutMillis, on, compressionThreshold, subprotocols, originCheck, execution);
     }
 
     /** Messages shorter than this many bytes are sent uncompressed. */
@@ -107,13 +110,13 @@ public final class WebSocketOptions {
             throw new IllegalArgumentException("compressionThreshold must not be negative: " + bytes);
         }
         return new WebSocketOptions(maxFrameSize, maxMessageSize, idleTimeoutMillis, pingIntervalMillis,
-                closeTimeoutMillis, compression, bytes, subprotocols, originCheck);
+                closeTimeoutMillis, compression, bytes, subprotocols, originCheck, execution);
     }
 
     /** Subprotocols the server speaks, preferred first (RFC 6455 §4.2.2). */
     public WebSocketOptions subprotocols(String... names) {
         return new WebSocketOptions(maxFrameSize, maxMessageSize, idleTimeoutMillis, pingIntervalMillis,
-                closeTimeoutMillis, compression, compressionThreshold, List.of(names), originCheck);
+                closeTimeoutMillis, compression, compressionThreshold, List.of(names), originCheck, execution);
     }
 
     /**
@@ -122,7 +125,27 @@ public final class WebSocketOptions {
      */
     public WebSocketOptions originCheck(Predicate<String> check) {
         return new WebSocketOptions(maxFrameSize, maxMessageSize, idleTimeoutMillis, pingIntervalMillis,
-                closeTimeoutMillis, compression, compressionThreshold, subprotocols, Objects.requireNonNull(check, "check"));
+                closeTimeoutMillis, compression, compressionThreshold, subprotocols, Objects.requireNonNull(check, "check"), execution);
+    }
+
+    /**
+     * Where the route's callbacks run. {@link dev.peregrine.Execution#LOOP} (the default): on the
+     * connection's event loop, and they must not block. {@link dev.peregrine.Execution#BLOCKING}: off
+     * the loop, on a virtual thread on JDK 21+ (found at run time) or the server's blocking pool
+     * ({@code blockingPoolSize}) on 17-20, one at a time per connection and in order; they may block,
+     * and each {@link Payload} they receive is a copy they may keep. While a connection's callbacks are
+     * behind (16 events or 256 KiB of payload waiting), the server stops reading from that peer. A
+     * server's setting: the client ({@code HttpClient.webSocket}) refuses BLOCKING at the call. See
+     * docs/websocket.md "Blocking handlers".
+     */
+    public WebSocketOptions execution(dev.peregrine.Execution execution) {
+        return new WebSocketOptions(maxFrameSize, maxMessageSize, idleTimeoutMillis, pingIntervalMillis,
+                closeTimeoutMillis, compression, compressionThreshold, subprotocols, originCheck,
+                Objects.requireNonNull(execution, "execution"));
+    }
+
+    public dev.peregrine.Execution execution() {
+        return execution;
     }
 
     public int maxFrameSize() {

@@ -73,6 +73,8 @@ final class WebSocketProtocol implements Protocol {
     private final DeflateParams deflate;
     /** Null on a server; a client's source of masking keys. */
     private final MaskSource mask;
+    /** The route's callbacks run off the loop ({@code execution(BLOCKING)}), or null: inline. */
+    private final OffLoopCallbacks offLoop;
     final WsSession session;
     private final FrameHeader header = new FrameHeader();
     private final PayloadView view = new PayloadView();
@@ -102,6 +104,10 @@ final class WebSocketProtocol implements Protocol {
         this.deflate = deflate;
         this.session = session;
         this.mask = mask;
+        this.offLoop = handler instanceof OffLoopCallbacks ? (OffLoopCallbacks) handler : null;
+        if (offLoop != null) {
+            offLoop.bind(this);
+        }
     }
 
     @Override
@@ -148,6 +154,9 @@ final class WebSocketProtocol implements Protocol {
         while (pos < end) {
             if (state == DONE || !c.isOpen()) {
                 return end; // nothing after a close frame or a failure is acted on
+            }
+            if (offLoop != null && offLoop.stall()) {
+                return pos; // the callbacks are behind: the connection holds the rest, then stops reading
             }
             if (!inFrame) {
                 int h = header.parse(buf, pos, end);
@@ -452,6 +461,36 @@ final class WebSocketProtocol implements Protocol {
         return c;
     }
 
+    /**
+     * Whether input waits for the off-loop callbacks to catch up ({@link OffLoopCallbacks#stall}):
+     * the connection holds it and stops reading, and does not half-close meanwhile.
+     */
+    @Override
+    public boolean producing() {
+        return offLoop != null && state != DONE && offLoop.stalled();
+    }
+
+    /** Loop: the off-loop callbacks caught up; the held input is offered again. */
+    void resumeAfterCallbacks() {
+        if (!c.isClosed()) {
+            c.resumeInput();
+        }
+    }
+
+    /** Loop: an off-loop callback threw ({@link OffLoopCallbacks} logged it): close with 1011. */
+    void offLoopCallbackFailed() {
+        if (c.isClosed()) {
+            return;
+        }
+        if (state == OPEN) {
+            writeClose(CloseCodes.INTERNAL_ERROR, "");
+        }
+        if (state != DONE) {
+            done(CloseCodes.INTERNAL_ERROR, "");
+        }
+        flushFromTask();
+    }
+
     // ---------------------------------------------------------------- the rest of Protocol
 
     @Override
@@ -461,6 +500,12 @@ final class WebSocketProtocol implements Protocol {
 
     @Override
     public void onEndOfInput(Connection c) {
+        if (producing() && c.heldInputLength() > 0) {
+            // Frames wait behind the off-loop callbacks: they are read once those catch up
+            // (Connection.resumeInput), then the connection closes; a close frame among them still counts.
+            c.readInterest(false);
+            return;
+        }
         if (state != DONE) {
             state = DONE;
             session.markClosed();

@@ -1,5 +1,6 @@
 package dev.peregrine.websocket.engine;
 
+import dev.peregrine.Execution;
 import dev.peregrine.Handler;
 import dev.peregrine.Request;
 import dev.peregrine.Response;
@@ -34,8 +35,12 @@ import java.util.Map;
  *   Origin accepted by options.originCheck             403 (§4.2.2)
  *   Sec-WebSocket-Protocol                             the first of options.subprotocols offered; none: no header
  *   Sec-WebSocket-Extensions: permessage-deflate       accepted as DeflateParams can honour, else ignored
+ *   handler.onHandshake (ServerHandshake)              throws: 500; else its fields join the 101
  * </pre>
  * The response carries {@code Sec-WebSocket-Accept}: base64(SHA-1(key + the RFC's GUID)) (§4.2.2).
+ *
+ * <p>A route with {@code execution(BLOCKING)} gives each connection an {@link OffLoopCallbacks} that
+ * runs the handler off the loop; the handshake itself stays on the loop.
  *
  * <p>Thread: the loop (the route is registered to run there).
  */
@@ -107,6 +112,17 @@ public final class WebSocketRoute implements Handler {
         }
         String subprotocol = chooseSubprotocol(req.header("Sec-WebSocket-Protocol"));
         DeflateParams deflate = options.compression() ? DeflateParams.negotiate(req.header("Sec-WebSocket-Extensions")) : null;
+        ServerHandshake hs = new ServerHandshake(req);
+        try {
+            handler.onHandshake(hs);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "WebSocket handler " + handler.getClass().getName()
+                    + ".onHandshake threw; answered 500 for " + req.path(), e);
+            res.error(500);
+            return;
+        } finally {
+            hs.end();
+        }
 
         StringBuilder head = new StringBuilder(192)
                 .append("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ")
@@ -117,8 +133,8 @@ public final class WebSocketRoute implements Handler {
         if (deflate != null) {
             head.append("Sec-WebSocket-Extensions: ").append(deflate.response).append("\r\n");
         }
-        head.append("\r\n");
-        byte[] bytes = head.toString().getBytes(StandardCharsets.US_ASCII);
+        head.append(hs.fields()).append("\r\n");
+        byte[] bytes = head.toString().getBytes(StandardCharsets.ISO_8859_1); // fields checked: ASCII only
         if (c.out().remaining() < bytes.length) {
             c.drain();
         }
@@ -132,7 +148,13 @@ public final class WebSocketRoute implements Handler {
             }
         }
         WsSession session = new WsSession(req.path(), params, subprotocol, deflate != null, req.remoteAddress());
-        c.switchTo(new WebSocketProtocol(options, handler, deflate, session)); // the HTTP/1.1 protocol sees the switch and stops
+        session.attach(hs.attachment());
+        WebSocketHandler callbacks = handler;
+        if (options.execution() == Execution.BLOCKING) {
+            callbacks = new OffLoopCallbacks(handler, ((OffLoop) ((ResponseView) res).owner()).blockingExecutor(),
+                    c.context().eventLoop()); // one per connection: its queue keeps the connection's order
+        }
+        c.switchTo(new WebSocketProtocol(options, callbacks, deflate, session)); // the HTTP/1.1 protocol sees the switch and stops
     }
 
     /** The connection of the inline handler running now, or null when this runs anywhere else. */

@@ -91,4 +91,23 @@ class Utf8ValidatorTest {
             assertEquals(jdk(b), Utf8Validator.isValid(d, 0, b.length), java.util.Arrays.toString(b));
         }
     }
+
+    /**
+     * Long ASCII runs (the 32- and 8-byte steps) with one bad or multi-byte sequence at every offset
+     * of every length up to 100 bytes, whole and split at every byte, beside the JDK's decoder.
+     */
+    @Test
+    void asciiRunsWithASequenceAtEveryOffset() {
+        byte[][] inserts = {hex("ff"), hex("c3 a9"), hex("e2 82 ac"), hex("f0 9f 98 80"), hex("80"), hex("ed a0 80"), hex("c3")};
+        for (int n = 0; n <= 100; n += (n < 70 ? 1 : 7)) {
+            for (byte[] insert : inserts) {
+                for (int at = 0; at <= n; at++) {
+                    byte[] b = new byte[n + insert.length];
+                    java.util.Arrays.fill(b, (byte) 'a');
+                    System.arraycopy(insert, 0, b, at, insert.length);
+                    assertEquals(jdk(b), everySplit(b), "length " + n + " insert at " + at);
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,5 @@
+module peregrine.dev/ws-load
+
+go 1.22
+
+require github.com/gorilla/websocket v1.5.3
