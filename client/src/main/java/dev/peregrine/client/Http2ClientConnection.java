@@ -698,6 +698,7 @@ final class Http2ClientConnection implements Protocol {
             dead = true;
             FrameWriter.goAway(c, 0, NO_ERROR);
             c.closeAfterOutput();
+            c.flush(); // not inside an input event: nothing else writes the batch
         }
         session.draining(this);
     }

@@ -92,6 +92,7 @@ class Http2ClientTest {
         TlsConfig tls = TlsConfig.selfSigned();
         try (Server h2 = server(t).tls(tls).start();
              Server h1 = server(t).http2(false).tls(tls).start();
+             Server plain = server(t).start();
              HttpClient client = client(t).http2(Http2Mode.ALPN).sslContext(TrustingContext.of(tls.certificate())).build()) {
             for (int i = 0; i < 3; i++) {
                 assertEquals("HTTP/2.0 localhost:" + h2.httpsPort() + " " + i,
@@ -100,7 +101,7 @@ class Http2ClientTest {
                         client.get("https://localhost:" + h1.httpsPort() + "/v?n=" + i).text());
             }
             // ALPN mode leaves plain http on HTTP/1.1.
-            assertEquals("HTTP/1.1 127.0.0.1:" + h2.port() + " x", client.get("http://127.0.0.1:" + h2.port() + "/v?n=x").text());
+            assertEquals("HTTP/1.1 127.0.0.1:" + plain.port() + " x", client.get("http://127.0.0.1:" + plain.port() + "/v?n=x").text());
         }
     }
 
