@@ -18,7 +18,9 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -40,12 +42,17 @@ import java.util.concurrent.TimeUnit;
  *   scripts/jmh Http2ServerBenchmark -prof gc
  * </pre>
  * The connection opens with the preface, a SETTINGS and a WINDOW_UPDATE raising the connection's
- * window to 2^31-1 (so no op carries one), then one request that puts {@code :path /plaintext} and
- * {@code :authority localhost} into the server's HPACK table with incremental indexing (RFC 7541
- * §6.2.1). Every measured request is then 4 bytes of block, each an indexed field (§6.1):
- * {@code :method GET} (2), {@code :scheme http} (6), {@code :path} (63) and {@code :authority} (62).
- * A new connection is opened every {@link #PER_CONNECTION} requests (its setup is spread over them:
- * well under 1 B/op).
+ * window to 2^31-1 (so no op carries one), then one request that puts its fields into the server's
+ * HPACK table with incremental indexing (RFC 7541 §6.2.1), as h2load and browsers do. Every measured
+ * request is then a block of indexed fields only (§6.1):
+ * <pre>
+ *   fields=minimal  :method GET (2), :scheme http (6), :path /plaintext (63), :authority localhost (62)
+ *   fields=h2load   what h2load sends: those (:path 65, :authority 127.0.0.1:8080 64), accept (63: any type),
+ *                   accept-encoding gzip, deflate (16, static), user-agent h2load nghttp2/1.52.0 (62)
+ * </pre>
+ * {@code getIndexed}: one request per read; {@code getIndexed100}: 100 streams' HEADERS in one read,
+ * as h2load's {@code -m 100} delivers them (one op is one request). A new connection is opened every
+ * {@link #PER_CONNECTION} requests (its setup is spread over them: well under 1 B/op).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -63,8 +70,13 @@ public class Http2ServerBenchmark {
     private FakeSocket socket;
     private Connection connection;
     /** The measured request: a HEADERS frame whose stream id is patched per request. */
-    private final byte[] request = frame(0x1, 0x5, 0, new byte[] {(byte) 0x82, (byte) 0x86, (byte) 0xbf, (byte) 0xbe});
+    private byte[] request;
+    private byte[] requests100;
     private int stream;
+
+    /** Which fields each request carries (all indexed once the first request is in). */
+    @Param({"minimal", "h2load"})
+    public String fields;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
@@ -77,6 +89,14 @@ public class Http2ServerBenchmark {
         ctx = new LoopContext(new ServerSetup(config, router, switches, blocking, null, false, null).listener(0, null));
         ctx.bind(new BenchmarkThreadLoop());
         socket = new FakeSocket();
+        byte[] block = fields.equals("minimal")
+                ? new byte[] {(byte) 0x82, (byte) 0x86, (byte) 0xbf, (byte) 0xbe}
+                : new byte[] {(byte) 0x82, (byte) 0x86, (byte) 0xc1, (byte) 0xc0, (byte) 0xbf, (byte) 0x90, (byte) 0xbe};
+        request = frame(0x1, 0x5, 0, block);
+        requests100 = new byte[100 * request.length];
+        for (int i = 0; i < 100; i++) {
+            System.arraycopy(request, 0, requests100, i * request.length, request.length);
+        }
         open();
     }
 
@@ -101,9 +121,20 @@ public class Http2ServerBenchmark {
         block.write(0x44); // literal with incremental indexing, name :path (4)
         block.write(10);
         block.writeBytes("/plaintext".getBytes(StandardCharsets.US_ASCII));
+        String authority = fields.equals("minimal") ? "localhost" : "127.0.0.1:8080";
         block.write(0x41); // literal with incremental indexing, name :authority (1)
-        block.write(9);
-        block.writeBytes("localhost".getBytes(StandardCharsets.US_ASCII));
+        block.write(authority.length());
+        block.writeBytes(authority.getBytes(StandardCharsets.US_ASCII));
+        if (!fields.equals("minimal")) {
+            block.write(0x40 | 19); // accept (19): */*
+            block.write(3);
+            block.writeBytes("*/*".getBytes(StandardCharsets.US_ASCII));
+            block.write(0x80 | 16); // accept-encoding: gzip, deflate (static 16)
+            String ua = "h2load nghttp2/1.52.0";
+            block.write(0x40 | 58); // user-agent (58)
+            block.write(ua.length());
+            block.writeBytes(ua.getBytes(StandardCharsets.US_ASCII));
+        }
         b.writeBytes(frame(0x1, 0x5, 1, block.toByteArray()));
         socket.feed(b.toByteArray(), 1, false);
         connection = ctx.newConnection(socket);
@@ -125,6 +156,27 @@ public class Http2ServerBenchmark {
         r[6] = (byte) (stream >>> 16);
         r[7] = (byte) (stream >>> 8);
         r[8] = (byte) stream;
+        socket.feed(r, 1, false);
+        connection.onReadable();
+        return socket.written;
+    }
+
+    /** 100 streams' HEADERS in one read (h2load -m 100). */
+    @Benchmark
+    @OperationsPerInvocation(100)
+    public long getIndexed100() throws IOException {
+        if (stream >= 2 * PER_CONNECTION) {
+            open();
+        }
+        byte[] r = requests100;
+        for (int i = 0; i < 100; i++) {
+            stream += 2;
+            int at = i * request.length;
+            r[at + 5] = (byte) (stream >>> 24);
+            r[at + 6] = (byte) (stream >>> 16);
+            r[at + 7] = (byte) (stream >>> 8);
+            r[at + 8] = (byte) stream;
+        }
         socket.feed(r, 1, false);
         connection.onReadable();
         return socket.written;
