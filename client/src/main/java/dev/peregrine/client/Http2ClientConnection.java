@@ -2,13 +2,10 @@ package dev.peregrine.client;
 
 import dev.peregrine.h2.frame.FrameParser;
 import dev.peregrine.h2.frame.FrameWriter;
-import dev.peregrine.h2.hpack.HpackDecoder;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.Protocol;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 
 import static dev.peregrine.h2.frame.Frames.*;
 
@@ -38,25 +35,16 @@ import static dev.peregrine.h2.frame.Frames.*;
  *   DRAINING, no stream left --&gt; close.  Closed with streams open --&gt; as GOAWAY with last 0 for those
  *   that saw no response frame, else they fail (phase CLOSED)
  * </pre>
- * <b>Flow control</b> (§5.2, §6.9): we advertise a stream window of {@link #STREAM_WINDOW} and raise
- * the connection's to {@link #CONNECTION_WINDOW}, and give back what each took once half is used: a
- * body is taken into memory as it arrives, so the window follows the caller's consumption. Request
- * bodies go out only within the server's connection and stream windows, in frames of at most its
- * SETTINGS_MAX_FRAME_SIZE; what does not fit waits for its WINDOW_UPDATE, so a server that stops
- * reading holds at most a window of ours. <b>Timers</b>: IDLE (no stream: {@code maxIdle}, then
- * GOAWAY and close), ACTIVE (streams open: {@code readTimeout}, restarted by any frame), ALPN (TLS,
- * before the first input: {@code connectTimeout}).
+ * Flow control: {@link H2Windows}; the server's settings: {@link H2PeerSettings}; field blocks:
+ * {@link H2BlockReader}. <b>Timers</b>: IDLE (no stream: {@code maxIdle}, then GOAWAY and close), ACTIVE
+ * (streams open: {@code readTimeout}, restarted by any frame), ALPN (TLS, first input: {@code connectTimeout}).
  *
  * <p>Output goes into the loop's batch and is written before the event ends ({@link Connection#flush}).
  * Thread: the session's loop thread.
  */
 final class Http2ClientConnection implements Protocol {
-    static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     static final int STREAM_WINDOW = 1 << 20;
     static final int CONNECTION_WINDOW = 8 << 20;
-    /** Streams assumed allowed until the server's SETTINGS says (§6.5.2 leaves the initial value unlimited). */
-    private static final int INITIAL_MAX_STREAMS = 100;
-    private static final int HEADER_TABLE_SIZE = 4096;
 
     private static final int T_IDLE = 1;
     private static final int T_ACTIVE = 2;
@@ -66,9 +54,8 @@ final class Http2ClientConnection implements Protocol {
     private final HttpClient client;
     private final boolean tls;
     private final FrameParser parser = new FrameParser();
-    private final HpackDecoder decoder;
-    private final H2Fields fields = new H2Fields();
-    private final ArrayDeque<H2Stream> free = new ArrayDeque<>();
+    private final H2BlockReader block;
+    private final H2PeerSettings peer = new H2PeerSettings();
     Connection c;
     private boolean ready;
     boolean draining;
@@ -77,37 +64,21 @@ final class Http2ClientConnection implements Protocol {
     private boolean fellBack;
     /** Whether the first input was looked at (an HTTP/1.1 answer to an h2c preface falls back). */
     private boolean framesSeen;
-    private static final byte[] HTTP1 = "HTTP/1.".getBytes(StandardCharsets.US_ASCII);
 
-    private H2Stream[] streams = new H2Stream[8];
-    private int open;
+    private final H2StreamTable streams = new H2StreamTable();
     private int nextStreamId = 1;
-    int maxStreams = INITIAL_MAX_STREAMS;
-    private int peerInitialWindow = DEFAULT_WINDOW;
-    private int peerMaxFrameSize = DEFAULT_MAX_FRAME_SIZE;
-    private long sendWindow = DEFAULT_WINDOW;
-    private int recvUnacked;
-
-    /** The field block being assembled (HEADERS, CONTINUATION...): its stream, or 0. */
-    private int blockStream;
-    private boolean blockEndStream;
-    private ByteBuffer held;
-    private int heldLength;
-    private ByteBuffer decoded = ByteBuffer.allocate(0);
+    private final H2Windows windows = new H2Windows();
 
     Http2ClientConnection(Http2Session session, boolean tls) {
         this.session = session;
         this.client = session.client();
         this.tls = tls;
-        this.decoder = new HpackDecoder(HEADER_TABLE_SIZE, client.maxHeadSize);
+        this.block = new H2BlockReader(client.maxHeadSize);
     }
 
     /** The connection is there (TCP, or TCP and the TLS layer): the preface goes first (§3.4). */
     void connected() {
-        c.append(PREFACE, 0, PREFACE.length);
-        FrameWriter.settings(c, SETTINGS_ENABLE_PUSH, 0, SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW,
-                SETTINGS_MAX_HEADER_LIST_SIZE, client.maxHeadSize);
-        FrameWriter.windowUpdate(c, 0, CONNECTION_WINDOW - DEFAULT_WINDOW);
+        H2Preface.write(c, STREAM_WINDOW, CONNECTION_WINDOW, client.maxHeadSize);
         ready = !tls;
         c.flush();
         c.updateTimer();
@@ -125,12 +96,12 @@ final class Http2ClientConnection implements Protocol {
 
     /** Whether the session may start one more stream here after {@code more} it is about to start. */
     boolean canStart(int more) {
-        return ready && !draining && !dead && c != null && c.isOpen() && open + more < maxStreams
+        return ready && !draining && !dead && c != null && c.isOpen() && streams.open + more < peer.maxStreams
                 && nextStreamId + 2 * more < Integer.MAX_VALUE - 2;
     }
 
     int openStreams() {
-        return open;
+        return streams.open;
     }
 
     /** Whether the connection takes no new stream (GOAWAY, an error, its stream ids used up). */
@@ -140,10 +111,10 @@ final class Http2ClientConnection implements Protocol {
 
     /** Writes {@code call}'s HEADERS and what of its body the windows allow into the batch (the caller flushes). */
     void start(Call call) {
-        H2Stream s = free.isEmpty() ? new H2Stream() : free.pollFirst();
+        H2Stream s = streams.take();
         int id = nextStreamId;
         nextStreamId += 2;
-        s.start(id, call, peerInitialWindow);
+        s.start(id, call, peer.initialWindow);
         call.attempts++;
         add(s);
         if (nextStreamId >= Integer.MAX_VALUE - 2) { // ids run out (§5.1.1): the session's next drain lets go of it
@@ -151,7 +122,7 @@ final class Http2ClientConnection implements Protocol {
         }
         byte[] block = call.request.h2Block();
         boolean noBody = s.body == null || s.body.length == 0;
-        FrameWriter.headers(c, id, noBody, block, block.length, peerMaxFrameSize);
+        FrameWriter.headers(c, id, noBody, block, block.length, peer.maxFrameSize);
         if (noBody) {
             s.localEnded = true;
         } else {
@@ -159,30 +130,12 @@ final class Http2ClientConnection implements Protocol {
         }
     }
 
-    /** Sends DATA of {@code s}'s body while the windows allow. */
     private void sendBody(H2Stream s) {
-        while (!s.localEnded) {
-            int left = s.body.length - s.sent;
-            int n = (int) Math.min(Math.min(left, peerMaxFrameSize), Math.min(sendWindow, s.sendWindow));
-            if (n <= 0 && left > 0) {
-                return; // the windows are shut: WINDOW_UPDATE resumes
-            }
-            boolean end = n == left;
-            FrameWriter.data(c, s.id, end, s.body, s.sent, n);
-            s.sent += n;
-            sendWindow -= n;
-            s.sendWindow -= n;
-            s.localEnded = end;
-        }
+        windows.send(c, s, peer.maxFrameSize);
     }
 
     private void resumeBodies() {
-        for (int i = 0; i < open && sendWindow > 0; i++) {
-            H2Stream s = streams[i];
-            if (s.blocked() && s.sendWindow > 0) {
-                sendBody(s);
-            }
-        }
+        windows.resume(c, streams, peer.maxFrameSize);
     }
 
     // ---------------------------------------------------------------- input
@@ -199,19 +152,13 @@ final class Http2ClientConnection implements Protocol {
         }
         int pos = start;
         if (!framesSeen && !tls) {
-            // h2c by prior knowledge to a server that speaks only HTTP/1.1: it answers our preface as a
-            // request (RFC 9113 §3.3 leaves this to the client). None of our streams was taken: the host
-            // goes on over HTTP/1.1, as when ALPN chooses it.
-            int n = Math.min(end - pos, HTTP1.length);
-            boolean http1 = true;
-            for (int i = 0; i < n && http1; i++) {
-                http1 = buf.get(pos + i) == HTTP1[i];
-            }
-            if (http1 && n < HTTP1.length) {
+            // An h2c preface answered in HTTP/1.1: none of our streams was taken, HTTP/1.1 takes them.
+            int http1 = H2Preface.http1Answer(buf, pos, end);
+            if (http1 == H2Preface.UNSURE) {
                 return pos;
             }
             framesSeen = true;
-            if (http1) {
+            if (http1 == 1) {
                 fallBack();
                 return end;
             }
@@ -244,8 +191,8 @@ final class Http2ClientConnection implements Protocol {
         dead = true;
         fellBack = true;
         session.alpnRefused(this);
-        while (open > 0) { // h2c streams the server never took (it read our preface as an HTTP/1.1 request)
-            H2Stream s = streams[0];
+        while (streams.open > 0) { // h2c streams the server never took (it read our preface as an HTTP/1.1 request)
+            H2Stream s = streams.all[0];
             Call call = s.call;
             release(s);
             call.attempts--; // not an attempt: the server never saw it as a request
@@ -263,7 +210,7 @@ final class Http2ClientConnection implements Protocol {
 
     private void frame(ByteBuffer b) {
         int type = parser.type();
-        if (blockStream != 0 && type != CONTINUATION) {
+        if (block.stream != 0 && type != CONTINUATION) {
             connectionError(PROTOCOL_ERROR, "a frame inside a field block"); // §6.10
             return;
         }
@@ -305,11 +252,7 @@ final class Http2ClientConnection implements Protocol {
 
     private void data(ByteBuffer b) {
         int n = parser.length();
-        recvUnacked += n;
-        if (recvUnacked >= CONNECTION_WINDOW / 2) {
-            FrameWriter.windowUpdate(c, 0, recvUnacked);
-            recvUnacked = 0;
-        }
+        windows.received(c, n);
         H2Stream s = find(parser.streamId());
         if (s == null) {
             unknownStream(parser.streamId());
@@ -329,17 +272,11 @@ final class Http2ClientConnection implements Protocol {
             finish(s);
             return;
         }
-        s.recvUnacked += n;
-        if (s.recvUnacked >= STREAM_WINDOW / 2) {
-            FrameWriter.windowUpdate(c, s.id, s.recvUnacked);
-            s.recvUnacked = 0;
-        }
+        windows.received(c, s, n);
     }
 
     private void headers(ByteBuffer b) {
-        blockStream = parser.streamId();
-        blockEndStream = parser.flag(FLAG_END_STREAM);
-        heldLength = 0;
+        block.begin(parser.streamId(), parser.flag(FLAG_END_STREAM));
         if (parser.flag(FLAG_END_HEADERS)) {
             block(b, parser.dataStart(), parser.dataEnd());
         } else {
@@ -348,47 +285,32 @@ final class Http2ClientConnection implements Protocol {
     }
 
     private void continuation(ByteBuffer b) {
-        if (blockStream == 0 || parser.streamId() != blockStream) {
+        if (block.stream == 0 || parser.streamId() != block.stream) {
             connectionError(PROTOCOL_ERROR, "CONTINUATION without its HEADERS"); // §6.10
             return;
         }
         hold(b);
         if (!dead && parser.flag(FLAG_END_HEADERS)) {
-            block(held, 0, heldLength);
+            block(null, 0, 0);
         }
     }
 
-    /** Copies a fragment of a block that spans frames; a block past 4 times maxHeadSize ends the connection. */
     private void hold(ByteBuffer b) {
-        int n = parser.dataEnd() - parser.dataStart();
-        if (heldLength + n > 4 * client.maxHeadSize) {
-            connectionError(ENHANCE_YOUR_CALM, "field block larger than " + 4 * client.maxHeadSize + " bytes");
-            return;
+        if (!block.hold(parser, b)) {
+            connectionError(ENHANCE_YOUR_CALM, "field block larger than " + block.maxBlock() + " bytes");
         }
-        if (held == null || held.capacity() < heldLength + n) {
-            ByteBuffer bigger = ByteBuffer.allocate(Math.max(heldLength + n, 2 * (held == null ? 1024 : held.capacity())));
-            if (held != null) {
-                bigger.put(0, held, 0, heldLength);
-            }
-            held = bigger;
-        }
-        held.put(heldLength, b, parser.dataStart(), n);
-        heldLength += n;
     }
 
-    /** A whole field block: decoded always (the table stays in step, §4.3), then given to its stream. */
+    /**
+     * A whole field block ({@code src} null: the one held across frames): decoded always (the table
+     * stays in step, §4.3), then given to its stream.
+     */
     private void block(ByteBuffer src, int from, int to) {
-        int id = blockStream;
-        boolean endStream = blockEndStream;
-        blockStream = 0;
+        int id = block.stream;
+        boolean endStream = block.endStream;
         H2Stream s = find(id);
-        fields.begin(s != null && s.status != 0);
-        int bound = decoder.destinationBound(to - from, 0);
-        if (decoded.capacity() < bound) {
-            decoded = ByteBuffer.allocate(bound);
-        }
-        int r = decoder.decode(src, from, to, decoded, 0, bound, fields);
-        if (r < 0) {
+        boolean trailers = s != null && s.status != 0;
+        if (!(src == null ? block.decodeHeld(trailers) : block.decode(src, from, to, trailers))) {
             connectionError(COMPRESSION_ERROR, "bad HPACK block");
             return;
         }
@@ -397,7 +319,8 @@ final class Http2ClientConnection implements Protocol {
             return;
         }
         s.responded = true;
-        if (decoder.tooLarge()) {
+        H2Fields fields = block.fields;
+        if (block.tooLarge()) {
             streamError(id, CANCEL, ClientException.Phase.TOO_LARGE, "response head larger than " + client.maxHeadSize + " bytes");
             return;
         }
@@ -436,44 +359,10 @@ final class Http2ClientConnection implements Protocol {
         if (parser.flag(FLAG_ACK)) {
             return;
         }
-        for (int at = parser.payloadStart(); at < parser.frameEnd(); at += 6) {
-            int id = (b.get(at) & 0xff) << 8 | (b.get(at + 1) & 0xff);
-            int value = FrameParser.int32(b, at + 2);
-            switch (id) {
-                case SETTINGS_ENABLE_PUSH:
-                    if (value != 0) {
-                        connectionError(PROTOCOL_ERROR, "a server set ENABLE_PUSH"); // §6.5.2
-                        return;
-                    }
-                    break;
-                case SETTINGS_MAX_CONCURRENT_STREAMS:
-                    maxStreams = value < 0 ? Integer.MAX_VALUE : value;
-                    break;
-                case SETTINGS_INITIAL_WINDOW_SIZE:
-                    if (value < 0) {
-                        connectionError(FLOW_CONTROL_ERROR, "INITIAL_WINDOW_SIZE above 2^31-1");
-                        return;
-                    }
-                    long delta = (long) value - peerInitialWindow;
-                    for (int i = 0; i < open; i++) {
-                        streams[i].sendWindow += delta;
-                        if (streams[i].sendWindow > MAX_WINDOW) {
-                            connectionError(FLOW_CONTROL_ERROR, "a stream window above 2^31-1"); // §6.9.2
-                            return;
-                        }
-                    }
-                    peerInitialWindow = value;
-                    break;
-                case SETTINGS_MAX_FRAME_SIZE:
-                    if (value < DEFAULT_MAX_FRAME_SIZE || value > MAX_MAX_FRAME_SIZE) {
-                        connectionError(PROTOCOL_ERROR, "MAX_FRAME_SIZE out of range");
-                        return;
-                    }
-                    peerMaxFrameSize = value;
-                    break;
-                default:
-                    break; // HEADER_TABLE_SIZE: our blocks use no dynamic table; unknown ones (§6.5.2)
-            }
+        int code = peer.apply(b, parser.payloadStart(), parser.frameEnd(), streams.all, streams.open);
+        if (code != 0) {
+            connectionError(code, peer.error);
+            return;
         }
         FrameWriter.settingsAck(c);
         resumeBodies();
@@ -481,8 +370,8 @@ final class Http2ClientConnection implements Protocol {
 
     private void windowUpdate(int id, int increment) {
         if (id == 0) {
-            sendWindow += increment;
-            if (sendWindow > MAX_WINDOW) {
+            windows.sendWindow += increment;
+            if (windows.sendWindow > MAX_WINDOW) {
                 connectionError(FLOW_CONTROL_ERROR, "connection window above 2^31-1"); // §6.9.1
                 return;
             }
@@ -498,7 +387,7 @@ final class Http2ClientConnection implements Protocol {
             streamError(id, FLOW_CONTROL_ERROR, ClientException.Phase.RESPONSE, "stream window above 2^31-1");
             return;
         }
-        if (s.blocked() && sendWindow > 0) {
+        if (s.blocked() && windows.sendWindow > 0) {
             sendBody(s);
         }
     }
@@ -526,8 +415,8 @@ final class Http2ClientConnection implements Protocol {
     private void goAway(int last, int code) {
         draining = true;
         session.draining(this);
-        for (int i = open - 1; i >= 0; i--) {
-            H2Stream s = streams[i];
+        for (int i = streams.open - 1; i >= 0; i--) {
+            H2Stream s = streams.all[i];
             if (s.id > last) { // not processed (§6.8): a new connection may take it
                 Call call = s.call;
                 release(s);
@@ -593,11 +482,11 @@ final class Http2ClientConnection implements Protocol {
 
     /** Fails (or, when allowed and nothing was received, retries) every open stream. */
     private void failAll(ClientException.Phase phase, String why, boolean retry) {
-        if (c != null && open > 0) {
+        if (c != null && streams.open > 0) {
             flushOwn();
         }
-        for (int i = open - 1; i >= 0; i--) {
-            H2Stream s = streams[i];
+        for (int i = streams.open - 1; i >= 0; i--) {
+            H2Stream s = streams.all[i];
             Call call = s.call;
             boolean responded = s.responded;
             release(s);
@@ -610,10 +499,10 @@ final class Http2ClientConnection implements Protocol {
 
     /** The call's total timeout ran out while on this connection: its stream is cancelled. */
     boolean cancel(Call call) {
-        for (int i = 0; i < open; i++) {
-            if (streams[i].call == call) {
-                FrameWriter.rstStream(c, streams[i].id, CANCEL);
-                release(streams[i]);
+        for (int i = 0; i < streams.open; i++) {
+            if (streams.all[i].call == call) {
+                FrameWriter.rstStream(c, streams.all[i].id, CANCEL);
+                release(streams.all[i]);
                 c.flush();
                 c.updateTimer();
                 return true;
@@ -623,40 +512,22 @@ final class Http2ClientConnection implements Protocol {
     }
 
     private void closeIfDone() {
-        if (draining && open == 0 && c.isOpen()) {
+        if (draining && streams.open == 0 && c.isOpen()) {
             c.closeAfterOutput();
         }
     }
 
-    // ---------------------------------------------------------------- streams
-
     private void add(H2Stream s) {
-        if (open == streams.length) {
-            streams = java.util.Arrays.copyOf(streams, open * 2);
-        }
-        streams[open++] = s;
+        streams.add(s);
     }
 
     private H2Stream find(int id) {
-        for (int i = 0; i < open; i++) {
-            if (streams[i].id == id) {
-                return streams[i];
-            }
-        }
-        return null;
+        return streams.find(id);
     }
 
     private void release(H2Stream s) {
-        for (int i = 0; i < open; i++) {
-            if (streams[i] == s) {
-                System.arraycopy(streams, i + 1, streams, i, open - i - 1);
-                streams[--open] = null;
-                break;
-            }
-        }
-        s.clear();
-        free.addFirst(s);
-        if (open == 0 && draining) {
+        streams.remove(s);
+        if (streams.open == 0 && draining) {
             closeIfDone();
         }
     }
@@ -678,7 +549,7 @@ final class Http2ClientConnection implements Protocol {
         if (!ready && !dead) {
             return T_ALPN;
         }
-        return open == 0 ? T_IDLE : T_ACTIVE;
+        return streams.open == 0 ? T_IDLE : T_ACTIVE;
     }
 
     @Override
