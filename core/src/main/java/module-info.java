@@ -63,6 +63,8 @@ module dev.peregrine {
     exports dev.peregrine.loop to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.tls.engine to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.websocket.engine to dev.peregrine.client;
+    exports dev.peregrine.h2.frame to dev.peregrine.client;
+    exports dev.peregrine.h2.hpack to dev.peregrine.client;
     exports dev.peregrine.transport to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.transport.choice to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.transport.epoll to dev.peregrine.client, dev.peregrine.teleport;

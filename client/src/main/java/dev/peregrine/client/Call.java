@@ -42,6 +42,8 @@ final class Call extends Timeout implements Runnable {
     ClientConnection connection;
     /** Set once the call is queued waiting for a free connection: when it started waiting. */
     long waitingSinceMillis = -1;
+    /** Set when the call must go over HTTP/1.1 (an HTTP/2 server answered HTTP_1_1_REQUIRED). */
+    boolean http1;
     private final CallSite pool;
     private boolean done;
 
@@ -61,6 +63,7 @@ final class Call extends Timeout implements Runnable {
         this.listener = null;
         this.connection = null;
         this.waitingSinceMillis = -1;
+        this.http1 = false;
         this.done = false;
         return this;
     }
@@ -90,6 +93,19 @@ final class Call extends Timeout implements Runnable {
             return null;
         }
         return ClientResponse.of(reader, buf);
+    }
+
+    /** As {@link #collect(ResponseReader, ByteBuffer)} for a response read over HTTP/2 (no reason phrase). */
+    ClientResponse collect(H2Stream s) {
+        if (done) {
+            return null;
+        }
+        if (target != null) {
+            target.fill(s.status, s.names, s.values, s.fieldCount, s.data, s.dataLength);
+            return null;
+        }
+        return new ClientResponse(s.status, "", java.util.List.of(java.util.Arrays.copyOf(s.names, s.fieldCount)),
+                java.util.List.of(java.util.Arrays.copyOf(s.values, s.fieldCount)), java.util.Arrays.copyOf(s.data, s.dataLength));
     }
 
     /**

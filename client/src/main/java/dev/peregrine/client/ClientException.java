@@ -53,6 +53,11 @@ public final class ClientException extends IOException {
          * {@code Location} that is not an http or https URL.
          */
         REDIRECT,
+        /**
+         * The server reset the call's HTTP/2 stream ({@code RST_STREAM}, its error code named in the
+         * message; RFC 9113 §6.4). The connection and its other calls go on.
+         */
+        RESET,
         /** The client was closed. */
         SHUTDOWN,
         /**

@@ -36,6 +36,8 @@ public final class ClientRequest {
     }
 
     private final byte[] wireHead;
+    /** The HTTP/2 field block, built at the first send over HTTP/2 ({@link H2RequestBlock}). */
+    private volatile byte[] h2Block;
     private final String hostKey;
     private final String poolKey;
 
@@ -50,6 +52,16 @@ public final class ClientRequest {
      */
     public byte[] wireHead() {
         return wireHead;
+    }
+
+    /** The request's HTTP/2 field block: built once, then shared (not to be modified). */
+    byte[] h2Block() {
+        byte[] b = h2Block;
+        if (b == null) {
+            b = H2RequestBlock.encode(this);
+            h2Block = b;
+        }
+        return b;
     }
 
     /** The next hop of a redirect ({@link Redirects}): values already checked by the request it follows. */

@@ -43,6 +43,10 @@ final class HostPool implements CallSite {
     final HttpClient.HostMetrics metrics;
     private InetSocketAddress address;
     private int open;
+    /** The host's HTTP/2 side, or null when the client's {@link Http2Mode} does not try it for this scheme. */
+    private final Http2Session h2;
+    /** ALPN chose HTTP/1.1: the host is not tried over HTTP/2 again. */
+    private boolean h2Refused;
 
     HostPool(HttpClient client, ClientRequest first, LoopContext ctx) {
         this.client = client;
@@ -54,6 +58,8 @@ final class HostPool implements CallSite {
         this.metrics = client.metricsFor(host);
         this.tls = https ? new TlsClientLayer(client.sslContext, hostName, port, java.util.List.of("http/1.1"),
                 client.verifyHostname, client.connectTimeoutMillis) : null;
+        boolean tryH2 = https ? client.http2 != Http2Mode.OFF : client.http2 == Http2Mode.PRIOR_KNOWLEDGE;
+        this.h2 = tryH2 ? new Http2Session(this, ctx, https, hostName, port) : null;
         if (!client.dialer.resolvesTarget()) {
             address = InetSocketAddress.createUnresolved(hostName, port); // the dialer's way needs no lookup here
         }
@@ -101,7 +107,11 @@ final class HostPool implements CallSite {
             long left = call.queuedAtMillis + client.totalTimeoutMillis - now();
             timers().schedule(call, Math.max(1, left), now());
         }
-        ClientConnection c = call.attempts == 0 ? takeIdle() : null; // a retry goes to a new connection
+        if (h2 != null && !h2Refused && !call.http1 && call.listener == null && call.request.producer() == null) {
+            h2.submit(call); // streamed bodies go over HTTP/1.1 (docs/http2.md, "Client")
+            return;
+        }
+        ClientConnection c = call.attempts == 0 || call.http1 ? takeIdle() : null; // a retry goes to a new connection
         if (c != null) {
             c.start(call);
             return;
@@ -167,6 +177,19 @@ final class HostPool implements CallSite {
         submit(call);
     }
 
+    String hostName() {
+        return hostName;
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** ALPN chose HTTP/1.1 for this host: it stays HTTP/1.1. */
+    void http2Refused() {
+        h2Refused = true;
+    }
+
     /** A connection finished its exchange and may serve another. */
     void released(ClientConnection c) {
         Call next = nextWaiting();
@@ -198,6 +221,9 @@ final class HostPool implements CallSite {
     @Override
     public void forget(Call call) {
         waiting.remove(call);
+        if (h2 != null) {
+            h2.forget(call);
+        }
     }
 
     private void serveWaiting() {
@@ -221,6 +247,9 @@ final class HostPool implements CallSite {
 
     /** Closes every idle connection (client close). */
     void closeIdle() {
+        if (h2 != null) {
+            h2.closeAll();
+        }
         for (Iterator<ClientConnection> it = idle.iterator(); it.hasNext(); ) {
             ClientConnection c = it.next();
             it.remove();

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
- * An HTTP/1.1 client on Peregrine's event loops: per-host pools of keep-alive connections, finite
+ * An HTTP/1.1 and HTTP/2 client on Peregrine's event loops: per-host pools of keep-alive connections
+ * (or, with {@link Builder#http2}, one HTTP/2 connection per host carrying the calls as streams), finite
  * timeouts for every phase, retries of idempotent requests, TLS with hostname verification.
  * <pre>{@code
  * try (HttpClient client = HttpClient.builder().build()) {
@@ -58,6 +59,8 @@ public final class HttpClient implements HttpSender, AutoCloseable {
     final SSLContext sslContext;
     final boolean verifyHostname;
     final Dialer dialer;
+    final Http2Mode http2;
+    final int http2Connections;
     volatile boolean closed;
 
     private final TransportServer loops;
@@ -84,6 +87,8 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         this.allowRedirectDowngrade = b.allowRedirectDowngrade;
         this.verifyHostname = b.verifyHostname;
         this.dialer = b.dialer;
+        this.http2 = b.http2;
+        this.http2Connections = b.http2Connections;
         try {
             this.sslContext = b.sslContext != null ? b.sslContext : SSLContext.getDefault();
         } catch (NoSuchAlgorithmException e) {
@@ -371,6 +376,8 @@ public final class HttpClient implements HttpSender, AutoCloseable {
         private SSLContext sslContext;
         private boolean verifyHostname = true;
         private Dialer dialer = Dialer.tcp();
+        private Http2Mode http2 = Http2Mode.OFF;
+        private int http2Connections = 1;
 
         private Builder() {
         }
@@ -509,6 +516,33 @@ public final class HttpClient implements HttpSender, AutoCloseable {
                 throw new IllegalArgumentException("dialer must not be null");
             }
             this.dialer = dialer;
+            return this;
+        }
+
+        /**
+         * Whether to speak HTTP/2 (RFC 9113; docs/http2.md, "Client"): {@link Http2Mode#OFF} (the
+         * default), {@link Http2Mode#ALPN} (h2 over TLS when the server chooses it, else HTTP/1.1) or
+         * {@link Http2Mode#PRIOR_KNOWLEDGE} (that, and h2c for plain http). An HTTP/2 host has one
+         * connection carrying its calls as concurrent streams; {@code maxConnsPerHost} and
+         * {@code maxConnWait} then bind only the HTTP/1.1 calls.
+         */
+        public Builder http2(Http2Mode mode) {
+            if (mode == null) {
+                throw new IllegalArgumentException("http2 mode must not be null");
+            }
+            this.http2 = mode;
+            return this;
+        }
+
+        /**
+         * HTTP/2 connections per host (default 1): calls are spread over them, an even share each,
+         * and one more is opened only while calls wait for a stream. A load generator wants several.
+         */
+        public Builder http2Connections(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("http2Connections must be at least 1: " + n);
+            }
+            this.http2Connections = n;
             return this;
         }
 

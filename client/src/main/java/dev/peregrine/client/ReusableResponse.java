@@ -161,6 +161,16 @@ public final class ReusableResponse {
         bodyLength = length;
     }
 
+    /** Copies a response read over HTTP/2: the fields by reference, the body {@code [0, length)} of {@code data}. */
+    void fill(int status, String[] n, String[] v, int count, byte[] data, int length) {
+        fillHead(status, "", count);
+        System.arraycopy(n, 0, names, 0, count);
+        System.arraycopy(v, 0, values, 0, count);
+        ensureBody(length);
+        System.arraycopy(data, 0, body, 0, length);
+        bodyLength = length;
+    }
+
     /** Copies {@code r} (the adapter over the future API, which already allocated it). */
     void fill(ClientResponse r) {
         List<String> n = r.headerNames();

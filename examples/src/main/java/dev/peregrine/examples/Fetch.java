@@ -3,6 +3,7 @@ package dev.peregrine.examples;
 import dev.peregrine.client.ClientException;
 import dev.peregrine.client.ClientRequest;
 import dev.peregrine.client.ClientResponse;
+import dev.peregrine.client.Http2Mode;
 import dev.peregrine.client.HttpClient;
 
 import java.io.IOException;
@@ -18,8 +19,11 @@ import java.util.List;
  * {@code fetch}: a curl-like command on Peregrine's client, the contract the README documents:
  * <pre>
  *   java -jar examples/target/peregrine-examples.jar fetch [-X METHOD] [-H 'Name: value']...
- *        [-d DATA|@file] [-i] [-n N] [--timeout 10s] URL
+ *        [-d DATA|@file] [-i] [-n N] [--timeout 10s] [--http2] URL
  * </pre>
+ * {@code --http2} speaks HTTP/2: h2c by prior knowledge for an {@code http} URL, ALPN {@code h2} (falling
+ * back to HTTP/1.1 when the server chooses it) for {@code https}; with {@code -i} the status line then
+ * reads {@code HTTP/2 200}.
  * Sends the request N times (default 1), one after another through one pooled client, and prints
  * each body to stdout (with {@code -i}, the status line and headers first). Exits 0 when every
  * response arrived, whatever its status; otherwise 1, with one line {@code error: <reason>} on stderr
@@ -38,6 +42,7 @@ public final class Fetch {
         List<String[]> headers = new ArrayList<>();
         byte[] body = null;
         boolean include = false;
+        boolean http2 = false;
         int times = 1;
         Duration timeout = Duration.ofSeconds(10);
         String url = null;
@@ -65,6 +70,9 @@ public final class Fetch {
                     case "-i":
                         include = true;
                         break;
+                    case "--http2":
+                        http2 = true;
+                        break;
                     case "-n":
                         times = Integer.parseInt(args[++i]);
                         if (times < 1) {
@@ -85,7 +93,7 @@ public final class Fetch {
                 throw new IllegalArgumentException("no URL");
             }
         } catch (ArrayIndexOutOfBoundsException e) {
-            err.println("usage: fetch [-X METHOD] [-H 'Name: value']... [-d DATA|@file] [-i] [-n N] [--timeout 10s] URL");
+            err.println("usage: fetch [-X METHOD] [-H 'Name: value']... [-d DATA|@file] [-i] [-n N] [--timeout 10s] [--http2] URL");
             return 2;
         } catch (IllegalArgumentException | IOException e) {
             err.println("error: " + e.getMessage());
@@ -106,11 +114,13 @@ public final class Fetch {
             return 2;
         }
         try (HttpClient client = HttpClient.builder().connectTimeout(timeout).readTimeout(timeout)
-                .totalTimeout(timeout.multipliedBy(2)).build()) {
+                .totalTimeout(timeout.multipliedBy(2)).http2(http2 ? Http2Mode.PRIOR_KNOWLEDGE : Http2Mode.OFF).build()) {
             for (int i = 0; i < times; i++) {
                 ClientResponse r = client.execute(request);
                 if (include) {
-                    out.print("HTTP/1.1 " + r.status() + " " + r.reason() + "\r\n");
+                    // HTTP/2 has no reason phrase (RFC 9113 §8.3.2): an empty one says the response came over it.
+                    out.print(http2 && r.reason().isEmpty() ? "HTTP/2 " + r.status() + "\r\n"
+                            : "HTTP/1.1 " + r.status() + " " + r.reason() + "\r\n");
                     for (int h = 0; h < r.headerNames().size(); h++) {
                         out.print(r.headerNames().get(h) + ": " + r.headerValues().get(h) + "\r\n");
                     }
@@ -141,6 +151,8 @@ public final class Fetch {
                 return "response too large: " + e.getMessage();
             case CLOSED:
                 return "connection reset: " + e.getMessage();
+            case RESET:
+                return "stream reset: " + e.getMessage();
             default:
                 return e.getMessage();
         }

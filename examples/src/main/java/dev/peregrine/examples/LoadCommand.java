@@ -2,6 +2,7 @@ package dev.peregrine.examples;
 
 import dev.peregrine.client.ClientException;
 import dev.peregrine.client.ClientRequest;
+import dev.peregrine.client.Http2Mode;
 import dev.peregrine.client.HttpClient;
 import dev.peregrine.client.HttpSender;
 import dev.peregrine.client.PipelineClient;
@@ -24,8 +25,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * {@code load}: a wrk-like load generator on Peregrine's client, the contract the README documents:
  * <pre>
- *   java -jar examples/target/peregrine-examples.jar load -c CONNS -d SECONDS [--pipeline DEPTH] [--threads N] URL
+ *   java -jar examples/target/peregrine-examples.jar load -c CONNS -d SECONDS [--pipeline DEPTH] [--threads N] [--http2] URL
  * </pre>
+ * With {@code --http2} the connections speak HTTP/2 (h2c by prior knowledge for {@code http}, ALPN for
+ * {@code https}) and each carries {@code DEPTH} concurrent streams (h2load's {@code -m}) instead of a
+ * pipeline; the first line then says {@code streams DEPTH (HTTP/2)} where it says {@code pipeline DEPTH}.
  * {@code --threads N} (default 1) clients of one loop each share the {@code CONNS} connections; each
  * connection keeps {@code DEPTH} (default 1) GET requests outstanding: with a depth of 1 through an
  * {@link HttpClient} (keep-alive, one request per connection at a time), above 1 through a
@@ -49,12 +53,13 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class LoadCommand {
     /** Where a stream whose request failed goes on from, 10 ms later. */
     private static final Executor RETRY_LATER = CompletableFuture.delayedExecutor(10, TimeUnit.MILLISECONDS);
-    static final String USAGE = "usage: load -c CONNS -d SECONDS [--pipeline DEPTH] [--threads N] URL";
+    static final String USAGE = "usage: load -c CONNS -d SECONDS [--pipeline DEPTH] [--threads N] [--http2] URL";
 
     private final String url;
     private final int conns;
     private final int threads;
     private final int depth;
+    private final boolean http2;
     private final Duration duration;
     private final LatencyHistogram latency = new LatencyHistogram();
     private final AtomicLongArray statuses = new AtomicLongArray(600);
@@ -62,11 +67,12 @@ public final class LoadCommand {
     private final AtomicLong answered = new AtomicLong();
     private volatile long stopAtNanos;
 
-    private LoadCommand(String url, int conns, int threads, int depth, Duration duration) {
+    private LoadCommand(String url, int conns, int threads, int depth, boolean http2, Duration duration) {
         this.url = url;
         this.conns = conns;
         this.threads = threads;
         this.depth = depth;
+        this.http2 = http2;
         this.duration = duration;
     }
 
@@ -78,6 +84,7 @@ public final class LoadCommand {
         int conns = -1;
         int threads = 1;
         int depth = 1;
+        boolean http2 = false;
         Duration duration = null;
         String url = null;
         try {
@@ -98,6 +105,9 @@ public final class LoadCommand {
                         break;
                     case "--threads":
                         threads = positive(args[++i], "--threads");
+                        break;
+                    case "--http2":
+                        http2 = true;
                         break;
                     default:
                         if (a.startsWith("-") || url != null) {
@@ -120,7 +130,7 @@ public final class LoadCommand {
             err.println("error: " + e.getMessage());
             return 2;
         }
-        return new LoadCommand(url, conns, threads, depth, duration).run(out);
+        return new LoadCommand(url, conns, threads, depth, http2, duration).run(out);
     }
 
     private static int positive(String s, String flag) {
@@ -143,9 +153,11 @@ public final class LoadCommand {
             int share = conns / threads + (t < conns % threads ? 1 : 0);
             HttpClient http = HttpClient.builder().threads(1).maxConnsPerHost(share)
                     .connectTimeout(Duration.ofSeconds(5)).readTimeout(Duration.ofSeconds(10))
-                    .totalTimeout(Duration.ofSeconds(30)).build();
+                    .totalTimeout(Duration.ofSeconds(30))
+                    .http2(http2 ? Http2Mode.PRIOR_KNOWLEDGE : Http2Mode.OFF).http2Connections(share).build();
             clients.add(http);
-            senders.add(depth == 1 ? http : PipelineClient.on(http).maxConns(share).maxPending(depth).build());
+            // HTTP/2: the client's own connections carry DEPTH streams each, no pipelining client needed.
+            senders.add(depth == 1 || http2 ? http : PipelineClient.on(http).maxConns(share).maxPending(depth).build());
             streams += share * depth;
         }
         ClientRequest request = ClientRequest.get(url);
@@ -230,8 +242,9 @@ public final class LoadCommand {
     private int report(PrintStream out, long elapsedNanos, long cpuNanos) {
         double seconds = elapsedNanos / 1e9;
         long n = answered.get();
-        out.printf(Locale.ROOT, "load: %d connections, %d threads, pipeline %d, %.1f s, %s%n",
-                conns, threads, depth, duration.toMillis() / 1000.0, url);
+        out.printf(Locale.ROOT, "load: %d connections, %d threads, %s %d%s, %.1f s, %s%n",
+                conns, threads, http2 ? "streams" : "pipeline", depth, http2 ? " (HTTP/2)" : "",
+                duration.toMillis() / 1000.0, url);
         out.printf(Locale.ROOT, "requests: %d in %.2f s, %.0f requests/s%n", n, seconds, n / seconds);
         out.printf(Locale.ROOT, "latency: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms%n",
                 latency.percentile(50) / 1000.0, latency.percentile(90) / 1000.0, latency.percentile(99) / 1000.0,

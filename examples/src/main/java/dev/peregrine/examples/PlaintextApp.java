@@ -21,8 +21,9 @@ import java.nio.file.Path;
  *        [--https-port N [--tls-cert chain.pem --tls-key key.pem] [--tls-provider jdk|bc]]
  *        [--idle-timeout-ms N] [--max-connections N] [--metrics 1] [--static DIR] [--http2 0|1]
  *   java -jar examples/target/peregrine-examples.jar fetch [-X METHOD] [-H 'Name: value']... [-d DATA|@file]
- *        [-i] [-n N] [--timeout 10s] URL
- *   java -jar examples/target/peregrine-examples.jar load -c CONNS -d SECONDS [--pipeline DEPTH] [--threads N] URL
+ *        [-i] [-n N] [--timeout 10s] [--http2] URL
+ *   java -jar examples/target/peregrine-examples.jar load -c CONNS -d SECONDS [--pipeline DEPTH] [--threads N]
+ *        [--http2] URL
  *   java -jar examples/target/peregrine-examples.jar teleport-proxy --out host:port[,...] [flags of TeleportProxy]
  *   (or the PORT, THREADS, HTTPS_PORT, IDLE_TIMEOUT_MS, MAX_CONNECTIONS and METRICS environment
  *   variables; flags win)

@@ -47,6 +47,22 @@ class FetchTest {
     }
 
     @Test
+    void http2OverH2cByPriorKnowledge() throws Exception {
+        try (Server server = PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1).http2(true).start()) {
+            String base = "http://127.0.0.1:" + server.port();
+            assertEquals(0, fetch("--http2", "-i", "-n", "2", base + "/plaintext"));
+            assertEquals(1, server.metrics().accepted, "-n 2: one connection");
+            String shown = out.toString(StandardCharsets.UTF_8);
+            assertTrue(shown.startsWith("HTTP/2 200\r\n") && shown.indexOf("HTTP/2 200\r\n", 5) > 0 && shown.contains("\r\nserver: Peregrine\r\n")
+                    && shown.endsWith("\r\n\r\nHello, World!"), shown);
+            out.reset();
+            assertEquals(0, fetch("--http2", "-d", "over h2", base + "/echo"));
+            assertEquals("over h2", out.toString(StandardCharsets.UTF_8));
+            assertEquals(2, server.metrics().accepted, "a connection per run");
+        }
+    }
+
+    @Test
     void failuresExitOneWithOneErrorLine() throws Exception {
         int port;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {

@@ -58,6 +58,20 @@ class LoadCommandTest {
     }
 
     @Test
+    void http2RunsOpenConnsConnectionsOfDepthStreams() throws Exception {
+        try (Server server = PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1).http2(true).start()) {
+            String url = "http://127.0.0.1:" + server.port() + "/plaintext";
+            assertEquals(0, load("-c", "4", "-d", "500ms", "--threads", "2", "--pipeline", "8", "--http2", url), output());
+            String h2 = output();
+            assertTrue(h2.startsWith("load: 4 connections, 2 threads, streams 8 (HTTP/2), 0.5 s, " + url + "\n"), h2);
+            long requests = number(h2, "requests: (\\d+) in ");
+            assertTrue(requests > 0, h2);
+            assertTrue(h2.contains("status: 200 x " + requests + "\nnon-2xx: 0\nerrors: 0\n"), h2);
+            assertEquals(4, server.metrics().accepted, "one HTTP/2 connection per -c");
+        }
+    }
+
+    @Test
     void nonSuccessAndFailuresExitOneAndAreCountedByStatusAndPhase() throws Exception {
         try (Server server = PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1).start()) {
             assertEquals(1, load("-c", "1", "-d", "300ms", "http://127.0.0.1:" + server.port() + "/nowhere"));

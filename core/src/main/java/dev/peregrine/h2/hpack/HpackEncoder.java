@@ -3,7 +3,7 @@ package dev.peregrine.h2.hpack;
 import java.util.Arrays;
 
 /**
- * Encodes response field blocks (RFC 7541) into a reusable array. Strategy, chosen so that the peer's
+ * Encodes field blocks (RFC 7541: the server's responses, the client's requests) into a reusable array. Strategy, chosen so that the peer's
  * decoder state never matters and nothing is allocated per field:
  * <ul>
  *   <li>{@code :status} of 200, 204, 206, 304, 400, 404 and 500: one byte, indexed (§6.1, Appendix A);
@@ -60,6 +60,21 @@ public final class HpackEncoder {
         block[length++] = (byte) ('0' + code / 100 % 10);
         block[length++] = (byte) ('0' + code / 10 % 10);
         block[length++] = (byte) ('0' + code % 10);
+    }
+
+    /** An indexed field (§6.1): a whole static entry, such as 2 ({@code :method GET}) or 7 ({@code :scheme https}). */
+    public void indexed(int index) {
+        integer(0x80, 7, index);
+    }
+
+    /**
+     * A literal without indexing (§6.2.2) whose name is static entry {@code nameIndex} (a pseudo-field
+     * such as 1 {@code :authority}, 2 {@code :method}, 4 {@code :path}), the value as given. Requests
+     * are encoded with this and {@link #indexed}, so a block never depends on the decoder's table.
+     */
+    public void field(int nameIndex, CharSequence value) {
+        integer(0x00, 4, nameIndex);
+        string(chars(value, false));
     }
 
     /** A field: {@code name} is lowercased; both are ISO-8859-1 text (checked by the response view). */

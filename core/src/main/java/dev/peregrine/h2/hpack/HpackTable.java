@@ -8,8 +8,10 @@ import java.nio.charset.StandardCharsets;
  * dynamic table (62 and up, newest first). One class for both directions: the decoder's table
  * follows the peer's encoder, the encoder's table the peer's decoder.
  *
- * <p><b>Storage.</b> The dynamic table's bytes live in one ring of {@code capacity} bytes; each entry
- * is its name then its value, contiguous modulo the ring, so inserting and evicting allocate nothing.
+ * <p><b>Storage.</b> The dynamic table's bytes live in one ring of up to {@code capacity} bytes; each
+ * entry is its name then its value, contiguous modulo the ring, so inserting and evicting allocate
+ * nothing once the ring has grown to what the peer's entries need (it starts empty: a connection
+ * whose peer indexes nothing holds no table).
  * An entry's size is name + value + 32 (§4.1), so the bytes never exceed the table's maximum size.
  * <pre>
  *   ring:  [ .. oldest entry | ... | newest entry | free .. ]   (wrapping)
@@ -100,10 +102,15 @@ public final class HpackTable {
         }
     }
 
-    private final byte[] ring;
-    private int[] starts;
-    private int[] nameLens;
-    private int[] valueLens;
+    private static final byte[] NO_BYTES = new byte[0];
+    private static final int[] NO_INTS = new int[0];
+
+    /** The largest maximum size: the ring and the deque grow up to it as entries need room, no further. */
+    private final int capacity;
+    private byte[] ring = NO_BYTES;
+    private int[] starts = NO_INTS;
+    private int[] nameLens = NO_INTS;
+    private int[] valueLens = NO_INTS;
     /** Deque slots: {@link #head} is the newest entry; {@link #count} entries. */
     private int head;
     private int count;
@@ -114,17 +121,13 @@ public final class HpackTable {
 
     /** @param capacity the largest maximum size this table will ever be given (bytes) */
     public HpackTable(int capacity) {
-        ring = new byte[Math.max(capacity, 1)];
-        int slots = capacity / ENTRY_OVERHEAD + 1;
-        starts = new int[slots];
-        nameLens = new int[slots];
-        valueLens = new int[slots];
-        maxSize = capacity;
+        this.capacity = Math.max(capacity, 0);
+        maxSize = this.capacity;
     }
 
     /** The largest maximum size {@link #maxSize(int)} accepts. */
     public int capacity() {
-        return ring.length;
+        return capacity;
     }
 
     public int maxSize() {
@@ -143,8 +146,8 @@ public final class HpackTable {
 
     /** Sets the maximum size (at most {@link #capacity()}), evicting what no longer fits (§4.3). */
     public void maxSize(int bytes) {
-        if (bytes < 0 || bytes > ring.length) {
-            throw new IllegalArgumentException("table size " + bytes + " above capacity " + ring.length);
+        if (bytes < 0 || bytes > capacity) {
+            throw new IllegalArgumentException("table size " + bytes + " above capacity " + capacity);
         }
         maxSize = bytes;
         while (size > maxSize) {
@@ -207,6 +210,7 @@ public final class HpackTable {
         if (!makeRoom(entry)) {
             return;
         }
+        grow(nameLen + valueLen);
         int start = writeAt;
         put(src, nameStart, nameLen);
         put(src, valueStart, valueLen);
@@ -219,6 +223,7 @@ public final class HpackTable {
         if (!makeRoom(entry)) {
             return;
         }
+        grow(name.length + value.length);
         int start = writeAt;
         put(name);
         put(value);
@@ -236,6 +241,49 @@ public final class HpackTable {
             evict();
         }
         return true;
+    }
+
+    /**
+     * Makes room for one more entry of {@code bytes} (name and value) once {@link #makeRoom} evicted
+     * what had to go: the ring and the deque start empty (an idle connection's table costs nothing)
+     * and grow, at least doubling, up to {@link #capacity}. Growing lays the entries out again from
+     * the ring's first byte, oldest first.
+     */
+    private void grow(int bytes) {
+        int used = size - count * ENTRY_OVERHEAD;
+        boolean ringFull = used + bytes > ring.length;
+        boolean slotsFull = count + 1 > starts.length;
+        if (!ringFull && !slotsFull) {
+            return;
+        }
+        int ringLength = ringFull ? Math.min(capacity, Math.max(used + bytes, Math.max(2 * ring.length, 256))) : ring.length;
+        int slots = slotsFull ? Math.min(capacity / ENTRY_OVERHEAD + 1, Math.max(count + 1, Math.max(2 * starts.length, 8)))
+                : starts.length;
+        byte[] r = new byte[ringLength];
+        int[] st = new int[slots];
+        int[] nl = new int[slots];
+        int[] vl = new int[slots];
+        int at = 0;
+        for (int k = count - 1, j = 0; k >= 0; k--, j++) { // oldest first
+            int old = head - k;
+            if (old < 0) {
+                old += starts.length;
+            }
+            int len = nameLens[old] + valueLens[old];
+            for (int i = 0; i < len; i++) {
+                r[at + i] = ring[(starts[old] + i) % ring.length];
+            }
+            st[j] = at;
+            nl[j] = nameLens[old];
+            vl[j] = valueLens[old];
+            at += len;
+        }
+        ring = r;
+        starts = st;
+        nameLens = nl;
+        valueLens = vl;
+        head = count == 0 ? 0 : count - 1;
+        writeAt = at % ringLength;
     }
 
     private void push(int start, int nameLen, int valueLen, int entry) {
