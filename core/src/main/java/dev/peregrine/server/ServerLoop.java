@@ -166,6 +166,35 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     }
 
     /**
+     * A protocol outside this package (teleport) dispatches {@code req}: its request id (echoed by
+     * {@code res}) and access-log start, as {@link Http1ServerProtocol} gives each request.
+     */
+    public void beginTrace(RequestView req, ResponseView res) {
+        if (tracer != null) {
+            tracer.begin(req, res);
+        }
+    }
+
+    /**
+     * Ops, for a protocol outside this package (teleport) timing its requests as {@code RequestBudget}
+     * does: the dispatch time of a request, or 0 when neither the histograms nor a JFR recording of slow
+     * handlers want it.
+     */
+    public long timingStart() {
+        return durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers() ? System.nanoTime() : 0;
+    }
+
+    /** Ops: the series of {@code req} (read at dispatch: the view is reused) for {@link #requestDone}. */
+    public int timingKey(RequestView req) {
+        return RequestDurations.key(req.routeId(), req.methodId(), 0);
+    }
+
+    /** Ops: a request timed from {@code startNanos} ({@link #timingStart}, not 0) ended with {@code status}. */
+    public void requestDone(int key, int status, long startNanos) {
+        RequestDurations.requestDone(this, key, status, System.nanoTime() - startNanos);
+    }
+
+    /**
      * A handler threw {@code t} for {@code request}: a refused form ({@code BadFormException} 400,
      * {@code FormLimitException} 413) is the client's fault (DEBUG); anything else is counted, logged
      * at WARNING with its stack, and answered 500.
