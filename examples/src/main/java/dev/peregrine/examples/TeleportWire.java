@@ -44,7 +44,20 @@ public final class TeleportWire {
     private TeleportWire() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            measure(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("teleport-wire: " + e.getMessage());
+            System.exit(2);
+        } catch (Exception e) {
+            System.err.println("teleport-wire: " + e);
+            System.exit(1);
+        }
+    }
+
+    /** Parses the flags and prints one line per kind and mode. */
+    static void measure(String[] args) throws Exception {
         Map<String, String> o = new LinkedHashMap<>(Map.of("--requests", "100000", "--in-flight", "1000", "--delay", "1",
                 "--kinds", "get,post", "--modes", "keepalive,none,deflate,lz4"));
         for (int i = 0; i + 1 < args.length; i += 2) {
