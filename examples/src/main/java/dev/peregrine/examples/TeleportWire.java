@@ -11,9 +11,7 @@ import dev.peregrine.teleport.TeleportCompression;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
@@ -26,9 +24,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code TcpOutSegs}) around a run of requests kept {@code --in-flight} at a time, over loopback, the
  * server and the client in this process. Two kinds of request:
  * <pre>
- *   get   GET /api/items/{n}?page={p} with the fields of a browser-ish client: about 220 bytes of head;
- *         answered with a small JSON document
- *   post  POST /api/orders with an 800-byte JSON document of varying fields; answered {"ok":true,"id":n}
+ *   get   GET /api/items/{n}?page={p} (n unique per request) with the fields of an API client, one of 8
+ *         users' session cookie: about 220 bytes of head; answered with a small JSON document
+ *   post  POST /api/orders with an 800-byte JSON document (its order number unique, its items varying);
+ *         answered {"ok":true,"id":n}
  * </pre>
  * The counters are the whole machine's (both directions of loopback count as output): run it on a
  * quiet machine. Printed per request: bytes and segments out (client and server together), and the
@@ -105,11 +104,10 @@ public final class TeleportWire {
             base = "http://api.example.com";
         }
         try {
-            List<ClientRequest> mix = mix(kind, base);
-            drive(sender, mix, Math.min(requests, 5 * inFlight), inFlight); // warm: connections up, code compiled
+            drive(sender, kind, base, Math.min(requests, 5 * inFlight), inFlight); // warm: connections up, code compiled
             long[] before = nstat();
             long t0 = System.nanoTime();
-            long failed = drive(sender, mix, requests, inFlight);
+            long failed = drive(sender, kind, base, requests, inFlight);
             long nanos = System.nanoTime() - t0;
             long[] after = nstat();
             System.out.printf("%-6s %-10s %10d %12.1f %12.4f %14.0f%s%n", kind, mode, requests, (after[0] - before[0]) / (double) requests,
@@ -121,40 +119,36 @@ public final class TeleportWire {
         }
     }
 
-    /** 64 requests of {@code kind} that differ as real ones would (ids, pages, a session cookie per user). */
-    private static List<ClientRequest> mix(String kind, String base) {
-        List<ClientRequest> all = new ArrayList<>();
-        for (int i = 0; i < 64; i++) {
-            if (kind.equals("get")) {
-                all.add(ClientRequest.builder("GET", base + "/api/items/" + (1000 + i * 37) + "?page=" + (i % 7))
-                        .header("User-Agent", "teleport-wire/1.0")
-                        .header("Accept", "application/json")
-                        .header("Accept-Language", "en-GB,en;q=0.8")
-                        .header("Cookie", "session=" + Long.toHexString(0x5DEECE66DL * (i % 8 + 1)) + "; theme=dark")
-                        .build());
-            } else {
-                StringBuilder json = new StringBuilder("{\"customer\":{\"id\":" + (7000 + i) + ",\"name\":\"Customer " + i
-                        + "\",\"email\":\"customer" + i + "@example.com\"},\"items\":[");
-                for (int k = 0; json.length() < 740; k++) {
-                    json.append(k == 0 ? "" : ",").append("{\"sku\":\"SKU-").append(100 + (i * 7 + k * 13) % 900)
-                            .append("\",\"qty\":").append(1 + (i + k) % 5).append(",\"price\":").append(3 + (i * k) % 40).append(".50}");
-                }
-                json.append("],\"note\":\"order ").append(i).append("\"}");
-                String body = json.length() > 800 ? json.substring(0, 799) + "}" : json + " ".repeat(800 - json.length());
-                all.add(ClientRequest.builder("POST", base + "/api/orders").header("Content-Type", "application/json")
-                        .header("User-Agent", "teleport-wire/1.0").body(body.getBytes(StandardCharsets.UTF_8)).build());
-            }
+    /** Request {@code seq} of {@code kind}: each differs as real ones would (its id, a page, one of 8 users' session). */
+    private static ClientRequest request(String kind, String base, int seq) {
+        int user = seq % 8;
+        if (kind.equals("get")) {
+            return ClientRequest.builder("GET", base + "/api/items/" + (100_000 + seq) + "?page=" + (seq % 7))
+                    .header("User-Agent", "teleport-wire/1.0")
+                    .header("Accept", "application/json")
+                    .header("Accept-Language", "en-GB,en;q=0.8")
+                    .header("Cookie", "session=" + Long.toHexString(0x5DEECE66DL * (user + 1)) + "; theme=dark")
+                    .build();
         }
-        return all;
+        StringBuilder json = new StringBuilder("{\"order\":" + seq + ",\"customer\":{\"id\":" + (7000 + user)
+                + ",\"name\":\"Customer " + user + "\",\"email\":\"customer" + user + "@example.com\"},\"items\":[");
+        for (int k = 0; json.length() < 740; k++) {
+            json.append(k == 0 ? "" : ",").append("{\"sku\":\"SKU-").append(100 + (seq * 7 + k * 13) % 900)
+                    .append("\",\"qty\":").append(1 + (seq + k) % 5).append(",\"price\":").append(3 + (seq * k) % 40).append(".50}");
+        }
+        json.append("]}");
+        String body = json.length() > 800 ? json.substring(0, 799) + "}" : json + " ".repeat(800 - json.length());
+        return ClientRequest.builder("POST", base + "/api/orders").header("Content-Type", "application/json")
+                .header("User-Agent", "teleport-wire/1.0").body(body.getBytes(StandardCharsets.UTF_8)).build();
     }
 
-    /** Sends {@code n} requests of {@code mix}, {@code inFlight} at a time; returns how many failed. */
-    private static long drive(HttpSender sender, List<ClientRequest> mix, int n, int inFlight) throws InterruptedException {
+    /** Sends {@code n} requests of {@code kind}, {@code inFlight} at a time; returns how many failed. */
+    private static long drive(HttpSender sender, String kind, String base, int n, int inFlight) throws InterruptedException {
         Semaphore window = new Semaphore(inFlight);
         AtomicLong failed = new AtomicLong();
         for (int i = 0; i < n; i++) {
             window.acquire();
-            CompletableFuture<ClientResponse> f = sender.send(mix.get(i % mix.size()));
+            CompletableFuture<ClientResponse> f = sender.send(request(kind, base, i));
             f.whenComplete((r, e) -> {
                 if (e != null || r.status() != 200) {
                     failed.incrementAndGet();
