@@ -24,6 +24,8 @@ final class TeleportLoop implements ProtocolFactory {
     final ServerConfig config;
     final RequestFramer framer;
     final FrameSink sink = new FrameSink();
+    /** An inline handler's interim responses, which its final response's payload begins with. */
+    final FrameSink interim = new FrameSink();
     final int[] paramStarts = new int[16];
     final int[] paramEnds = new int[16];
     /** The largest REQUEST payload this server accepts (its hello's maxFrame). */

@@ -33,7 +33,8 @@ import java.util.Map;
  *           GOAWAY   -&gt; close once written          RESPONSE, id 0, a duplicate id, oversized/unknown
  *                                                    frame, payload not exactly one message -&gt; close
  * </pre>
- * Handler kinds: an inline handler runs at once; its response, whole, goes into the batch. One that
+ * Handler kinds: an inline handler runs at once; its response, whole (after its interim responses, in
+ * the same payload), goes into the batch. One that
  * answers with a file or a producer ({@code sendFile}, {@code stream}) has its body gathered whole
  * ({@link ResponseCapture}), up to the client's max frame. A blocking handler runs on the server's
  * blocking executor, and an inline handler's {@code res.async()} completes later: each such request
@@ -256,6 +257,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
             return;
         }
         runningId = id;
+        tl.interim.begin(peerMaxFrame);
         runInline(h, req, res);
         int special = res.special();
         if (special != 0) {
@@ -286,6 +288,10 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         timed(runningSince, runningKey, res.statusCode());
         FrameSink sink = tl.sink;
         sink.begin(peerMaxFrame);
+        FrameSink interim = tl.interim;
+        if (interim.length() > 0 && !interim.overflowed()) {
+            sink.take(interim.out(), 0, interim.length()); // the handler's 1xx responses first, in the same payload
+        }
         // keepAlive: the connection outlives every message; a "Connection: close" would mean nothing here.
         srv.encoder().encode(res, head, true, req.versionNumber() == 10, sink);
         if (sink.overflowed()) {
@@ -315,6 +321,10 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         srv.responding(req, res, head);
         timed(runningSince, runningKey, res.statusCode());
         ResponseCapture cap = new ResponseCapture(c, peerMaxFrame, () -> { });
+        FrameSink interim = tl.interim;
+        if (interim.length() > 0 && !interim.overflowed()) {
+            FrameSink.copy(interim.out(), interim.length(), cap.connection()); // the handler's 1xx responses first
+        }
         boolean whole;
         String why = "it is larger than the teleport client's frame limit (" + peerMaxFrame + " bytes)";
         try {
@@ -337,7 +347,6 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
 
     private void runInline(Handler h, RequestView req, ResponseView res) {
         srv.offLoop().runningFor(this);
-        int before = c.out().position();
         try {
             h.handle(req, res);
         } catch (Throwable t) {
@@ -346,10 +355,6 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
             srv.offLoop().handlerThrew();
             res.reset();
             res.error(status);
-        }
-        if (c.out().position() != before) {
-            // An interim response (1xx) went straight into the loop's buffer: it has no place between frames.
-            c.out().position(Math.min(before, c.out().position()));
         }
     }
 
@@ -525,6 +530,12 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     @Override
     public Connection connection() {
         return c;
+    }
+
+    /** An inline handler's interim responses gather apart, to begin its final response's payload (never between frames). */
+    @Override
+    public OutputSink interimOut() {
+        return tl.interim;
     }
 
     /** {@code res.async()} reaches here: the request's own host, so that many are in flight at once. */

@@ -110,6 +110,14 @@ class TeleportHandlerKindsTest {
                     });
                 }))
                 .get("/hello", (req, res) -> res.text("hello"))
+                .get("/hints-blocking", Handlers.blocking((req, res) -> {
+                    res.interim(103, "Link", "</a.css>; rel=preload");
+                    res.text("after hints");
+                }))
+                .get("/hints-inline", (req, res) -> {
+                    res.interim(103, "Link", "</a.css>; rel=preload");
+                    res.text("after hints");
+                })
                 .start();
         return server;
     }
@@ -215,6 +223,35 @@ class TeleportHandlerKindsTest {
             }
             p.write(TestPeer.request(50, TestPeer.get("/hello")));
             assertEquals("hello", p.read().body());
+        }
+    }
+
+    /**
+     * Interim responses, a blocking handler's and an inline one's, precede the final response in its
+     * payload (readers skip them: the client sees the final one).
+     */
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void interimResponsesOffTheLoopPrecedeTheFinalOneInItsPayload(String transport) throws Exception {
+        start(transport);
+        try (TestPeer p = TestPeer.open(server.teleportPort())) {
+            p.write(TestPeer.request(1, TestPeer.get("/hints-blocking")));
+            TestPeer.Got g = p.read();
+            assertTrue(g.text().startsWith("HTTP/1.1 103 "), g.text());
+            assertTrue(g.text().contains("\r\n\r\nHTTP/1.1 200 OK\r\n"), g.text());
+            assertTrue(g.text().endsWith("after hints"), g.text());
+            p.write(TestPeer.request(2, TestPeer.get("/hints-inline")));
+            TestPeer.Got i = p.read();
+            assertTrue(i.text().startsWith("HTTP/1.1 103 "), i.text());
+            assertTrue(i.text().contains("\r\n\r\nHTTP/1.1 200 OK\r\n"), i.text());
+            assertTrue(i.text().endsWith("after hints"), i.text());
+        }
+        client = TeleportClient.builder("127.0.0.1", server.teleportPort()).transport(dev.peregrine.Transport.parse(transport))
+                .timeout(Duration.ofSeconds(30)).build();
+        for (String path : new String[] {"/hints-blocking", "/hints-inline"}) {
+            ClientResponse r = client.execute(ClientRequest.get("http://svc" + path));
+            assertEquals(200, r.status());
+            assertEquals("after hints", r.text());
         }
     }
 
