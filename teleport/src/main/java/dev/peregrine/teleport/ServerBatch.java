@@ -137,6 +137,10 @@ final class ServerBatch {
         if (frames == 0) {
             return;
         }
+        if (!c.isOpen() && c.state() != Connection.State.CLOSING) {
+            clear(); // nothing may be left in the loop's shared buffer for a connection that writes no more
+            return;
+        }
         if (timer.scheduled()) {
             c.context().timers().cancel(timer);
         }
