@@ -91,9 +91,22 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
         encoder.tick(loop.nowMillis());
     }
 
-    /** The server state of the loop {@code ctx} (made by a {@link ServerSetup}), or null for a loop with other protocols. */
+    /**
+     * A loop's protocol factory that serves the routes through a {@code ServerLoop} of its own (teleport's
+     * {@code TeleportLoop}): {@link #of} finds it through this, so that its loops' counters and
+     * request-duration histograms are in the server's metrics.
+     */
+    public interface Wrapper {
+        ServerLoop serverLoop();
+    }
+
+    /**
+     * The server state of the loop {@code ctx} (made by a {@link ServerSetup}, or wrapped by a
+     * {@link Wrapper}), or null for a loop with other protocols.
+     */
     public static ServerLoop of(LoopContext ctx) {
-        return ctx.protocols() instanceof ServerLoop ? (ServerLoop) ctx.protocols() : null;
+        ProtocolFactory f = ctx.protocols();
+        return f instanceof ServerLoop ? (ServerLoop) f : f instanceof Wrapper ? ((Wrapper) f).serverLoop() : null;
     }
 
     // ---------------------------------------------------------------- ProtocolFactory

@@ -19,7 +19,7 @@ import dev.peregrine.server.ServerSetup;
  *
  * <p>Thread: the loop thread (built on the starting thread before the loop runs).
  */
-final class TeleportLoop implements ProtocolFactory {
+final class TeleportLoop implements ProtocolFactory, ServerLoop.Wrapper {
     final ServerLoop http;
     final ServerConfig config;
     final RequestFramer framer;
@@ -56,6 +56,12 @@ final class TeleportLoop implements ProtocolFactory {
     static int maxFrame(ServerConfig config) {
         long m = (long) config.maxHeadSize() * 2 + config.maxBodySize();
         return (int) Math.max(Handshake.MIN_FRAME, Math.min(Handshake.MAX_FRAME, m));
+    }
+
+    /** The server state its requests are served with: the server's metrics read its histograms through it. */
+    @Override
+    public ServerLoop serverLoop() {
+        return http;
     }
 
     @Override
