@@ -54,6 +54,9 @@ public final class ServerConfig {
     private final int writeBufferSize;
     private final long shutdownGraceMillis;
     private final long asyncTimeoutMillis;
+    private final long teleportMaxBatchDelayMillis;
+    private final int teleportMaxBatchFrames;
+    private final int teleportMaxBatchBytes;
     private final long streamBodyThreshold;
     private final long maxStreamedBodySize;
     private final int blockingPoolSize;
@@ -88,6 +91,9 @@ public final class ServerConfig {
         writeBufferSize = b.writeBufferSize;
         shutdownGraceMillis = b.shutdownGraceMillis;
         asyncTimeoutMillis = b.asyncTimeoutMillis;
+        teleportMaxBatchDelayMillis = b.teleportMaxBatchDelayMillis;
+        teleportMaxBatchFrames = b.teleportMaxBatchFrames;
+        teleportMaxBatchBytes = b.teleportMaxBatchBytes;
         streamBodyThreshold = b.streamBodyThreshold;
         maxStreamedBodySize = b.maxStreamedBodySize < 0 ? b.maxBodySize : b.maxStreamedBodySize;
         blockingPoolSize = b.blockingPoolSize;
@@ -185,6 +191,21 @@ public final class ServerConfig {
     /** How long the loop waits for an off-loop handler, or its stream's next piece, milliseconds. */
     public long asyncTimeoutMillis() {
         return asyncTimeoutMillis;
+    }
+
+    /** Teleport: how long a response frame may wait for others to share its write (0: end of the loop turn). */
+    public long teleportMaxBatchDelayMillis() {
+        return teleportMaxBatchDelayMillis;
+    }
+
+    /** Teleport: frames after which a batch of responses leaves. */
+    public int teleportMaxBatchFrames() {
+        return teleportMaxBatchFrames;
+    }
+
+    /** Teleport: bytes (before compression) after which a batch of responses leaves. */
+    public int teleportMaxBatchBytes() {
+        return teleportMaxBatchBytes;
     }
 
     /** Content-Length above which a blocking handler's request body is streamed, bytes. */

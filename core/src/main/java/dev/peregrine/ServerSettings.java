@@ -45,6 +45,10 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
     int maxConnectionAgeJitter = 10;
     boolean requestDurations;
     long slowHandlerThresholdMillis = 1_000;
+    // teleport (docs/teleport.md): the server side's batching, as TeleportClient.Builder's
+    long teleportMaxBatchDelayMillis;
+    int teleportMaxBatchFrames = 1024;
+    int teleportMaxBatchBytes = 64 * 1024;
 
     /** The builder itself, returned by every setter. */
     abstract B self();
@@ -158,6 +162,31 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
      */
     public B blockingPoolSize(int threads) {
         this.blockingPoolSize = positive(threads, "blockingPoolSize");
+        return self();
+    }
+
+    /**
+     * Teleport (docs/teleport.md): how long a response frame may wait for others to share its write.
+     * Default 0: inline responses leave at the end of each loop turn, off-loop ones once per pass
+     * over the loop's tasks. A timer on the loop's wheel otherwise.
+     */
+    public B teleportMaxBatchDelay(Duration delay) {
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("teleportMaxBatchDelay must not be negative: " + delay);
+        }
+        this.teleportMaxBatchDelayMillis = delay.toMillis();
+        return self();
+    }
+
+    /** Teleport: a batch of responses leaves once it holds this many frames. Default 1024. */
+    public B teleportMaxBatchFrames(int frames) {
+        this.teleportMaxBatchFrames = positive(frames, "teleportMaxBatchFrames");
+        return self();
+    }
+
+    /** Teleport: a batch of responses leaves once it holds this many bytes (before compression). Default 64 KiB. */
+    public B teleportMaxBatchBytes(int bytes) {
+        this.teleportMaxBatchBytes = positive(bytes, "teleportMaxBatchBytes");
         return self();
     }
 

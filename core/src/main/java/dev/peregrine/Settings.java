@@ -49,6 +49,12 @@ final class Settings {
             integer("port", "Port to listen on; 0 picks a free one.", Server.Builder::port, b -> String.valueOf(b.port)),
             integer("teleport", "Also serve the routes over teleport (docs/teleport.md) on this port; 0 picks a free one,"
                     + " -1 none. Needs peregrine-teleport.", Server.Builder::teleport, b -> String.valueOf(b.teleportPort)),
+            duration("teleportMaxBatchDelay", "Teleport: how long a response may wait for others to share its write (0: the end of the loop turn).",
+                    Server.Builder::teleportMaxBatchDelay, b -> b.teleportMaxBatchDelayMillis),
+            integer("teleportMaxBatchFrames", "Teleport: frames after which a batch of responses leaves.",
+                    Server.Builder::teleportMaxBatchFrames, b -> String.valueOf(b.teleportMaxBatchFrames)),
+            bytes("teleportMaxBatchBytes", "Teleport: bytes (before compression) after which a batch of responses leaves.",
+                    (b, n) -> b.teleportMaxBatchBytes(toInt(n)), b -> b.teleportMaxBatchBytes),
             new Setting("threads", "int", "Number of event loops.", (b, v) -> b.threads(parseInt(v)),
                     b -> "available processors"),
             new Setting("transport", "string", "`auto` (epoll where it runs, else NIO), `epoll`, `io_uring` (else as `auto`, one INFO line) or `nio`.",

@@ -79,14 +79,28 @@ public final class Connection extends ConnectionIo {
      * if the protocol agrees ({@link ConnectionRecycler}).
      */
     private boolean reusable;
-
     /** A connection on {@code io} speaking {@code protocol}. Thread: the loop owning {@code ctx}. */
     public Connection(LoopContext ctx, SocketEndpoint io, Protocol protocol) {
-        super(ctx, io);
+        this(ctx, io, protocol, false);
+    }
+
+    private Connection(LoopContext ctx, SocketEndpoint io, Protocol protocol, boolean detached) {
+        super(ctx, io, detached);
         this.timer = new ConnectionTimer(ctx, this);
         this.pool = ctx.pool;
         this.protocol = protocol;
         open();
+    }
+
+    /**
+     * A connection on an endpoint that is no socket, for a protocol that hands off-loop code (which
+     * writes responses to a {@code Connection}) a place of its own: teleport's buffered responses,
+     * whose endpoint keeps what is written. Not counted in the loop's accepted and closed connections nor
+     * its bytes out.
+     * Thread: the loop owning {@code ctx}.
+     */
+    public static Connection detached(LoopContext ctx, SocketEndpoint io, Protocol protocol) {
+        return new Connection(ctx, io, protocol, true);
     }
 
     /**
@@ -115,7 +129,9 @@ public final class Connection extends ConnectionIo {
     }
 
     private void open() {
-        ctx.metrics.accepted++;
+        if (!detached) {
+            ctx.metrics.accepted++;
+        }
         ctx.tick();
         protocol.onOpen(this);
         updateTimer();
@@ -245,7 +261,9 @@ public final class Connection extends ConnectionIo {
         releaseInput();
         protocol.onClosed(this);
         releaseOutput();
-        ctx.metrics.closed++;
+        if (!detached) {
+            ctx.metrics.closed++;
+        }
         io.close();
         if (reusable && protocol.recyclable()) {
             ctx.recycler.kept(this);

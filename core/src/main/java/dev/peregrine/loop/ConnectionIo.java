@@ -44,10 +44,13 @@ abstract class ConnectionIo implements OutputSink {
     /** Reads made and read interest raised, for {@link #onReadable}'s report. */
     private int reads;
     private boolean interestRaised;
+    /** No peer's ({@link Connection#detached}): its writes are not the loop's bytes out. */
+    final boolean detached;
 
-    ConnectionIo(LoopContext ctx, SocketEndpoint io) {
+    ConnectionIo(LoopContext ctx, SocketEndpoint io, boolean detached) {
         this.ctx = ctx;
         this.io = io;
+        this.detached = detached;
     }
 
     /** Progress in the WRITE phase (the peer took output): its clock starts again. */
@@ -125,7 +128,9 @@ abstract class ConnectionIo implements OutputSink {
         try {
             if (!hasPendingOutput()) {
                 int n = io.write(out);
-                ctx.metrics.bytesOut += n;
+                if (!detached) {
+                    ctx.metrics.bytesOut += n;
+                }
                 if (out.hasRemaining()) {
                     if (backlog == null) {
                         backlog = new OutputBacklog(ctx.pool);

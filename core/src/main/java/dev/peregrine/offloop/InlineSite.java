@@ -12,6 +12,15 @@ import dev.peregrine.loop.Connection;
 public interface InlineSite {
     Connection connection();
 
+    /**
+     * Where an inline handler's interim (1xx) response is encoded: the connection's batch (HTTP/1.1),
+     * or, for a protocol whose messages are framed whole (teleport), a buffer of its own that the final
+     * response's payload then begins with.
+     */
+    default dev.peregrine.buffer.OutputSink interimOut() {
+        return connection();
+    }
+
     /** This connection's off-loop host, made now if it has none yet. */
     OffLoopHost offLoopHost();
 }

@@ -85,7 +85,7 @@ public final class OffLoop implements ResponseOwner {
         if (srv.request().versionNumber() != 11) {
             return; // RFC 9110 §15.2: no 1xx to an HTTP/1.0 client; over HTTP/2 (20) interim HEADERS are not sent
         }
-        srv.encoder().encodeInterim(status, headers, current.connection());
+        srv.encoder().encodeInterim(status, headers, current.interimOut());
     }
 
     /** The exchange started by the handler that just returned, or null; forgets it. */

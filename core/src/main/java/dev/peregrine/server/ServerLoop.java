@@ -91,9 +91,22 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
         encoder.tick(loop.nowMillis());
     }
 
-    /** The server state of the loop {@code ctx} (made by a {@link ServerSetup}), or null for a loop with other protocols. */
+    /**
+     * A loop's protocol factory that serves the routes through a {@code ServerLoop} of its own (teleport's
+     * {@code TeleportLoop}): {@link #of} finds it through this, so that its loops' counters and
+     * request-duration histograms are in the server's metrics.
+     */
+    public interface Wrapper {
+        ServerLoop serverLoop();
+    }
+
+    /**
+     * The server state of the loop {@code ctx} (made by a {@link ServerSetup}, or wrapped by a
+     * {@link Wrapper}), or null for a loop with other protocols.
+     */
     public static ServerLoop of(LoopContext ctx) {
-        return ctx.protocols() instanceof ServerLoop ? (ServerLoop) ctx.protocols() : null;
+        ProtocolFactory f = ctx.protocols();
+        return f instanceof ServerLoop ? (ServerLoop) f : f instanceof Wrapper ? ((Wrapper) f).serverLoop() : null;
     }
 
     // ---------------------------------------------------------------- ProtocolFactory
@@ -163,6 +176,35 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
         if (tracer != null) {
             tracer.end(req, res, head);
         }
+    }
+
+    /**
+     * A protocol outside this package (teleport) dispatches {@code req}: its request id (echoed by
+     * {@code res}) and access-log start, as {@link Http1ServerProtocol} gives each request.
+     */
+    public void beginTrace(RequestView req, ResponseView res) {
+        if (tracer != null) {
+            tracer.begin(req, res);
+        }
+    }
+
+    /**
+     * Ops, for a protocol outside this package (teleport) timing its requests as {@code RequestBudget}
+     * does: the dispatch time of a request, or 0 when neither the histograms nor a JFR recording of slow
+     * handlers want it.
+     */
+    public long timingStart() {
+        return durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers() ? System.nanoTime() : 0;
+    }
+
+    /** Ops: the series of {@code req} (read at dispatch: the view is reused) for {@link #requestDone}. */
+    public int timingKey(RequestView req) {
+        return RequestDurations.key(req.routeId(), req.methodId(), 0);
+    }
+
+    /** Ops: a request timed from {@code startNanos} ({@link #timingStart}, not 0) ended with {@code status}. */
+    public void requestDone(int key, int status, long startNanos) {
+        RequestDurations.requestDone(this, key, status, System.nanoTime() - startNanos);
     }
 
     /**

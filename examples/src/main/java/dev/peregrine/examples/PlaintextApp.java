@@ -25,6 +25,7 @@ import java.nio.file.Path;
  *   java -jar examples/target/peregrine-examples.jar load -c CONNS -d SECONDS [--pipeline DEPTH] [--threads N]
  *        [--http2] URL
  *   java -jar examples/target/peregrine-examples.jar teleport-proxy --out host:port[,...] [flags of TeleportProxy]
+ *   java -jar examples/target/peregrine-examples.jar teleport-wire [flags of TeleportWire]
  *   (or the PORT, THREADS, HTTPS_PORT, IDLE_TIMEOUT_MS, MAX_CONNECTIONS and METRICS environment
  *   variables; flags win)
  * </pre>
@@ -127,6 +128,10 @@ public final class PlaintextApp {
         }
         if (args.length > 0 && args[0].equals("teleport-proxy")) {
             TeleportProxy.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("teleport-wire")) {
+            TeleportWire.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("load")) {

@@ -32,9 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   --in host:port                  where (default 0.0.0.0:8080); with teleport in, the HTTP port is a free loopback one
  *   --out-type http|https|teleport|teleports  what the proxy speaks to upstreams (TLS: the JDK's trusted CAs)
  *   --out host:port[,host:port...]  upstreams (required)
- *   --in-delay ms                   0 only: a teleport server's responses leave at the end of each loop turn
+ *   --in-delay ms                   teleport in: how long a response may wait for others to share its write (0)
  *   --out-delay ms                  teleport out: how long a request waits for others to share its batch (default 0)
- *   --out-compress none|deflate     teleport out: what the proxy writes (the upstream answers in kind)
+ *   --out-compress none|deflate|lz4 teleport out: what the proxy writes (the upstream answers in kind)
  *   --in-compress auto              teleport in: the proxy answers in the compression each client writes
  *   --out-conns-per-addr n          connections per upstream (default 1 teleport, 64 http)
  *   --out-timeout ms                upstream answer deadline (default 3000): 504 past it, 502 on other failures
@@ -68,7 +68,9 @@ public final class TeleportProxy {
         int inPort = 8080;
         List<String[]> out = new ArrayList<>();
         long outDelayMillis;
-        boolean outDeflate;
+        dev.peregrine.teleport.TeleportCompression outCompress = dev.peregrine.teleport.TeleportCompression.NONE;
+        /** A teleport server's batch delay ({@code teleportMaxBatchDelay}). */
+        long inDelayMillis;
         int connsPerAddr = -1;
         long outTimeoutMillis = 3000;
         List<String> allowIp = List.of();
@@ -106,12 +108,7 @@ public final class TeleportProxy {
                             o.out.add(hostPort(s.trim()));
                         }
                         break;
-                    case "--in-delay":
-                        if (Long.parseLong(v) != 0) {
-                            throw new IllegalArgumentException("--in-delay: a teleport server's responses leave at the end of each loop"
-                                    + " turn; only 0 is supported");
-                        }
-                        break;
+                    case "--in-delay": o.inDelayMillis = nonNegative(v, a); break;
                     case "--out-delay": o.outDelayMillis = nonNegative(v, a); break;
                     case "--in-compress":
                         if (!v.equals("auto")) {
@@ -120,10 +117,11 @@ public final class TeleportProxy {
                         }
                         break;
                     case "--out-compress":
-                        if (!v.equals("none") && !v.equals("deflate")) {
-                            throw new IllegalArgumentException("--out-compress " + v + ": none or deflate (lz4 is not built)");
+                        if (!v.equals("none") && !v.equals("deflate") && !v.equals("lz4")) {
+                            throw new IllegalArgumentException("--out-compress " + v + ": none, deflate or lz4");
                         }
-                        o.outDeflate = v.equals("deflate");
+                        o.outCompress = v.equals("deflate") ? dev.peregrine.teleport.TeleportCompression.DEFLATE
+                                : v.equals("lz4") ? dev.peregrine.teleport.TeleportCompression.LZ4 : dev.peregrine.teleport.TeleportCompression.NONE;
                         break;
                     case "--out-conns-per-addr": o.connsPerAddr = (int) positive(v, a); break;
                     case "--out-timeout": o.outTimeoutMillis = positive(v, a); break;
@@ -194,7 +192,7 @@ public final class TeleportProxy {
                 TeleportClient tp = tb.timeout(timeout)
                         .connections(o.connsPerAddr > 0 ? o.connsPerAddr : 1).maxInFlight(Math.max(1024, o.concurrency))
                         .maxBatchDelay(Duration.ofMillis(o.outDelayMillis))
-                        .compression(o.outDeflate ? dev.peregrine.teleport.TeleportCompression.DEFLATE : dev.peregrine.teleport.TeleportCompression.NONE)
+                        .compression(o.outCompress)
                         .maxBodySize(Math.max(o.maxBody, 64L << 20)).build();
                 made.add(tp);
                 lb.upstream("http://" + hp[0] + ":" + hp[1], tp);
@@ -210,6 +208,7 @@ public final class TeleportProxy {
         this.balancer = lb.build();
         this.senders = made;
         Server.Builder b = Server.builder().threads(o.threads).maxBodySize(o.maxBody)
+                .teleportMaxBatchDelay(java.time.Duration.ofMillis(o.inDelayMillis))
                 .get("/metrics", this::metrics).notFound(this::proxy);
         if (o.inType.equals("teleport")) {
             b.host("127.0.0.1").port(0).teleport(o.inPort); // the HTTP port serves /metrics on loopback only

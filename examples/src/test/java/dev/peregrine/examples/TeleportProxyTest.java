@@ -31,10 +31,10 @@ class TeleportProxyTest {
     void httpToTeleportToHttpWithAnUpstreamKilledMidRun() throws Exception {
         Server app1 = PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1).start();
         Server app2 = PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1).start();
-        TeleportProxy b = proxy("--in-type", "teleport", "--in", "127.0.0.1:0", "--out-type", "http",
+        TeleportProxy b = proxy("--in-type", "teleport", "--in", "127.0.0.1:0", "--in-delay", "1", "--out-type", "http",
                 "--out", "127.0.0.1:" + app1.port() + ",127.0.0.1:" + app2.port(), "--threads", "1");
         TeleportProxy a = proxy("--in-type", "http", "--in", "127.0.0.1:0", "--out-type", "teleport",
-                "--out", "127.0.0.1:" + b.server.teleportPort(), "--out-delay", "1", "--out-compress", "deflate",
+                "--out", "127.0.0.1:" + b.server.teleportPort(), "--out-delay", "1", "--out-compress", "lz4",
                 "--client-ip-header", "X-Forwarded-For",
                 "--threads", "1");
         try {
@@ -112,9 +112,9 @@ class TeleportProxyTest {
         for (String[] args : new String[][] {
                 {"--in-type", "ftp", "--out", "h:1"},
                 {"--in-type", "http"},
-                {"--out", "h:1", "--out-compress", "lz4"},
+                {"--out", "h:1", "--out-compress", "zstd"},
                 {"--out", "h:1", "--in-compress", "deflate"},
-                {"--out", "h:1", "--in-delay", "5"},
+                {"--out", "h:1", "--in-delay", "-1"},
                 {"--out", "h:1", "--concurrency", "0"},
                 {"--out", "h:1", "--bogus", "1"}}) {
             IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,

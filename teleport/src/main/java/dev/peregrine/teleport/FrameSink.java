@@ -79,6 +79,17 @@ final class FrameSink implements OutputSink {
         copy(buf, buf.position(), to);
     }
 
+    /** Appends a frame of {@code type} and {@code id} carrying {@code [0, length)} of {@code payload} to {@code to}. */
+    static void emit(OutputSink to, ByteBuffer payload, int length, int id, byte type) {
+        ByteBuffer out = to.out();
+        if (out.remaining() < Frame.HEADER) {
+            to.drain();
+            out = to.out();
+        }
+        Frame.writeHeader(out, length, id, type);
+        copy(payload, length, to);
+    }
+
     /** Appends {@code [0, length)} of {@code src} to {@code to}, draining it whenever full. */
     static void copy(ByteBuffer src, int length, OutputSink to) {
         int from = 0;

@@ -7,13 +7,13 @@ import java.nio.ByteOrder;
 
 /**
  * Frames of one connection waiting for its next write, outside the loop's shared write buffer (which
- * must be empty between loop tasks): the responses of async handlers completed in one run of the
- * loop's task queue gather here and leave together. Grows by doubling; kept for the connection's life.
+ * must be empty between loop tasks): a {@link ServerBatch} of uncompressed frames that outlives a loop
+ * turn (off-loop answers, a batch delay). Off-heap; grows by doubling; kept for the connection's life.
  *
  * <p>Thread: the connection's loop.
  */
 final class PendingFrames implements OutputSink {
-    private ByteBuffer buf = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
+    private ByteBuffer buf = ByteBuffer.allocateDirect(4096).order(ByteOrder.LITTLE_ENDIAN);
 
     @Override
     public ByteBuffer out() {
@@ -22,7 +22,7 @@ final class PendingFrames implements OutputSink {
 
     @Override
     public void drain() {
-        ByteBuffer bigger = ByteBuffer.allocate(buf.capacity() * 2).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer bigger = ByteBuffer.allocateDirect(buf.capacity() * 2).order(ByteOrder.LITTLE_ENDIAN);
         buf.flip();
         bigger.put(buf);
         buf = bigger;

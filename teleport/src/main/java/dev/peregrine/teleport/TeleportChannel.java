@@ -60,8 +60,10 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     private boolean pingOutstanding;
     private boolean flushScheduled;
     private boolean goingAway;
-    /** Deflate in either direction (as the hellos say), or null. */
-    private DeflateStream ds;
+    /** The compression the server writes (decoded here), or null for none. */
+    private StreamCodec rd;
+    /** The compression this client writes, or null for none. */
+    private StreamCodec wr;
     /** Counters for tests and metrics (written by the loop). */
     volatile long batches;
     volatile long framesSent;
@@ -281,7 +283,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
                 drop(ClientException.Phase.CONNECT, "teleport server refused: " + Handshake.reason(status));
                 return end;
             }
-            int r = Handshake.check(buf, pos + 1, end, TeleportCompression.NONE, TeleportCompression.DEFLATE);
+            int r = Handshake.check(buf, pos + 1, end, TeleportCompression.values());
             if (r == Handshake.NEED_MORE) {
                 return start;
             }
@@ -291,9 +293,8 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             }
             Handshake.Hello h = Handshake.read(buf, pos + 1);
             peerMaxFrame = h.maxFrame();
-            boolean reading = h.compression() == TeleportCompression.DEFLATE;
-            boolean writing = client.compression == TeleportCompression.DEFLATE;
-            ds = reading || writing ? new DeflateStream(reading, writing) : null;
+            rd = StreamCodec.reader(h.compression(), client.maxFrame);
+            wr = StreamCodec.writer(client.compression, peerMaxFrame);
             cap = Math.min(client.maxInFlight, h.maxInFlight());
             pos += 1 + Handshake.HELLO;
             state = State.OPEN;
@@ -310,33 +311,41 @@ final class TeleportChannel implements Protocol, ConnectCallback {
                 scheduleBatch();
             }
         }
-        if (ds != null && ds.reading()) {
-            return inflated(buf, pos, end);
+        if (rd != null) {
+            return decoded(buf, pos, end);
         }
         int r = frames(buf, pos, end);
         return r < 0 ? end : r;
     }
 
-    /** Compressed input {@code [pos, end)}: inflated, its whole frames handled; all of it is taken. */
-    private int inflated(ByteBuffer buf, int pos, int end) {
+    /**
+     * Compressed input {@code [pos, end)}: decoded, its whole frames handled; returns where the rest
+     * begins (an LZ4 block not yet whole stays with the connection, {@link #expectedInput} says how large).
+     */
+    private int decoded(ByteBuffer buf, int pos, int end) {
         while (state == State.OPEN) {
-            int took = ds.inflate(buf, pos, end, client.maxFrame + Frame.HEADER + 16 * 1024 - ds.in().position());
+            int took = rd.decode(buf, pos, end, client.maxFrame + Frame.HEADER + 16 * 1024 - rd.in().position());
             if (took < 0) {
-                drop(ClientException.Phase.RESPONSE, "corrupt deflate stream");
+                drop(ClientException.Phase.RESPONSE, "corrupt " + rd.name() + " stream");
                 return end;
             }
             pos += took;
-            int r = frames(ds.in(), 0, ds.in().position());
+            int r = frames(rd.in(), 0, rd.in().position());
             if (r < 0) {
                 return end;
             }
-            ds.consume(r);
-            if (pos >= end && !ds.full()) {
+            rd.consume(r);
+            if ((took == 0 || pos >= end) && !rd.full()) {
                 break;
             }
         }
         flushOut();
-        return end;
+        return state == State.OPEN ? pos : end;
+    }
+
+    @Override
+    public int expectedInput() {
+        return rd != null ? rd.expectedInput() : 0;
     }
 
     /** Handles the whole frames of {@code [pos, end)}: where the rest begins, or -1 when the connection closed. */
@@ -356,7 +365,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             }
             pos = r;
         }
-        if (ds == null || !ds.reading()) {
+        if (rd == null) {
             flushOut();
         }
         return pos;
@@ -364,13 +373,13 @@ final class TeleportChannel implements Protocol, ConnectCallback {
 
     /** Where frames go: the connection's batch, or the plain batch of a deflate stream. */
     private dev.peregrine.buffer.OutputSink frameOut() {
-        return ds != null && ds.writing() ? ds.plain : c;
+        return wr != null ? wr.plain : c;
     }
 
     /** With deflate: the plain batch, compressed and sync-flushed, into the connection's batch. */
     private void flushOut() {
-        if (ds != null && ds.writing() && c != null && c.isOpen()) {
-            ds.flush(c);
+        if (wr != null && c != null && c.isOpen()) {
+            wr.flush(c);
         }
     }
 
@@ -519,9 +528,13 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         flushScheduled = false;
         pingOutstanding = false;
         goingAway = false;
-        if (ds != null) {
-            ds.end();
-            ds = null;
+        if (rd != null) {
+            rd.end();
+            rd = null;
+        }
+        if (wr != null) {
+            wr.end();
+            wr = null;
         }
         this.c = null;
         down();

@@ -248,13 +248,11 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
         /**
          * What this client writes (default {@link TeleportCompression#NONE}); the server then writes the
          * same. {@link TeleportCompression#DEFLATE}: one raw DEFLATE stream per direction, sync-flushed
-         * per batch. LZ4 is not built. Over TLS compression exposes secrets to CRIME-style attacks
-         * (docs/teleport.md).
+         * per batch; {@link TeleportCompression#LZ4}: one LZ4 block per batch (lz4-java's native code,
+         * or its safe Java code where that does not load). Over TLS compression exposes secrets to
+         * CRIME-style attacks (docs/teleport.md).
          */
         public Builder compression(TeleportCompression c) {
-            if (c == TeleportCompression.LZ4) {
-                throw new IllegalArgumentException("LZ4 is not built (docs/teleport.md); use NONE or DEFLATE");
-            }
             this.compression = java.util.Objects.requireNonNull(c, "compression");
             return this;
         }

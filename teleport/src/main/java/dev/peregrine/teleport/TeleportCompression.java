@@ -1,10 +1,9 @@
 package dev.peregrine.teleport;
 
 /**
- * The compression a side writes, stated in its hello ({@link Handshake}). Peregrine reads and writes
- * {@link #NONE} and {@link #DEFLATE} ({@link DeflateStream}); a peer stating {@link #LZ4} is refused
- * with {@link Handshake#REASON_UNSUPPORTED_COMPRESSION} (docs/teleport.md describes the coding for
- * implementations that have it).
+ * The compression a side writes, stated in its hello ({@link Handshake}): {@link #NONE},
+ * {@link #DEFLATE} ({@code DeflateStream}) or {@link #LZ4} ({@code Lz4Stream}); docs/teleport.md
+ * specifies each coding.
  */
 public enum TeleportCompression {
     NONE(0), DEFLATE(1), LZ4(2);

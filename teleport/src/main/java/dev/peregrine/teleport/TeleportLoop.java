@@ -13,21 +13,31 @@ import dev.peregrine.server.ServerSetup;
  * The teleport server's state on one loop, shared by its connections: the HTTP/1.1 server's
  * {@link ServerLoop} (router, request and response views, encoder, compressor: the same routes and
  * handlers as the HTTP port), a head parser and framer of its own (each REQUEST payload is framed as
- * a whole message), the router's parameter arrays, and the {@link FrameSink} responses are gathered
- * in. Makes each accepted connection's {@link TeleportServerProtocol}.
+ * a whole message), the router's parameter arrays, the {@link FrameSink} responses are gathered
+ * in, and the batching settings and counters of {@link ServerBatch}. Makes each accepted connection's
+ * {@link TeleportServerProtocol}.
  *
  * <p>Thread: the loop thread (built on the starting thread before the loop runs).
  */
-final class TeleportLoop implements ProtocolFactory {
+final class TeleportLoop implements ProtocolFactory, ServerLoop.Wrapper {
     final ServerLoop http;
     final ServerConfig config;
     final RequestFramer framer;
     final FrameSink sink = new FrameSink();
+    /** An inline handler's interim responses, which its final response's payload begins with. */
+    final FrameSink interim = new FrameSink();
     final int[] paramStarts = new int[16];
     final int[] paramEnds = new int[16];
     /** The largest REQUEST payload this server accepts (its hello's maxFrame). */
     final int maxFrame;
     final int maxInFlight;
+    /** The server's batching ({@link ServerBatch}): {@code teleportMaxBatch*} settings. */
+    final long maxBatchDelayMillis;
+    final int maxBatchFrames;
+    final int maxBatchBytes;
+    /** Batches cut and frames written by this loop's connections (written by the loop; read by tests). */
+    volatile long batches;
+    volatile long framesOut;
 
     TeleportLoop(LoopContext ctx, ServerSetup setup, int maxInFlight) {
         this.http = new ServerLoop(ctx, setup);
@@ -37,12 +47,21 @@ final class TeleportLoop implements ProtocolFactory {
         this.framer = new RequestFramer(parser, config.maxBodySize(), config.maxHeadSize(), Long.MAX_VALUE);
         this.maxFrame = maxFrame(config);
         this.maxInFlight = maxInFlight;
+        this.maxBatchDelayMillis = config.teleportMaxBatchDelayMillis();
+        this.maxBatchFrames = config.teleportMaxBatchFrames();
+        this.maxBatchBytes = config.teleportMaxBatchBytes();
     }
 
     /** A whole request within the server's head and body limits, within the handshake's bounds. */
     static int maxFrame(ServerConfig config) {
         long m = (long) config.maxHeadSize() * 2 + config.maxBodySize();
         return (int) Math.max(Handshake.MIN_FRAME, Math.min(Handshake.MAX_FRAME, m));
+    }
+
+    /** The server state its requests are served with: the server's metrics read its histograms through it. */
+    @Override
+    public ServerLoop serverLoop() {
+        return http;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.peregrine.teleport;
 
 import dev.peregrine.Handler;
+import dev.peregrine.buffer.OutputSink;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestFramer;
 import dev.peregrine.http1.RequestView;
@@ -9,6 +10,7 @@ import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LoopMetrics;
 import dev.peregrine.loop.Protocol;
 import dev.peregrine.offloop.BlockingHandler;
+import dev.peregrine.offloop.Exchange;
 import dev.peregrine.offloop.InlineSite;
 import dev.peregrine.offloop.OffLoopHost;
 import dev.peregrine.server.ServerLoop;
@@ -19,24 +21,29 @@ import java.util.Map;
 
 /**
  * The teleport server as a {@link Protocol} on a {@link Connection}: the handshake, then frames
- * ({@link Frame}); each REQUEST payload is framed as exactly one HTTP/1.1 message by the HTTP
- * server's own {@link RequestFramer}, routed and answered by the same handlers, and the response,
- * encoded by the same encoder, leaves as a RESPONSE frame with the request's id. Responses gather in
- * the connection's batch, which leaves in one write when {@link #onInput} returns (the end of the
- * loop's turn for this connection).
+ * ({@link Frame}), decoded first by the client's compression ({@link StreamCodec}); each REQUEST
+ * payload is framed as exactly one HTTP/1.1 message by the HTTP server's own {@link RequestFramer},
+ * routed and answered by the same handlers, and the response, encoded by the same encoder, leaves as
+ * a RESPONSE frame with the request's id in the connection's {@link ServerBatch}.
  * <pre>
  *   HELLO --client hello accepted: 0x00 + server hello--&gt; FRAMES --GOAWAY sent (shutdown)--&gt; closing
  *     |  bad hello: reason byte, close; none within 3 s: REASON_TIMEOUT, close
  *   FRAMES: REQUEST  -&gt; handler -&gt; RESPONSE (same id)
- *           PING     -&gt; PING ack (same id)         CANCEL -&gt; nothing under way to cancel (answered inline)
- *           GOAWAY   -&gt; close once written          RESPONSE, id 0, oversized/unknown frame,
- *                                                    payload not exactly one message -&gt; close
+ *           PING     -&gt; PING ack (same id)         CANCEL -&gt; ignored (the answer still frees the id)
+ *           GOAWAY   -&gt; close once written          RESPONSE, id 0, a duplicate id, oversized/unknown
+ *                                                    frame, payload not exactly one message -&gt; close
  * </pre>
- * Handlers run inline, so every request is answered before the next frame is read and ids never
- * overlap. A route whose handler is blocking, or that answers with {@code async()},
- * {@code sendFile()} or a stream, is answered {@code 501} over teleport (see docs/teleport.md).
- * A request the parser refuses (400, 413, 431...) is answered with that status in its RESPONSE frame
- * and the connection goes on: the frame boundary is intact.
+ * Handler kinds: an inline handler runs at once; its response, whole (after its interim responses, in
+ * the same payload), goes into the batch. One that
+ * answers with a file or a producer ({@code sendFile}, {@code stream}) has its body gathered whole
+ * ({@link ResponseCapture}), up to the client's max frame. A blocking handler runs on the server's
+ * blocking executor, and an inline handler's {@code res.async()} completes later: each such request
+ * has a {@link TeleportExchange} of its own, many in flight at once, answered as each completes
+ * (files, producers and the handler's output stream gathered whole too). A response above the
+ * client's max frame is answered 500 (one WARNING). A request the parser refuses (400, 413, 431...)
+ * is answered with that status in its RESPONSE frame and the connection goes on: the frame boundary
+ * is intact. Request ids, the access log and the request-duration histograms apply as over HTTP/1.1;
+ * a connection's request limit and age do not.
  *
  * <p>Thread: the owning loop thread only.
  */
@@ -45,24 +52,27 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     private static final int T_HANDSHAKE = 1;
     private static final int T_IDLE = 2;
     private static final int T_FRAME = 3;
+    /** The status a request is recorded with when its connection closed before it was answered. */
+    private static final int CLIENT_CLOSED = 499;
 
     private final TeleportLoop tl;
     private final ServerLoop srv;
     private Connection c;
+    private ServerBatch batch;
     private boolean handshaken;
     /** The client's largest accepted payload: responses above it are answered 500 instead. */
     private int peerMaxFrame;
-    /** Deflate both ways (the client chose it), or null. */
-    private DeflateStream ds;
-    /** Async responses waiting for {@link #flushTask} (without deflate; with it they wait in its plain batch). */
-    private PendingFrames pending;
-    private boolean flushQueued;
-    private final Runnable flushTask = this::flushAsync;
+    /** The compression the client writes (decoded here), or null for none. */
+    private StreamCodec rd;
+    /** The compression this side writes (the client's), or null for none. */
+    private StreamCodec wr;
     private int lastId;
-    /** Requests answered off the loop ({@code async()}), by id, until their response leaves. */
+    /** Requests answered off the loop or in pieces, by id, until their response leaves. */
     private final Map<Integer, TeleportExchange> exchanges = new HashMap<>();
-    /** The id of the request whose handler runs now, and the host its {@code async()} took, if any. */
+    /** The request whose inline handler runs now: its id, its clock, and the host its {@code async()} took, if any. */
     private int runningId;
+    private long runningSince;
+    private int runningKey;
     private TeleportExchange asyncHost;
     /** The length of the frame held in part, for the lent buffer's size; 0 when none. */
     private int expected;
@@ -75,13 +85,30 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     @Override
     public void onOpen(Connection c) {
         this.c = c;
+        this.batch = new ServerBatch(c, tl);
+    }
+
+    /** The client's max frame: the largest response this side may send it. */
+    int peerMaxFrame() {
+        return peerMaxFrame;
     }
 
     @Override
     public int onInput(Connection c, ByteBuffer buf, int start, int end) {
+        batch.beginInput();
+        int r = input(buf, start, end);
+        if (c.isOpen() || c.state() == Connection.State.CLOSING) {
+            batch.endInput(); // the connection writes the batch as this turn ends
+        } else {
+            batch.clear();
+        }
+        return r;
+    }
+
+    private int input(ByteBuffer buf, int start, int end) {
         int pos = start;
         if (!handshaken) {
-            int r = Handshake.check(buf, pos, end, TeleportCompression.NONE, TeleportCompression.DEFLATE);
+            int r = Handshake.check(buf, pos, end, TeleportCompression.values());
             if (r == Handshake.NEED_MORE) {
                 return start;
             }
@@ -97,42 +124,43 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
                 c.drain();
                 out = c.out();
             }
-            // The server writes in the compression the client writes (docs/teleport.md).
-            boolean deflate = hello.compression() == TeleportCompression.DEFLATE;
             out.put((byte) Handshake.ACCEPTED);
             Handshake.write(out, new Handshake.Hello(Handshake.VERSION, hello.compression(), tl.maxFrame, tl.maxInFlight));
             pos += Handshake.HELLO;
-            if (deflate) {
-                ds = new DeflateStream(true, true);
-            }
+            // The server writes in the compression the client writes (docs/teleport.md).
+            rd = StreamCodec.reader(hello.compression(), tl.maxFrame);
+            wr = StreamCodec.writer(hello.compression(), peerMaxFrame);
+            batch.writer(wr);
             c.restartTimerPhase();
         }
-        if (ds != null) {
-            return inflated(buf, pos, end);
+        if (rd != null) {
+            return decoded(buf, pos, end);
         }
         int r = frames(buf, pos, end);
         return r < 0 ? end : r;
     }
 
-    /** Compressed input {@code [pos, end)}: inflated, its whole frames handled; all of it is taken. */
-    private int inflated(ByteBuffer buf, int pos, int end) {
+    /**
+     * Compressed input {@code [pos, end)}: decoded, its whole frames handled; returns where the rest
+     * begins (an LZ4 block not yet whole stays with the connection, {@link #expectedInput} says how large).
+     */
+    private int decoded(ByteBuffer buf, int pos, int end) {
         while (c.isOpen()) {
-            int took = ds.inflate(buf, pos, end, tl.maxFrame + Frame.HEADER + 16 * 1024 - ds.in().position());
+            int took = rd.decode(buf, pos, end, tl.maxFrame + Frame.HEADER + 16 * 1024 - rd.in().position());
             if (took < 0) {
-                return protocolError("corrupt deflate stream", end);
+                return protocolError("corrupt " + rd.name() + " stream", end);
             }
             pos += took;
-            int r = frames(ds.in(), 0, ds.in().position());
+            int r = frames(rd.in(), 0, rd.in().position());
             if (r < 0) {
                 return end;
             }
-            ds.consume(r);
-            if (pos >= end && !ds.full()) {
+            rd.consume(r);
+            if ((took == 0 || pos >= end) && !rd.full()) {
                 break;
             }
         }
-        flushOut();
-        return end;
+        return c.isOpen() ? pos : end;
     }
 
     /** Handles the whole frames of {@code [pos, end)}: returns where the rest begins, or -1 when the connection closed. */
@@ -156,18 +184,6 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
             pos = r;
         }
         return pos;
-    }
-
-    /** Where frames go: the connection's batch, or the plain batch of a deflate stream. */
-    private dev.peregrine.buffer.OutputSink frameOut() {
-        return ds != null ? ds.plain : c;
-    }
-
-    /** With deflate: the plain batch, compressed and sync-flushed, into the connection's batch. */
-    private void flushOut() {
-        if (ds != null && c.isOpen()) {
-            ds.flush(c);
-        }
     }
 
     /** Handles the whole frame {@code [pos, end)}; false when it closed the connection. */
@@ -231,15 +247,22 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         ResponseView res = srv.response();
         res.reset();
         Handler h = srv.router().resolve(req, tl.paramStarts, tl.paramEnds);
-        if (h instanceof BlockingHandler) {
-            res.error(501);
-        } else {
-            runningId = id;
-            runInline(h, req, res);
+        srv.beginTrace(req, res);
+        runningSince = srv.timingStart();
+        runningKey = runningSince == 0 ? 0 : srv.timingKey(req);
+        if (h instanceof BlockingHandler) { // on the blocking executor; answered through its exchange
+            TeleportExchange x = new TeleportExchange(this, srv, c, id, runningSince, runningKey);
+            x.exchange = Exchange.blocking(x, req, (BlockingHandler) h, -1);
+            exchanges.put(id, x);
+            return;
         }
-        if (res.special() != 0) {
-            if (res.special() == ResponseView.ASYNC && asyncHost != null) {
-                dev.peregrine.offloop.Exchange x = srv.offLoop().takePending();
+        runningId = id;
+        tl.interim.begin(peerMaxFrame);
+        runInline(h, req, res);
+        int special = res.special();
+        if (special != 0) {
+            if (special == ResponseView.ASYNC && asyncHost != null) {
+                Exchange x = srv.offLoop().takePending();
                 if (x != null) { // answered when the handler completes (TeleportExchange)
                     asyncHost.exchange = x;
                     exchanges.put(id, asyncHost);
@@ -248,17 +271,27 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
                 }
             }
             asyncHost = null;
-            srv.offLoop().handlerThrew(); // sendFile() or a stream: not carried over teleport; cancels an exchange
+            if ((special & (ResponseView.FILE | ResponseView.PRODUCER)) != 0 && (special & ResponseView.ASYNC) == 0) {
+                inPieces(id, req, res);
+                return;
+            }
+            srv.offLoop().handlerThrew(); // cancels an exchange the handler started
             res.reset();
-            res.error(501);
+            res.error(500);
         }
         boolean head = req.methodId() == Methods.HEAD;
         srv.loop().metrics().requests++;
         if (srv.compressor() != null) {
             srv.compressor().apply(req, res, head);
         }
+        srv.responding(req, res, head);
+        timed(runningSince, runningKey, res.statusCode());
         FrameSink sink = tl.sink;
         sink.begin(peerMaxFrame);
+        FrameSink interim = tl.interim;
+        if (interim.length() > 0 && !interim.overflowed()) {
+            sink.take(interim.out(), 0, interim.length()); // the handler's 1xx responses first, in the same payload
+        }
         // keepAlive: the connection outlives every message; a "Connection: close" would mean nothing here.
         srv.encoder().encode(res, head, true, req.versionNumber() == 10, sink);
         if (sink.overflowed()) {
@@ -267,12 +300,53 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
             answerError(id, 500);
             return;
         }
-        sink.emit(frameOut(), id, Frame.RESPONSE);
+        OutputSink to = batch.out();
+        sink.emit(to, id, Frame.RESPONSE);
+        batch.added(Frame.HEADER + sink.length());
+    }
+
+    /**
+     * An inline handler answered with a file or a producer: the body is gathered whole (as the HTTP/1.1
+     * server would send it, a producer's chunked) and leaves as one frame; past the client's max frame,
+     * or if the body fails, 500.
+     */
+    private void inPieces(int id, RequestView req, ResponseView res) {
+        if (c.out().position() > 0) {
+            c.flushBatch(); // the capture borrows the loop's write buffer: what waits there leaves first
+        }
+        boolean head = req.methodId() == Methods.HEAD;
+        boolean http10 = req.versionNumber() == 10;
+        dev.peregrine.offloop.BodySource.openFile(res); // a file gone since the handler's call is a 404 now
+        srv.loop().metrics().requests++;
+        srv.responding(req, res, head);
+        timed(runningSince, runningKey, res.statusCode());
+        ResponseCapture cap = new ResponseCapture(c, peerMaxFrame, () -> { });
+        FrameSink interim = tl.interim;
+        if (interim.length() > 0 && !interim.overflowed()) {
+            FrameSink.copy(interim.out(), interim.length(), cap.connection()); // the handler's 1xx responses first
+        }
+        boolean whole;
+        String why = "it is larger than the teleport client's frame limit (" + peerMaxFrame + " bytes)";
+        try {
+            boolean keepAlive = dev.peregrine.offloop.BodySource.keepAlive(res, true, http10);
+            whole = cap.pumpAll(dev.peregrine.offloop.BodySource.start(srv, res, req, head, keepAlive, http10, cap.connection()));
+        } catch (java.io.IOException | RuntimeException e) {
+            whole = false;
+            why = "its body failed: " + e;
+        }
+        cap.collect();
+        cap.release();
+        if (!whole) {
+            LOG.log(System.Logger.Level.WARNING, "teleport response to " + req + " answered 500: " + why);
+            answerError(id, 500);
+            return;
+        }
+        FrameSink.emit(batch.out(), cap.message(), cap.length(), id, Frame.RESPONSE);
+        batch.added(Frame.HEADER + cap.length());
     }
 
     private void runInline(Handler h, RequestView req, ResponseView res) {
         srv.offLoop().runningFor(this);
-        int before = c.out().position();
         try {
             h.handle(req, res);
         } catch (Throwable t) {
@@ -282,81 +356,52 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
             res.reset();
             res.error(status);
         }
-        if (c.out().position() != before) {
-            // An interim response (1xx) went straight into the batch: it has no place between frames.
-            c.out().position(Math.min(before, c.out().position()));
+    }
+
+    /** Ops: a request timed from {@code since} (0: untimed) ended with {@code status}. */
+    private void timed(long since, int key, int status) {
+        if (since != 0) {
+            srv.requestDone(key, status, since);
         }
+    }
+
+    /** {@link TeleportExchange}: its response is about to be encoded (or was abandoned) with {@code status}. */
+    void requestEnded(TeleportExchange x, int status) {
+        timed(x.startNanos, x.durationKey, status);
     }
 
     /**
-     * {@link TeleportExchange}, in a loop task: the response encoded at {@code [mark, position)} of the
-     * loop's buffer becomes a RESPONSE frame waiting for this connection's next write, which a task
-     * queued behind the completions that came with it makes ({@link #flushTask}): one write (and one
-     * compress) for them all.
+     * {@link TeleportExchange}: its response is whole in {@code cap} (or {@code cap} is null: it
+     * failed; or it overflowed the client's frame limit): the RESPONSE frame, or a 500, joins the batch.
      */
-    void frameFromOut(int id, int mark) {
-        ByteBuffer out = c.out();
-        int end = out.position();
-        FrameSink sink = tl.sink;
-        sink.begin(peerMaxFrame);
-        sink.take(out, mark, end - mark);
-        out.position(mark); // nothing may stay in the loop's shared buffer after this task
-        dev.peregrine.buffer.OutputSink to = ds != null ? ds.plain : pending();
-        if (sink.overflowed()) {
-            answerError(id, 500, to);
-        } else {
-            sink.emit(to, id, Frame.RESPONSE);
-        }
-        if (!flushQueued) {
-            flushQueued = true;
-            srv.loop().eventLoop().execute(flushTask);
-        }
-    }
-
-    private PendingFrames pending() {
-        if (pending == null) {
-            pending = new PendingFrames();
-        }
-        return pending;
-    }
-
-    /** Writes the async responses gathered since the last write. */
-    private void flushAsync() {
-        flushQueued = false;
+    void exchangeAnswered(TeleportExchange x, ResponseCapture cap) {
+        exchanges.remove(x.id);
         if (!c.isOpen() && c.state() != Connection.State.CLOSING) {
-            if (pending != null) {
-                pending.clear();
-            }
             return;
         }
-        if (ds != null) {
-            flushOut();
-        } else if (pending != null && !pending.isEmpty()) {
-            pending.moveTo(c);
+        if (cap == null || cap.overflowed()) {
+            if (cap != null) {
+                LOG.log(System.Logger.Level.WARNING, "teleport response to request " + Integer.toUnsignedString(x.id)
+                        + " is larger than the client's frame limit (" + peerMaxFrame + " bytes); answered 500");
+            }
+            answerError(x.id, 500);
+            return;
         }
-        c.flush();
-        c.updateTimer();
-    }
-
-    /** {@link TeleportExchange}: its response left (or never will). */
-    void exchangeEnded(TeleportExchange x) {
-        exchanges.remove(x.id);
+        FrameSink.emit(batch.out(), cap.message(), cap.length(), x.id, Frame.RESPONSE);
+        batch.added(Frame.HEADER + cap.length());
     }
 
     private void answerError(int id, int status) {
-        answerError(id, status, frameOut());
-    }
-
-    private void answerError(int id, int status, dev.peregrine.buffer.OutputSink to) {
         FrameSink sink = tl.sink;
         sink.begin(Math.max(peerMaxFrame, 1024));
         srv.encoder().encodeError(status, sink);
-        sink.emit(to, id, Frame.RESPONSE);
+        sink.emit(batch.out(), id, Frame.RESPONSE);
+        batch.added(Frame.HEADER + sink.length());
     }
 
     /** Appends a frame of {@code type} with an empty or one-byte payload ({@code payload} &lt; 0: none). */
     private void control(int id, byte type, int payload) {
-        dev.peregrine.buffer.OutputSink to = frameOut();
+        OutputSink to = batch.out();
         ByteBuffer out = to.out();
         if (out.remaining() < Frame.HEADER + 1) {
             to.drain();
@@ -366,6 +411,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         if (payload >= 0) {
             out.put((byte) payload);
         }
+        batch.added(Frame.HEADER + (payload < 0 ? 0 : 1));
     }
 
     private void refuse(int reason) {
@@ -386,7 +432,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
 
     @Override
     public int expectedInput() {
-        return expected;
+        return rd != null ? rd.expectedInput() : expected;
     }
 
     @Override
@@ -396,13 +442,14 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
 
     @Override
     public void onEndOfInput(Connection c) {
+        batch.write(); // what waits for a batch delay leaves before the close
         c.closeOnceWritten();
     }
 
-    /** While requests are off the loop, the connection does not close before their responses left. */
+    /** While requests are off the loop or frames wait for their batch, the connection does not close before they leave. */
     @Override
     public boolean producing() {
-        return !exchanges.isEmpty() || flushQueued;
+        return !exchanges.isEmpty() || batch.waiting();
     }
 
     @Override
@@ -451,7 +498,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     public void onShutdown(Connection c) {
         if (handshaken) {
             control(lastId, Frame.GOAWAY, -1);
-            flushOut();
+            batch.cut();
         }
         c.releaseInput();
         c.closeAfterOutput();
@@ -462,15 +509,18 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     @Override
     public void onClosed(Connection c) {
         tl.framer.reset();
-        if (pending != null) {
-            pending.clear();
+        batch.clear();
+        if (rd != null) {
+            rd.end();
+            rd = null;
         }
-        if (ds != null) {
-            ds.end();
-            ds = null;
+        if (wr != null) {
+            wr.end();
+            wr = null;
         }
         for (TeleportExchange x : exchanges.values()) {
-            x.exchange.connectionClosed(); // the handler learns through its streams; a late completion is ignored
+            timed(x.startNanos, x.durationKey, CLIENT_CLOSED);
+            x.connectionClosed(); // the handler learns through its streams; a late completion sends nothing
         }
         exchanges.clear();
     }
@@ -482,10 +532,16 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         return c;
     }
 
+    /** An inline handler's interim responses gather apart, to begin its final response's payload (never between frames). */
+    @Override
+    public OutputSink interimOut() {
+        return tl.interim;
+    }
+
     /** {@code res.async()} reaches here: the request's own host, so that many are in flight at once. */
     @Override
     public OffLoopHost offLoopHost() {
-        asyncHost = new TeleportExchange(this, srv, c, runningId);
+        asyncHost = new TeleportExchange(this, srv, c, runningId, runningSince, runningKey);
         return asyncHost;
     }
 }

@@ -110,7 +110,6 @@ class TeleportClientTest {
             assertEquals(i % 3 == 0 ? ("body " + i).repeat(50) : i % 3 == 1 ? "d=" + i : "n=" + i,
                     fs.get(i).get(30, TimeUnit.SECONDS).text());
         }
-        assertThrows(IllegalArgumentException.class, () -> TeleportClient.builder("127.0.0.1", 1).compression(TeleportCompression.LZ4));
     }
 
     /** The batch delay is honoured: counted in frames and batches (writes), not by the clock. */

@@ -14,6 +14,11 @@ public final class AllocationMeter {
     private AllocationMeter() {
     }
 
+    /** Bytes thread {@code threadId} has allocated so far (for a test whose module does not read {@code jdk.management}). */
+    public static long allocatedBytes(long threadId) {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getThreadAllocatedBytes(threadId);
+    }
+
     /** The least the current thread allocated in one of {@code rounds} runs of {@code work}, bytes. */
     public static long leastAllocated(int rounds, Runnable work) {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();

@@ -208,8 +208,8 @@ final class NettyEpoll {
         void shutdownOutput() {
             try {
                 socket.shutdown(false, true);
-            } catch (IOException e) {
-                // the peer is gone; the close that follows cleans up
+            } catch (IOException | java.nio.channels.NotYetConnectedException e) {
+                // the peer is gone (ENOTCONN comes as NotYetConnectedException, as on io_uring); the close that follows cleans up
             }
         }
 
