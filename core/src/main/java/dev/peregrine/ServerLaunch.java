@@ -50,7 +50,7 @@ final class ServerLaunch {
         Transport chosen = transport instanceof EpollTransport ? Transport.EPOLL
                 : transport instanceof IoUringTransport ? Transport.IO_URING : Transport.NIO;
         if (b.http2) {
-            b.protocolSwitches = dev.peregrine.server.Http2Setup.register(b.protocolSwitches, dev.peregrine.h2.Http2Settings.DEFAULTS);
+            b.protocolSwitches = dev.peregrine.server.Http2Setup.register(b.protocolSwitches, b.http2Options.settings());
         }
         // Built before binding, so that a bad key or a missing provider fails before any port is taken.
         TlsContext tls = b.tlsConfig == null ? null

@@ -25,7 +25,7 @@ import static dev.peregrine.h2.frame.Frames.*;
  *   FRAMES: each whole frame in turn (FrameParser checks what needs no state, this class the rest):
  *     HEADERS (+ CONTINUATION until END_HEADERS: any other frame meanwhile is PROTOCOL_ERROR, §6.10)
  *         --&gt; the block is HPACK-decoded, checked (RequestHeaders), then the stream opens or, with
- *             END_STREAM, is dispatched at once (Http2Responder)
+ *             END_STREAM, is dispatched at once (Http2Responder; off the loop: answered later, PendingStream)
  *     DATA --&gt; the stream's body; END_STREAM dispatches it
  *     SETTINGS --&gt; applied, ACKed;  PING --&gt; answered;  WINDOW_UPDATE --&gt; windows, held DATA goes on
  *     RST_STREAM --&gt; the stream is forgotten;  PRIORITY --&gt; ignored (§5.3.2) but for self-dependency
@@ -537,7 +537,8 @@ public final class Http2Connection implements Protocol {
         if (responder.stalled()) {
             return T_STALLED;
         }
-        return streams.count() > 0 || !prefaceRead ? T_ACTIVE : T_IDLE;
+        // Streams whose handlers run off the loop (awaiting) are bounded by their exchanges' own timeouts.
+        return !prefaceRead || streams.anyNotAwaiting() ? T_ACTIVE : streams.count() == 0 ? T_IDLE : 0;
     }
 
     @Override

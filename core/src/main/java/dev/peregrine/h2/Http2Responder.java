@@ -44,13 +44,7 @@ final class Http2Responder {
         RequestHeaders.fill(req, buf, from, headEnd);
         req.setBody(buf, headEnd, bodyLength);
         RequestFields.contentLength(req, s.declaredLength >= 0 ? s.declaredLength : bodyLength > 0 ? bodyLength : -1);
-        if (d.dispatch(conn.c, req, res) == StreamDispatch.HTTP_1_1_REQUIRED) {
-            // §8.1.1 / §7: the handler kind needs HTTP/1.1 here; clients retry the request over it.
-            FrameWriter.rstStream(conn.c, s.id, HTTP_1_1_REQUIRED);
-            conn.closeStream(s);
-            return;
-        }
-        respond(s, res, req.methodId() == Methods.HEAD);
+        dispatched(s, d.dispatch(conn.c, conn, s.id, req, res), res, req.methodId() == Methods.HEAD);
     }
 
     /** Stream 1 of an h2c upgrade: the HTTP/1.1 request is still in the loop's view (see {@link Http2Upgrade}). */
@@ -58,12 +52,39 @@ final class Http2Responder {
         StreamDispatch d = conn.dispatch;
         RequestView req = d.request();
         ResponseView res = d.response();
-        if (d.dispatch(conn.c, req, res) == StreamDispatch.HTTP_1_1_REQUIRED) {
-            FrameWriter.rstStream(conn.c, s.id, HTTP_1_1_REQUIRED);
-            conn.closeStream(s);
-            return;
+        dispatched(s, d.dispatch(conn.c, conn, s.id, req, res), res, req.methodId() == Methods.HEAD);
+    }
+
+    private void dispatched(Http2Stream s, int outcome, ResponseView res, boolean head) {
+        if (outcome == StreamDispatch.LATER) {
+            s.awaiting = true; // the handler runs off the loop: Http2Connection.answer brings its response
+        } else if (outcome == StreamDispatch.HTTP_1_1_REQUIRED) {
+            refuse(s);
+        } else {
+            respond(s, res, head);
         }
-        respond(s, res, req.methodId() == Methods.HEAD);
+    }
+
+    /** §8.7, §7: the answer needs HTTP/1.1 here; clients retry the request over it. */
+    void refuse(Http2Stream s) {
+        FrameWriter.rstStream(conn.c, s.id, HTTP_1_1_REQUIRED);
+        conn.closeStream(s);
+    }
+
+    /**
+     * An interim response (RFC 9113 §8.1): HEADERS with {@code status} (1xx) and {@code headers}
+     * (name, value pairs), without END_STREAM; the final response follows on the stream.
+     */
+    void interim(Http2Stream s, int status, String[] headers) {
+        HpackEncoder e = conn.shared.encoder;
+        e.reset();
+        e.status(status);
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            if (!connectionSpecific(headers[i])) {
+                e.field(headers[i], headers[i + 1]);
+            }
+        }
+        FrameWriter.headers(conn.c, s.id, false, e.block(), e.length(), conn.peer.maxFrameSize);
     }
 
     /** Answers a stream with the server's own error {@code status} before its request is complete (or at once). */
@@ -74,7 +95,9 @@ final class Http2Responder {
         respond(s, res, false);
     }
 
-    private void respond(Http2Stream s, ResponseView res, boolean head) {
+    /** Encodes the final response {@code res} on {@code s}: HEADERS, then DATA as the windows allow. */
+    void respond(Http2Stream s, ResponseView res, boolean head) {
+        s.awaiting = false;
         int status = ResponseParts.status(res);
         HpackEncoder e = conn.shared.encoder;
         e.reset();

@@ -28,6 +28,10 @@ import java.nio.ByteBuffer;
  *                                    +--------+
  *   H: HEADERS (+CONTINUATION)   ES: END_STREAM flag   R: RST_STREAM
  * </pre>
+ * In half closed (remote) the stream may wait for a handler off the loop ({@link #awaiting}); the
+ * connection's other streams go on meanwhile. A RST_STREAM or the connection's end then closes it and
+ * the handler's late answer is dropped. Interim responses (1xx) leave as HEADERS without END_STREAM
+ * before the final HEADERS, in any of open and half closed (remote) (§8.1).
  * A closed stream is forgotten at once; the connection remembers the highest id it opened
  * (everything at or below it that is not open is closed) and the last few closed ids, to tell
  * STREAM_CLOSED from PROTOCOL_ERROR (§5.1).
@@ -59,6 +63,8 @@ final class Http2Stream {
     int pendingTo;
     /** Set once the response's HEADERS left: what remains is DATA. */
     boolean responding;
+    /** Set while the stream's handler runs off the loop: its answer comes later ({@link StreamDispatch#LATER}). */
+    boolean awaiting;
 
     void reset(int id, long sendWindow, long recvWindow) {
         this.id = id;
@@ -74,6 +80,7 @@ final class Http2Stream {
         this.pendingFrom = 0;
         this.pendingTo = 0;
         this.responding = false;
+        this.awaiting = false;
     }
 
     boolean blocked() {

@@ -1,13 +1,16 @@
 package dev.peregrine.server;
 
 import dev.peregrine.Handler;
+import dev.peregrine.h2.Http2Connection;
 import dev.peregrine.h2.Http2Loop;
+import dev.peregrine.h2.PendingStream;
 import dev.peregrine.h2.StreamDispatch;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.offloop.BlockingHandler;
+import dev.peregrine.offloop.Exchange;
 import dev.peregrine.offloop.InlineSite;
 import dev.peregrine.offloop.OffLoopHost;
 import dev.peregrine.offloop.StreamingHandler;
@@ -15,31 +18,32 @@ import dev.peregrine.offloop.StreamingHandler;
 /**
  * The server's side of an HTTP/2 stream on one loop: the same dispatch {@link Http1ServerProtocol}
  * gives a request (remote address, tracer, router with its filters, the inline handler with the
- * watchdog's marks and the same failure answers, compression, the access log), run on the request
- * view {@code h2.Http2Responder} filled from the stream. One per {@link ServerLoop}, made at its
- * first HTTP/2 connection.
+ * watchdog's marks and the same failure answers, compression, the access log, the request-duration
+ * histograms), run on the request view {@code h2.Http2Responder} filled from the stream. One per
+ * {@link ServerLoop}, made at its first HTTP/2 connection.
  *
- * <p><b>Handler kinds over HTTP/2</b>: inline handlers, with in-memory bodies both ways (so routing,
- * filters, forms, cookies, compression, static files, {@code res.sendFile} up to 1 MiB read into
- * memory). A blocking or streaming route, {@code res.async()}, a larger file, and {@code res.stream} answer
- * the stream with RST_STREAM HTTP_1_1_REQUIRED (RFC 9113 §7): clients retry the request over HTTP/1.1
- * (curl does), nothing hangs.
+ * <p><b>Handler kinds over HTTP/2</b>:
+ * <pre>
+ *   inline handler, in-memory bodies   answered at once (ANSWERED)
+ *   blocking route (Execution.BLOCKING)  an Exchange on the blocking executor, as over HTTP/1.1;
+ *   inline handler calling res.async()   the answer comes back through its Http2StreamWork (LATER),
+ *                                        the connection's other streams are served meanwhile
+ *   res.sendFile up to 1 MiB           read into memory, sent as DATA
+ *   Handlers.streaming, res.stream, res.outputStream, a larger file
+ *                                      RST_STREAM HTTP_1_1_REQUIRED (RFC 9113 §8.7): clients ask
+ *                                      again over HTTP/1.1 (curl does); nothing hangs
+ * </pre>
  *
  * <p>Thread: the loop thread.
  */
 public final class Http2Dispatch implements StreamDispatch, InlineSite {
-    /** Thrown from {@link #offLoopHost} into a handler calling {@code async()}: the stream is refused. */
-    private static final class NeedsHttp11 extends RuntimeException {
-        NeedsHttp11() {
-            super("res.async() is not available over HTTP/2: the stream is refused with HTTP_1_1_REQUIRED", null, false, false);
-        }
-    }
-
-    private static final NeedsHttp11 NEEDS_HTTP_11 = new NeedsHttp11();
-
     private final ServerLoop srv;
     private final Http2Loop loop = new Http2Loop();
     private Connection current;
+    private Http2Connection currentH2;
+    private int currentStream;
+    /** The host an {@code async()} of the running handler made, or null. */
+    private Http2StreamWork pendingWork;
 
     Http2Dispatch(ServerLoop srv) {
         this.srv = srv;
@@ -56,24 +60,32 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
     }
 
     @Override
-    public int dispatch(Connection c, RequestView req, ResponseView res) {
+    public int dispatch(Connection c, Http2Connection h2, int streamId, RequestView req, ResponseView res) {
         current = c;
+        currentH2 = h2;
+        currentStream = streamId;
+        pendingWork = null;
         req.setRemoteAddress(c.endpoint().remoteAddress());
         res.reset();
-        Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
-        if (h instanceof BlockingHandler || h instanceof StreamingHandler) {
-            return HTTP_1_1_REQUIRED;
-        }
         if (srv.tracer != null) {
             srv.tracer.begin(req, res);
+        }
+        Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
+        if (h instanceof StreamingHandler) {
+            return HTTP_1_1_REQUIRED; // its body would come in pieces (not over HTTP/2 yet)
+        }
+        boolean timing = srv.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers();
+        long since = timing ? System.nanoTime() : 0;
+        if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered through the work
+            Http2StreamWork work = new Http2StreamWork(srv, this, PendingStream.of(h2, streamId));
+            work.timing(timing, since, req);
+            work.started(Exchange.blocking(work, req, (BlockingHandler) h, -1));
+            return LATER;
         }
         srv.offLoop.runningFor(this);
         srv.enterHandler(h);
         try {
             h.handle(req, res);
-        } catch (NeedsHttp11 e) {
-            res.reset();
-            return HTTP_1_1_REQUIRED;
         } catch (Throwable t) {
             int status = srv.handlerFailed(req, t);
             srv.offLoop.handlerThrew();
@@ -82,6 +94,28 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         } finally {
             srv.exitHandler();
         }
+        Exchange x = srv.offLoop.takePending();
+        if (x != null) { // the handler called async(): its completion answers through the work
+            Http2StreamWork work = pendingWork;
+            pendingWork = null;
+            work.started(x);
+            work.timing(timing, since, req);
+            return LATER;
+        }
+        int outcome = finish(req, res, req.methodId() == Methods.HEAD);
+        if (timing && outcome == ANSWERED) { // a refused stream is answered over HTTP/1.1 (and timed there)
+            RequestDurations.requestDone(srv, RequestDurations.key(req.routeId(), req.methodId(), 0), res.statusCode(),
+                    System.nanoTime() - since);
+        }
+        return outcome;
+    }
+
+    /**
+     * The handler's response {@code res} to {@code req} (inline, or from off the loop) is ready: a
+     * small file is read into it, it is counted, compressed and traced; returns {@link #ANSWERED}, or
+     * {@link #HTTP_1_1_REQUIRED} for a body that would come in pieces (a producer, a larger file).
+     */
+    int finish(RequestView req, ResponseView res, boolean head) {
         if (res.special() == ResponseView.FILE && res.file().length() <= FILE_IN_MEMORY) {
             fileIntoBody(res);
         }
@@ -89,7 +123,6 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
             res.reset();
             return HTTP_1_1_REQUIRED;
         }
-        boolean head = req.methodId() == Methods.HEAD;
         srv.metrics.requests++;
         if (srv.compressor != null) {
             srv.compressor.apply(req, res, head);
@@ -160,8 +193,18 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         return current;
     }
 
+    /** The running handler called {@code async()}: its stream's host, made now. */
     @Override
     public OffLoopHost offLoopHost() {
-        throw NEEDS_HTTP_11;
+        if (pendingWork == null) {
+            pendingWork = new Http2StreamWork(srv, this, PendingStream.of(currentH2, currentStream));
+        }
+        return pendingWork;
+    }
+
+    /** The running inline handler's interim response: HEADERS on its stream, ahead of the final one. */
+    @Override
+    public void interim(int status, String[] headers) {
+        PendingStream.interimInline(currentH2, currentStream, status, headers);
     }
 }
