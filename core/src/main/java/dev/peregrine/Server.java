@@ -409,7 +409,7 @@ public final class Server implements AutoCloseable {
          * the plain port, through ALPN {@code h2} on TLS ports (preferred over {@code http/1.1}), and
          * through {@code Upgrade: h2c}. Streams reach the same routes and filters; inline, blocking
          * and {@code async()} handlers answer over HTTP/2; a body in pieces (streaming routes,
-         * {@code res.stream}, {@code res.outputStream}, files above 1 MiB) refuses the stream with
+         * {@code res.stream}, {@code res.outputStream}, several ranges of a file) refuses the stream with
          * HTTP_1_1_REQUIRED so clients retry over HTTP/1.1. Default false.
          */
         public Builder http2(boolean on) {

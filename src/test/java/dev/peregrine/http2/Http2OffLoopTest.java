@@ -122,7 +122,7 @@ class Http2OffLoopTest {
             assertEquals("slow HTTP/2.0 1", text(slow));
             assertTrue(slow.endStream());
             // a blocking handler reading an in-memory body
-            String body = "b".repeat(70_000); // more than one DATA frame
+            String body = "b".repeat(40_000); // more than one DATA frame, within the client's 65,535-byte window
             w.frame(HEADERS, 4, 7, H2Wire.block(":method", "POST", ":scheme", "http", ":path", "/blocking-echo",
                     ":authority", "localhost", "content-length", String.valueOf(body.length())));
             byte[] bytes = body.getBytes(StandardCharsets.ISO_8859_1);

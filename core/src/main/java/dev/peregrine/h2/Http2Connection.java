@@ -504,14 +504,7 @@ public final class Http2Connection implements Protocol {
     }
 
     void closeStream(Http2Stream s) {
-        if (s.request != null) {
-            pool.release(s.request);
-            s.request = null;
-        }
-        if (s.pending != null) {
-            pool.release(s.pending);
-            s.pending = null;
-        }
+        s.release(pool);
         streams.close(s);
         if (goingAway && streams.count() == 0 && c.isOpen()) {
             c.closeAfterOutput();
@@ -520,6 +513,18 @@ public final class Http2Connection implements Protocol {
 
     long now() {
         return c.context().nowMillis();
+    }
+
+    /** A file in DATA waits for the socket to drain ({@link #onOutputReady}); not once the connection failed. */
+    @Override
+    public boolean producing() {
+        return !dead && responder.sendingFile();
+    }
+
+    @Override
+    public void onOutputReady(Connection c) {
+        responder.flushBlocked();
+        c.flush();
     }
 
     @Override
@@ -543,14 +548,8 @@ public final class Http2Connection implements Protocol {
 
     @Override
     public long timeoutMillis(int phase) {
-        switch (phase) {
-            case T_STALLED:
-                return settings.stalledWriteMillis;
-            case T_ACTIVE:
-                return dispatch.bodyTimeoutMillis();
-            default:
-                return dispatch.idleTimeoutMillis();
-        }
+        return phase == T_STALLED ? settings.stalledWriteMillis
+                : phase == T_ACTIVE ? dispatch.bodyTimeoutMillis() : dispatch.idleTimeoutMillis();
     }
 
     @Override

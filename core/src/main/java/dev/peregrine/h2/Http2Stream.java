@@ -1,6 +1,10 @@
 package dev.peregrine.h2;
 
+import dev.peregrine.buffer.BufferPool;
+
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 
 /**
  * One HTTP/2 stream of a server connection: its state, its two flow-control windows, the request
@@ -61,6 +65,13 @@ final class Http2Stream {
     ByteBuffer pending;
     int pendingFrom;
     int pendingTo;
+    /**
+     * A file sent as DATA ({@code sendFile}): read a frame at a time as the peer's windows and the
+     * socket allow, so a peer that reads nothing holds no more than the socket's backlog; null when none.
+     */
+    FileChannel file;
+    long filePosition;
+    long fileRemaining;
     /** Set once the response's HEADERS left: what remains is DATA. */
     boolean responding;
     /** Set while the stream's handler runs off the loop: its answer comes later ({@link StreamDispatch#LATER}). */
@@ -79,11 +90,38 @@ final class Http2Stream {
         this.pending = null;
         this.pendingFrom = 0;
         this.pendingTo = 0;
+        this.file = null;
+        this.fileRemaining = 0;
         this.responding = false;
         this.awaiting = false;
     }
 
+    /** Whether DATA of this stream waits for the peer's window (or, for a file, the socket). */
     boolean blocked() {
-        return pending != null && pendingFrom < pendingTo;
+        return (pending != null && pendingFrom < pendingTo) || file != null;
+    }
+
+    /** The stream is closed: gives back what it holds (pooled buffers, the file). */
+    void release(BufferPool pool) {
+        if (request != null) {
+            pool.release(request);
+            request = null;
+        }
+        if (pending != null) {
+            pool.release(pending);
+            pending = null;
+        }
+        closeFile();
+    }
+
+    void closeFile() {
+        if (file != null) {
+            try {
+                file.close();
+            } catch (IOException e) {
+                // opened for reading only: nothing is lost
+            }
+            file = null;
+        }
     }
 }

@@ -10,6 +10,7 @@ import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.offloop.BlockingHandler;
+import dev.peregrine.offloop.BodySource;
 import dev.peregrine.offloop.Exchange;
 import dev.peregrine.offloop.InlineSite;
 import dev.peregrine.offloop.OffLoopHost;
@@ -28,8 +29,9 @@ import dev.peregrine.offloop.StreamingHandler;
  *   blocking route (Execution.BLOCKING)  an Exchange on the blocking executor, as over HTTP/1.1;
  *   inline handler calling res.async()   the answer comes back through its Http2StreamWork (LATER),
  *                                        the connection's other streams are served meanwhile
- *   res.sendFile up to 1 MiB           read into memory, sent as DATA
- *   Handlers.streaming, res.stream, res.outputStream, a larger file
+ *   res.sendFile (one range, any size) DATA read from the file a frame at a time as the peer's
+ *                                      windows and the socket allow (h2.Http2Responder)
+ *   Handlers.streaming, res.stream, res.outputStream, several ranges (multipart/byteranges)
  *                                      RST_STREAM HTTP_1_1_REQUIRED (RFC 9113 §8.7): clients ask
  *                                      again over HTTP/1.1 (curl does); nothing hangs
  * </pre>
@@ -111,15 +113,21 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
     }
 
     /**
-     * The handler's response {@code res} to {@code req} (inline, or from off the loop) is ready: a
-     * small file is read into it, it is counted, compressed and traced; returns {@link #ANSWERED}, or
-     * {@link #HTTP_1_1_REQUIRED} for a body that would come in pieces (a producer, a larger file).
+     * The handler's response {@code res} to {@code req} (inline, or from off the loop) is ready: its
+     * file (if any) is opened, it is counted, compressed and traced; returns {@link #ANSWERED}, or
+     * {@link #HTTP_1_1_REQUIRED} for a body that would come from a producer, an output stream, or
+     * several ranges of a file.
      */
     int finish(RequestView req, ResponseView res, boolean head) {
-        if (res.special() == ResponseView.FILE && res.file().length() <= FILE_IN_MEMORY) {
-            fileIntoBody(res);
+        if (res.special() == ResponseView.FILE && res.file().parts() == null) {
+            // one range (or all of it): DATA read from the file as the windows allow (h2.Http2Responder)
+            if (BodySource.openFile(res) && res.special() == ResponseView.FILE) {
+                srv.metrics.requests++;
+                srv.responding(req, res, head); // never compressed, as over HTTP/1.1
+                return ANSWERED;
+            } // gone since the handler's call: res is now the 404 (or 500), answered below
         }
-        if (res.special() != 0) { // a producer, an output stream, a file above FILE_IN_MEMORY: not over HTTP/2
+        if (res.special() != 0) { // a producer, an output stream, several ranges (multipart/byteranges)
             res.reset();
             return HTTP_1_1_REQUIRED;
         }
@@ -129,36 +137,6 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         }
         srv.responding(req, res, head);
         return ANSWERED;
-    }
-
-    /**
-     * {@code res.sendFile} of a file up to this size is read into the response's body and sent as DATA
-     * (no zero-copy over HTTP/2: frames interleave). Larger ones refuse the stream.
-     */
-    static final long FILE_IN_MEMORY = 1 << 20;
-
-    /** Reads the recorded file into the body, sent as it is (never compressed, as a file is over HTTP/1.1). */
-    private static void fileIntoBody(ResponseView res) {
-        if (!dev.peregrine.offloop.BodySource.openFile(res)) {
-            return; // gone since the handler's call: res is now the 404 (or 500)
-        }
-        dev.peregrine.http1.FileSend file = res.takeFile();
-        long offset = file.offset();
-        byte[] bytes = new byte[(int) file.length()];
-        try (java.nio.channels.FileChannel ch = file.open()) {
-            java.nio.ByteBuffer dst = java.nio.ByteBuffer.wrap(bytes);
-            while (dst.hasRemaining()) {
-                if (ch.read(dst, offset + dst.position()) < 0) {
-                    throw new java.io.EOFException("file shorter than when it was sized");
-                }
-            }
-        } catch (java.io.IOException e) {
-            res.reset();
-            res.error(500);
-            return;
-        }
-        res.body(bytes);
-        res.sendAsIs();
     }
 
     @Override
