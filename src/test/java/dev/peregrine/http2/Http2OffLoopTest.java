@@ -193,6 +193,38 @@ class Http2OffLoopTest {
 
     @ParameterizedTest
     @MethodSource("dev.peregrine.testing.Transports#names")
+    void anAsyncTimeoutAnswers503OnItsStreamAndTheLateAnswerIsDropped(String transport) throws Exception {
+        Gate gate = new Gate();
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
+                .asyncTimeout(java.time.Duration.ofMillis(300))
+                .get("/plaintext", (req, res) -> res.text("Hello, World!"))
+                .get("/slow", Execution.BLOCKING, (req, res) -> {
+                    gate.entered.countDown();
+                    gate.release.await(20, TimeUnit.SECONDS); // the timeout interrupts this wait
+                    res.text("too late");
+                }).start();
+             H2Wire w = new H2Wire(server.port()).start()) {
+            w.headers(1, true, H2Wire.get("/plaintext"));
+            assertNotNull(w.until(DATA));
+            long baseline = server.metrics().lentBuffers;
+            w.headers(3, true, H2Wire.get("/slow"));
+            H2Wire.Frame headers = w.until(HEADERS);
+            assertEquals(3, headers.stream());
+            // :status 503, a literal without indexing of static name 8 (RFC 7541 §6.2.2)
+            assertEquals("\u0008\u0003503", new String(headers.payload(), 0, 5, StandardCharsets.ISO_8859_1));
+            gate.release.countDown();
+            awaitLent(server, baseline);
+            w.headers(5, true, H2Wire.get("/plaintext"));
+            List<H2Wire.Frame> seen = new ArrayList<>();
+            assertEquals("Hello, World!", text(dataOf(w, 5, seen)));
+            for (H2Wire.Frame f : seen) {
+                assertTrue(f.stream() != 3 || f.type() == DATA && f.endStream(), "more on stream 3 after its 503");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
     void everyKindOfStreamIsTimed(String transport) throws Exception {
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
                 .requestDurations(true)
