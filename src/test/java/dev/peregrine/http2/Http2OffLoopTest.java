@@ -155,6 +155,8 @@ class Http2OffLoopTest {
             w.headers(3, true, H2Wire.get("/slow?n=3"));
             assertTrue(gate.entered.await(20, TimeUnit.SECONDS));
             w.frame(RST_STREAM, 0, 3, H2Wire.int32(0x8)); // CANCEL
+            w.frame(PING, 0, 0, new byte[8]); // its ACK: the server has read the reset (frames are taken in order)
+            assertNotNull(w.until(PING));
             gate.release.countDown();
             awaitLent(server, baseline); // the exchange ended: its pooled copy of the request is back
             w.frame(PING, 0, 0, new byte[8]);
