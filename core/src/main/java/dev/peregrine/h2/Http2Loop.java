@@ -8,7 +8,8 @@ import java.nio.ByteOrder;
 /**
  * The HTTP/2 state one loop's connections share, since a loop runs one of them at a time: the
  * buffer a field block is decoded into, the response encoder (it keeps no state between blocks),
- * the array a body is staged in, and the counters. Made once per loop, at its first HTTP/2
+ * the array a body is staged in, the direct buffer a file's next DATA frame is read into, and the
+ * counters. Made once per loop, at its first HTTP/2
  * connection. Thread: the loop thread.
  */
 public final class Http2Loop {
