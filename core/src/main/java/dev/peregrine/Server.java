@@ -408,8 +408,8 @@ public final class Server implements AutoCloseable {
          * With {@code true}, the server also speaks HTTP/2 (see docs/http2.md): by prior knowledge on
          * the plain port, through ALPN {@code h2} on TLS ports (preferred over {@code http/1.1}), and
          * through {@code Upgrade: h2c}. Streams reach the same routes and filters; inline, blocking
-         * and {@code async()} handlers answer over HTTP/2; a body in pieces (streaming routes,
-         * {@code res.stream}, {@code res.outputStream}, several ranges of a file) refuses the stream with
+         * and {@code async()} handlers answer over HTTP/2, files and {@code res.stream} too; a body in
+         * pieces (streaming routes, {@code res.outputStream}, several ranges of a file) refuses the stream with
          * HTTP_1_1_REQUIRED so clients retry over HTTP/1.1. Default false.
          */
         public Builder http2(boolean on) {

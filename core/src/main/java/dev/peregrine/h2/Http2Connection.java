@@ -515,10 +515,10 @@ public final class Http2Connection implements Protocol {
         return c.context().nowMillis();
     }
 
-    /** A file in DATA waits for the socket to drain ({@link #onOutputReady}); not once the connection failed. */
+    /** A file or producer in DATA waits for the socket to drain ({@link #onOutputReady}); not once the connection failed. */
     @Override
     public boolean producing() {
-        return !dead && responder.sendingFile();
+        return !dead && responder.sendingBody();
     }
 
     @Override

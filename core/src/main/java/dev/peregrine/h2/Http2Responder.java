@@ -37,6 +37,7 @@ final class Http2Responder {
     /** The most of a file read for one DATA frame (RFC 9113's default SETTINGS_MAX_FRAME_SIZE). */
     static final int FILE_FRAME = 16 * 1024;
 
+    private static final System.Logger LOG = System.getLogger("dev.peregrine");
     private static final byte[] SERVER = {'P', 'e', 'r', 'e', 'g', 'r', 'i', 'n', 'e'};
     private final Http2Connection conn;
     private final byte[] digits = new byte[20];
@@ -134,8 +135,9 @@ final class Http2Responder {
         }
         boolean bodyAllowed = status != 204 && status != 304;
         boolean file = res.special() == ResponseView.FILE;
-        long length = !bodyAllowed ? 0 : file ? res.file().length() : ResponseParts.bodyLength(res);
-        if (bodyAllowed) {
+        boolean produced = res.special() == ResponseView.PRODUCER; // length unknown: no content-length (§8.1.1)
+        long length = !bodyAllowed ? 0 : file ? res.file().length() : produced ? -1 : ResponseParts.bodyLength(res);
+        if (bodyAllowed && !produced) {
             int d = decimal(length);
             e.field("content-length", digits, d, digits.length - d);
         }
@@ -144,6 +146,13 @@ final class Http2Responder {
         s.responding = true;
         if (file) {
             startFile(s, res.takeFile(), noData ? 0 : length);
+            return;
+        }
+        if (produced && !noData) {
+            s.producer = res.producer();
+            if (pumpProducer(s)) {
+                finish(s);
+            }
             return;
         }
         if (noData) {
@@ -218,10 +227,50 @@ final class Http2Responder {
         return true;
     }
 
-    /** Whether some stream is sending a file. */
-    boolean sendingFile() {
+    /**
+     * Pulls the stream's producer ({@code res.stream}) a frame at a time, as {@link #pumpFile} reads a
+     * file: only while the windows allow and the connection has no unsent output, so a slow peer slows
+     * the producer; the piece it ends with carries END_STREAM. True once it has ended. A producer that
+     * throws, or returns true having put nothing, cuts the stream (RST_STREAM INTERNAL_ERROR, one
+     * WARNING); the connection's other streams go on.
+     */
+    private boolean pumpProducer(Http2Stream s) {
+        while (s.producer != null) {
+            if (conn.c.pendingOutput() > 0) {
+                return false;
+            }
+            int n = allowance(s, FILE_FRAME);
+            if (n <= 0) {
+                return false;
+            }
+            ByteBuffer buf = conn.shared.file(n);
+            boolean more;
+            try {
+                more = s.producer.produce(buf);
+                if (more && buf.position() == 0) {
+                    throw new IllegalStateException("BodyProducer.produce returned true without putting a byte");
+                }
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.WARNING, "body producer failed; HTTP/2 stream " + s.id + " reset mid-body", t);
+                FrameWriter.rstStream(conn.c, s.id, INTERNAL_ERROR);
+                conn.closeStream(s);
+                return false;
+            }
+            int len = buf.position();
+            FrameWriter.data(conn.c, s.id, !more, buf, 0, len);
+            take(s, len);
+            if (!more) {
+                s.producer = null;
+            }
+            conn.c.restartTimerPhase(); // progress: a STALLED wait starts again
+        }
+        return true;
+    }
+
+    /** Whether some stream is sending a file or a producer's body. */
+    boolean sendingBody() {
         for (int i = 0; i < conn.streams.count(); i++) {
-            if (conn.streams.at(i).file != null) {
+            if (conn.streams.at(i).file != null || conn.streams.at(i).producer != null) {
                 return true;
             }
         }
@@ -259,8 +308,8 @@ final class Http2Responder {
             if (!s.blocked()) {
                 continue;
             }
-            if (s.file != null) {
-                if (pumpFile(s)) {
+            if (s.file != null || s.producer != null) {
+                if (s.file != null ? pumpFile(s) : pumpProducer(s)) {
                     finish(s);
                 }
                 if (i >= conn.streams.count() || conn.streams.at(i) != s) {

@@ -72,6 +72,8 @@ final class Http2Stream {
     FileChannel file;
     long filePosition;
     long fileRemaining;
+    /** A body of unknown length ({@code res.stream}), pulled a frame at a time as {@link #file} is; null when none. */
+    dev.peregrine.BodyProducer producer;
     /** Set once the response's HEADERS left: what remains is DATA. */
     boolean responding;
     /** Set while the stream's handler runs off the loop: its answer comes later ({@link StreamDispatch#LATER}). */
@@ -92,13 +94,14 @@ final class Http2Stream {
         this.pendingTo = 0;
         this.file = null;
         this.fileRemaining = 0;
+        this.producer = null;
         this.responding = false;
         this.awaiting = false;
     }
 
     /** Whether DATA of this stream waits for the peer's window (or, for a file, the socket). */
     boolean blocked() {
-        return (pending != null && pendingFrom < pendingTo) || file != null;
+        return (pending != null && pendingFrom < pendingTo) || file != null || producer != null;
     }
 
     /** The stream is closed: gives back what it holds (pooled buffers, the file). */
@@ -112,6 +115,7 @@ final class Http2Stream {
             pending = null;
         }
         closeFile();
+        producer = null;
     }
 
     void closeFile() {

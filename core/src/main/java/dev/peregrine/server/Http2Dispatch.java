@@ -30,8 +30,9 @@ import dev.peregrine.offloop.StreamingHandler;
  *   inline handler calling res.async()   the answer comes back through its Http2StreamWork (LATER),
  *                                        the connection's other streams are served meanwhile
  *   res.sendFile (one range, any size) DATA read from the file a frame at a time as the peer's
- *                                      windows and the socket allow (h2.Http2Responder)
- *   Handlers.streaming, res.stream, res.outputStream, several ranges (multipart/byteranges)
+ *   res.stream (a BodyProducer)        windows and the socket allow; a producer pulled likewise
+ *                                      (h2.Http2Responder), not compressed
+ *   Handlers.streaming, res.outputStream, several ranges (multipart/byteranges)
  *                                      RST_STREAM HTTP_1_1_REQUIRED (RFC 9113 §8.7): clients ask
  *                                      again over HTTP/1.1 (curl does); nothing hangs
  * </pre>
@@ -115,8 +116,8 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
     /**
      * The handler's response {@code res} to {@code req} (inline, or from off the loop) is ready: its
      * file (if any) is opened, it is counted, compressed and traced; returns {@link #ANSWERED}, or
-     * {@link #HTTP_1_1_REQUIRED} for a body that would come from a producer, an output stream, or
-     * several ranges of a file.
+     * {@link #HTTP_1_1_REQUIRED} for a body that would come from an output stream or several ranges of
+     * a file.
      */
     int finish(RequestView req, ResponseView res, boolean head) {
         if (res.special() == ResponseView.FILE && res.file().parts() == null) {
@@ -127,7 +128,12 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
                 return ANSWERED;
             } // gone since the handler's call: res is now the 404 (or 500), answered below
         }
-        if (res.special() != 0) { // a producer, an output stream, several ranges (multipart/byteranges)
+        if (res.special() == ResponseView.PRODUCER) { // pulled a frame at a time (h2.Http2Responder), not compressed
+            srv.metrics.requests++;
+            srv.responding(req, res, head);
+            return ANSWERED;
+        }
+        if (res.special() != 0) { // an output stream, several ranges (multipart/byteranges)
             res.reset();
             return HTTP_1_1_REQUIRED;
         }
