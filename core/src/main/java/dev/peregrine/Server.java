@@ -286,8 +286,9 @@ public final class Server implements AutoCloseable {
         int busyLoopPercent = 50;
         long busyLoopIntervalMillis = 1000;
         boolean shutdownHook;
-        /** HTTP/2 (prior knowledge, ALPN h2, Upgrade: h2c), {@link #http2}. */
+        /** HTTP/2 (prior knowledge, ALPN h2, Upgrade: h2c), {@link #http2}, and its limits. */
         boolean http2;
+        Http2Options http2Options = Http2Options.DEFAULTS;
         long drainDelayMillis;
         /** The server once started, for the endpoints that read it (metrics, readiness). */
         final OpsEndpoints.ServerRef self = new OpsEndpoints.ServerRef();
@@ -406,12 +407,26 @@ public final class Server implements AutoCloseable {
         /**
          * With {@code true}, the server also speaks HTTP/2 (see docs/http2.md): by prior knowledge on
          * the plain port, through ALPN {@code h2} on TLS ports (preferred over {@code http/1.1}), and
-         * through {@code Upgrade: h2c}. Streams reach the same routes and filters; inline handlers
-         * answer over HTTP/2, other handler kinds refuse the stream with HTTP_1_1_REQUIRED so clients
-         * retry over HTTP/1.1. Default false.
+         * through {@code Upgrade: h2c}. Streams reach the same routes and filters; inline, blocking
+         * and {@code async()} handlers answer over HTTP/2, files and {@code res.stream} too; a body in
+         * pieces (streaming routes, {@code res.outputStream}, several ranges of a file) refuses the stream with
+         * HTTP_1_1_REQUIRED so clients retry over HTTP/1.1. Default false.
          */
         public Builder http2(boolean on) {
             this.http2 = on;
+            return this;
+        }
+
+        /**
+         * Speaks HTTP/2 as {@link #http2(boolean) http2(true)} does, with {@code options}' limits
+         * instead of the defaults ({@link Http2Options#DEFAULTS}).
+         */
+        public Builder http2(Http2Options options) {
+            if (options == null) {
+                throw new NullPointerException("options");
+            }
+            this.http2 = true;
+            this.http2Options = options;
             return this;
         }
 

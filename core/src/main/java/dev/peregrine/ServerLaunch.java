@@ -47,7 +47,7 @@ final class ServerLaunch {
         TransportEngine transport = TransportChoice.select(config.transport());
         Transport chosen = Transport.parse(transport.name());
         if (b.http2) {
-            b.protocolSwitches = dev.peregrine.server.Http2Setup.register(b.protocolSwitches, dev.peregrine.h2.Http2Settings.DEFAULTS);
+            b.protocolSwitches = dev.peregrine.server.Http2Setup.register(b.protocolSwitches, b.http2Options.settings());
         }
         // Built before binding, so that a bad key or a missing provider fails before any port is taken.
         TlsContext tls = b.tlsConfig == null ? null

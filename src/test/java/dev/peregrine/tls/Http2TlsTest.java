@@ -37,6 +37,18 @@ class Http2TlsTest {
     private static Server start(String transport, TlsConfig.Provider provider) {
         return PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
                 .get("/h2/blocking", Execution.BLOCKING, (req, res) -> res.text("blocked " + req.version()))
+                .get("/h2/async", (req, res) -> {
+                    dev.peregrine.Completion later = res.async();
+                    new Thread(() -> {
+                        later.response().text("async " + later.request().version());
+                        later.complete();
+                    }).start();
+                })
+                .get("/h2/streamed", Execution.BLOCKING, (req, res) -> {
+                    try (java.io.OutputStream out = res.outputStream()) {
+                        out.write(("streamed " + req.version()).getBytes(StandardCharsets.US_ASCII));
+                    }
+                })
                 .https(0, TlsTesting.tls(provider).build()).start();
     }
 
@@ -51,14 +63,15 @@ class Http2TlsTest {
             for (int i = 0; i < 30; i++) {
                 HttpRequest r = i % 3 == 0
                         ? HttpRequest.newBuilder(URI.create(base + "/echo")).POST(HttpRequest.BodyPublishers.ofString("x".repeat(i * 1000))).build()
-                        : HttpRequest.newBuilder(URI.create(base + "/plaintext")).build();
+                        : HttpRequest.newBuilder(URI.create(base + (i % 3 == 1 ? "/plaintext" : i % 2 == 0 ? "/h2/blocking" : "/h2/async"))).build();
                 many.add(client.sendAsync(r, HttpResponse.BodyHandlers.ofString()));
             }
             for (int i = 0; i < many.size(); i++) {
                 HttpResponse<String> r = many.get(i).get(30, TimeUnit.SECONDS);
                 assertEquals(HttpClient.Version.HTTP_2, r.version());
                 assertEquals(200, r.statusCode());
-                assertEquals(i % 3 == 0 ? "x".repeat(i * 1000) : "Hello, World!", r.body());
+                assertEquals(i % 3 == 0 ? "x".repeat(i * 1000) : i % 3 == 1 ? "Hello, World!"
+                        : i % 2 == 0 ? "blocked HTTP/2.0" : "async HTTP/2.0", r.body());
             }
         }
     }
@@ -72,8 +85,10 @@ class Http2TlsTest {
             try {
                 String base = "https://localhost:" + server.httpsPort();
                 assertEquals("Hello, World! 2", curl("--cacert", ca.toString(), "--http2", "-w", " %{http_version}", base + "/plaintext"));
-                // a blocking route refuses the h2 stream with HTTP_1_1_REQUIRED; curl asks again over HTTP/1.1
-                assertEquals("blocked HTTP/1.1 1.1", curl("--cacert", ca.toString(), "--http2", "-w", " %{http_version}", base + "/h2/blocking"));
+                assertEquals("blocked HTTP/2.0 2", curl("--cacert", ca.toString(), "--http2", "-w", " %{http_version}", base + "/h2/blocking"));
+                assertEquals("async HTTP/2.0 2", curl("--cacert", ca.toString(), "--http2", "-w", " %{http_version}", base + "/h2/async"));
+                // a body in pieces refuses the h2 stream with HTTP_1_1_REQUIRED; curl asks again over HTTP/1.1
+                assertEquals("streamed HTTP/1.1 1.1", curl("--cacert", ca.toString(), "--http2", "-w", " %{http_version}", base + "/h2/streamed"));
             } finally {
                 Files.delete(ca);
             }

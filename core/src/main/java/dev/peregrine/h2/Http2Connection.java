@@ -25,7 +25,7 @@ import static dev.peregrine.h2.frame.Frames.*;
  *   FRAMES: each whole frame in turn (FrameParser checks what needs no state, this class the rest):
  *     HEADERS (+ CONTINUATION until END_HEADERS: any other frame meanwhile is PROTOCOL_ERROR, §6.10)
  *         --&gt; the block is HPACK-decoded, checked (RequestHeaders), then the stream opens or, with
- *             END_STREAM, is dispatched at once (Http2Responder)
+ *             END_STREAM, is dispatched at once (Http2Responder; off the loop: answered later, PendingStream)
  *     DATA --&gt; the stream's body; END_STREAM dispatches it
  *     SETTINGS --&gt; applied, ACKed;  PING --&gt; answered;  WINDOW_UPDATE --&gt; windows, held DATA goes on
  *     RST_STREAM --&gt; the stream is forgotten;  PRIORITY --&gt; ignored (§5.3.2) but for self-dependency
@@ -504,14 +504,7 @@ public final class Http2Connection implements Protocol {
     }
 
     void closeStream(Http2Stream s) {
-        if (s.request != null) {
-            pool.release(s.request);
-            s.request = null;
-        }
-        if (s.pending != null) {
-            pool.release(s.pending);
-            s.pending = null;
-        }
+        s.release(pool);
         streams.close(s);
         if (goingAway && streams.count() == 0 && c.isOpen()) {
             c.closeAfterOutput();
@@ -520,6 +513,18 @@ public final class Http2Connection implements Protocol {
 
     long now() {
         return c.context().nowMillis();
+    }
+
+    /** A file or producer in DATA waits for the socket to drain ({@link #onOutputReady}); not once the connection failed. */
+    @Override
+    public boolean producing() {
+        return !dead && responder.sendingBody();
+    }
+
+    @Override
+    public void onOutputReady(Connection c) {
+        responder.flushBlocked();
+        c.flush();
     }
 
     @Override
@@ -537,19 +542,14 @@ public final class Http2Connection implements Protocol {
         if (responder.stalled()) {
             return T_STALLED;
         }
-        return streams.count() > 0 || !prefaceRead ? T_ACTIVE : T_IDLE;
+        // Streams whose handlers run off the loop (awaiting) are bounded by their exchanges' own timeouts.
+        return !prefaceRead || streams.anyNotAwaiting() ? T_ACTIVE : streams.count() == 0 ? T_IDLE : 0;
     }
 
     @Override
     public long timeoutMillis(int phase) {
-        switch (phase) {
-            case T_STALLED:
-                return settings.stalledWriteMillis;
-            case T_ACTIVE:
-                return dispatch.bodyTimeoutMillis();
-            default:
-                return dispatch.idleTimeoutMillis();
-        }
+        return phase == T_STALLED ? settings.stalledWriteMillis
+                : phase == T_ACTIVE ? dispatch.bodyTimeoutMillis() : dispatch.idleTimeoutMillis();
     }
 
     @Override

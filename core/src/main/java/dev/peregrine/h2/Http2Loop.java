@@ -8,7 +8,8 @@ import java.nio.ByteOrder;
 /**
  * The HTTP/2 state one loop's connections share, since a loop runs one of them at a time: the
  * buffer a field block is decoded into, the response encoder (it keeps no state between blocks),
- * the array a body is staged in, and the counters. Made once per loop, at its first HTTP/2
+ * the array a body is staged in, the direct buffer a file's next DATA frame is read into, and the
+ * counters. Made once per loop, at its first HTTP/2
  * connection. Thread: the loop thread.
  */
 public final class Http2Loop {
@@ -16,6 +17,8 @@ public final class Http2Loop {
     final Http2Counters counters = new Http2Counters();
     private ByteBuffer decoded = ByteBuffer.allocateDirect(32 * 1024).order(ByteOrder.LITTLE_ENDIAN);
     private byte[] body = new byte[16 * 1024];
+    /** A file's next DATA frame is read into this. */
+    private final ByteBuffer file = ByteBuffer.allocateDirect(Http2Responder.FILE_FRAME);
 
     public Http2Counters counters() {
         return counters;
@@ -27,6 +30,12 @@ public final class Http2Loop {
             decoded = ByteBuffer.allocateDirect(Math.max(bytes, decoded.capacity() * 2)).order(ByteOrder.LITTLE_ENDIAN);
         }
         return decoded;
+    }
+
+    /** The buffer a file's next frame is read into, cleared, its limit {@code bytes} (at most {@link Http2Responder#FILE_FRAME}). */
+    ByteBuffer file(int bytes) {
+        file.clear().limit(bytes);
+        return file;
     }
 
     /** An array of at least {@code bytes} to stage a response body in. */

@@ -2,6 +2,7 @@ package dev.peregrine.h2;
 
 import dev.peregrine.h2.frame.FrameWriter;
 import dev.peregrine.h2.hpack.HpackEncoder;
+import dev.peregrine.http1.FileSend;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestFields;
 import dev.peregrine.http1.RequestView;
@@ -9,6 +10,8 @@ import dev.peregrine.http1.ResponseParts;
 import dev.peregrine.http1.ResponseView;
 import dev.peregrine.http1.Status;
 
+import java.io.EOFException;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 
 import static dev.peregrine.h2.frame.Frames.*;
@@ -17,17 +20,24 @@ import static dev.peregrine.h2.frame.Frames.*;
  * Runs a complete request of a stream through the server's dispatch and writes the answer as frames:
  * HEADERS (with CONTINUATION past the peer's frame size) then DATA, as far as the peer's connection
  * and stream windows allow (§6.9.1). What they hold back is copied into a pooled buffer of the stream
- * and sent as WINDOW_UPDATEs open the windows ({@link #flushBlocked}). The response fields:
+ * and sent as WINDOW_UPDATEs open the windows ({@link #flushBlocked}). A file ({@code sendFile}, one
+ * range of any size) is never held in memory: it is read a frame at a time into the loop's buffer
+ * while the windows allow and the connection has no unsent output ({@link #pumpFile}), and goes on
+ * as WINDOW_UPDATEs arrive and the socket drains. The response fields:
  * <pre>
  *   :status                  the handler's status (one byte for the common ones)
  *   server, date             as HTTP/1.1 sends them
  *   content-type, handler's fields, preformatted fields, x-request-id
  *                            minus the connection-specific ones (§8.2.2)
- *   content-length           the body's length, but for 204 and 304
+ *   content-length           the body's (or the file range's) length, but for 204 and 304
  * </pre>
  * Thread: the loop thread.
  */
 final class Http2Responder {
+    /** The most of a file read for one DATA frame (RFC 9113's default SETTINGS_MAX_FRAME_SIZE). */
+    static final int FILE_FRAME = 16 * 1024;
+
+    private static final System.Logger LOG = System.getLogger("dev.peregrine");
     private static final byte[] SERVER = {'P', 'e', 'r', 'e', 'g', 'r', 'i', 'n', 'e'};
     private final Http2Connection conn;
     private final byte[] digits = new byte[20];
@@ -44,13 +54,7 @@ final class Http2Responder {
         RequestHeaders.fill(req, buf, from, headEnd);
         req.setBody(buf, headEnd, bodyLength);
         RequestFields.contentLength(req, s.declaredLength >= 0 ? s.declaredLength : bodyLength > 0 ? bodyLength : -1);
-        if (d.dispatch(conn.c, req, res) == StreamDispatch.HTTP_1_1_REQUIRED) {
-            // §8.1.1 / §7: the handler kind needs HTTP/1.1 here; clients retry the request over it.
-            FrameWriter.rstStream(conn.c, s.id, HTTP_1_1_REQUIRED);
-            conn.closeStream(s);
-            return;
-        }
-        respond(s, res, req.methodId() == Methods.HEAD);
+        dispatched(s, d.dispatch(conn.c, conn, s.id, req, res), res, req.methodId() == Methods.HEAD);
     }
 
     /** Stream 1 of an h2c upgrade: the HTTP/1.1 request is still in the loop's view (see {@link Http2Upgrade}). */
@@ -58,12 +62,39 @@ final class Http2Responder {
         StreamDispatch d = conn.dispatch;
         RequestView req = d.request();
         ResponseView res = d.response();
-        if (d.dispatch(conn.c, req, res) == StreamDispatch.HTTP_1_1_REQUIRED) {
-            FrameWriter.rstStream(conn.c, s.id, HTTP_1_1_REQUIRED);
-            conn.closeStream(s);
-            return;
+        dispatched(s, d.dispatch(conn.c, conn, s.id, req, res), res, req.methodId() == Methods.HEAD);
+    }
+
+    private void dispatched(Http2Stream s, int outcome, ResponseView res, boolean head) {
+        if (outcome == StreamDispatch.LATER) {
+            s.awaiting = true; // the handler runs off the loop: Http2Connection.answer brings its response
+        } else if (outcome == StreamDispatch.HTTP_1_1_REQUIRED) {
+            refuse(s);
+        } else {
+            respond(s, res, head);
         }
-        respond(s, res, req.methodId() == Methods.HEAD);
+    }
+
+    /** §8.7, §7: the answer needs HTTP/1.1 here; clients retry the request over it. */
+    void refuse(Http2Stream s) {
+        FrameWriter.rstStream(conn.c, s.id, HTTP_1_1_REQUIRED);
+        conn.closeStream(s);
+    }
+
+    /**
+     * An interim response (RFC 9113 §8.1): HEADERS with {@code status} (1xx) and {@code headers}
+     * (name, value pairs), without END_STREAM; the final response follows on the stream.
+     */
+    void interim(Http2Stream s, int status, String[] headers) {
+        HpackEncoder e = conn.shared.encoder;
+        e.reset();
+        e.status(status);
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            if (!connectionSpecific(headers[i])) {
+                e.field(headers[i], headers[i + 1]);
+            }
+        }
+        FrameWriter.headers(conn.c, s.id, false, e.block(), e.length(), conn.peer.maxFrameSize);
     }
 
     /** Answers a stream with the server's own error {@code status} before its request is complete (or at once). */
@@ -74,7 +105,9 @@ final class Http2Responder {
         respond(s, res, false);
     }
 
-    private void respond(Http2Stream s, ResponseView res, boolean head) {
+    /** Encodes the final response {@code res} on {@code s}: HEADERS, then DATA as the windows allow. */
+    void respond(Http2Stream s, ResponseView res, boolean head) {
+        s.awaiting = false;
         int status = ResponseParts.status(res);
         HpackEncoder e = conn.shared.encoder;
         e.reset();
@@ -101,29 +134,147 @@ final class Http2Responder {
             e.field("x-request-id", id);
         }
         boolean bodyAllowed = status != 204 && status != 304;
-        int length = bodyAllowed ? ResponseParts.bodyLength(res) : 0;
-        if (bodyAllowed) {
+        boolean file = res.special() == ResponseView.FILE;
+        boolean produced = res.special() == ResponseView.PRODUCER; // length unknown: no content-length (§8.1.1)
+        long length = !bodyAllowed ? 0 : file ? res.file().length() : produced ? -1 : ResponseParts.bodyLength(res);
+        if (bodyAllowed && !produced) {
             int d = decimal(length);
             e.field("content-length", digits, d, digits.length - d);
         }
         boolean noData = head || length == 0;
         FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peer.maxFrameSize);
         s.responding = true;
+        if (file) {
+            startFile(s, res.takeFile(), noData ? 0 : length);
+            return;
+        }
+        if (produced && !noData) {
+            s.producer = res.producer();
+            if (pumpProducer(s)) {
+                finish(s);
+            }
+            return;
+        }
         if (noData) {
             finish(s);
             return;
         }
-        byte[] body = conn.shared.body(length);
+        int bytes = (int) length;
+        byte[] body = conn.shared.body(bytes);
         ResponseParts.copyBody(res, body);
-        int sent = send(s, body, 0, length);
-        if (sent == length) {
+        int sent = send(s, body, 0, bytes);
+        if (sent == bytes) {
             finish(s);
             return;
         }
-        s.pending = conn.pool.acquire(length - sent);
-        s.pending.put(0, body, sent, length - sent);
+        s.pending = conn.pool.acquire(bytes - sent);
+        s.pending.put(0, body, sent, bytes - sent);
         s.pendingFrom = 0;
-        s.pendingTo = length - sent;
+        s.pendingTo = bytes - sent;
+    }
+
+    /** After its HEADERS, {@code length} bytes of the file {@code f} follow as DATA ({@link #pumpFile}). */
+    private void startFile(Http2Stream s, FileSend f, long length) {
+        try {
+            s.file = f.open(); // opened by the dispatch already (a file gone was answered 404 there)
+        } catch (IOException e) {
+            FrameWriter.rstStream(conn.c, s.id, INTERNAL_ERROR); // the head has left: the stream is cut
+            conn.closeStream(s);
+            return;
+        }
+        s.filePosition = f.offset();
+        s.fileRemaining = length;
+        if (pumpFile(s)) {
+            finish(s);
+        }
+    }
+
+    /**
+     * Sends the stream's file as DATA, a frame read at a time, while the peer's windows allow and the
+     * socket keeps up (nothing of this connection's output is held back); true once all of it has
+     * left (the file is then closed). A window at zero waits for WINDOW_UPDATE, bounded by the STALLED
+     * timer; a socket behind, for {@code onOutputReady}. So a peer that reads nothing holds at most the
+     * connection's backlog, never the file.
+     */
+    private boolean pumpFile(Http2Stream s) {
+        while (s.fileRemaining > 0) {
+            if (conn.c.pendingOutput() > 0) {
+                return false;
+            }
+            int n = allowance(s, (int) Math.min(s.fileRemaining, FILE_FRAME));
+            if (n <= 0) {
+                return false;
+            }
+            ByteBuffer buf = conn.shared.file(n);
+            try {
+                while (buf.hasRemaining()) {
+                    if (s.file.read(buf, s.filePosition + buf.position()) < 0) {
+                        throw new EOFException("file shorter than when it was sized");
+                    }
+                }
+            } catch (IOException e) {
+                FrameWriter.rstStream(conn.c, s.id, INTERNAL_ERROR); // the head has left: the stream is cut (§8.1)
+                conn.closeStream(s);
+                return false;
+            }
+            FrameWriter.data(conn.c, s.id, n == s.fileRemaining, buf, 0, n);
+            take(s, n);
+            s.filePosition += n;
+            s.fileRemaining -= n;
+            conn.c.restartTimerPhase(); // the window opened: a STALLED wait starts again
+        }
+        s.closeFile();
+        return true;
+    }
+
+    /**
+     * Pulls the stream's producer ({@code res.stream}) a frame at a time, as {@link #pumpFile} reads a
+     * file: only while the windows allow and the connection has no unsent output, so a slow peer slows
+     * the producer; the piece it ends with carries END_STREAM. True once it has ended. A producer that
+     * throws, or returns true having put nothing, cuts the stream (RST_STREAM INTERNAL_ERROR, one
+     * WARNING); the connection's other streams go on.
+     */
+    private boolean pumpProducer(Http2Stream s) {
+        while (s.producer != null) {
+            if (conn.c.pendingOutput() > 0) {
+                return false;
+            }
+            int n = allowance(s, FILE_FRAME);
+            if (n <= 0) {
+                return false;
+            }
+            ByteBuffer buf = conn.shared.file(n);
+            boolean more;
+            try {
+                more = s.producer.produce(buf);
+                if (more && buf.position() == 0) {
+                    throw new IllegalStateException("BodyProducer.produce returned true without putting a byte");
+                }
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.WARNING, "body producer failed; HTTP/2 stream " + s.id + " reset mid-body", t);
+                FrameWriter.rstStream(conn.c, s.id, INTERNAL_ERROR);
+                conn.closeStream(s);
+                return false;
+            }
+            int len = buf.position();
+            FrameWriter.data(conn.c, s.id, !more, buf, 0, len);
+            take(s, len);
+            if (!more) {
+                s.producer = null;
+            }
+            conn.c.restartTimerPhase(); // progress: a STALLED wait starts again
+        }
+        return true;
+    }
+
+    /** Whether some stream is sending a file or a producer's body. */
+    boolean sendingBody() {
+        for (int i = 0; i < conn.streams.count(); i++) {
+            if (conn.streams.at(i).file != null || conn.streams.at(i).producer != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Sends DATA from {@code [off, off+len)} as far as the windows allow; returns how many bytes left. */
@@ -150,11 +301,20 @@ final class Http2Responder {
         s.sendWindow -= n;
     }
 
-    /** After input: sends what the windows now let out of every stream's held body. */
+    /** After input, or once the socket drained: sends what the windows now let out of every stream's held body. */
     void flushBlocked() {
         for (int i = 0; i < conn.streams.count() && conn.sendWindow > 0; i++) {
             Http2Stream s = conn.streams.at(i);
             if (!s.blocked()) {
+                continue;
+            }
+            if (s.file != null || s.producer != null) {
+                if (s.file != null ? pumpFile(s) : pumpProducer(s)) {
+                    finish(s);
+                }
+                if (i >= conn.streams.count() || conn.streams.at(i) != s) {
+                    i--; // the stream left the list
+                }
                 continue;
             }
             while (s.pendingFrom < s.pendingTo) {

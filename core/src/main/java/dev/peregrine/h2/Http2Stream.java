@@ -1,6 +1,10 @@
 package dev.peregrine.h2;
 
+import dev.peregrine.buffer.BufferPool;
+
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 
 /**
  * One HTTP/2 stream of a server connection: its state, its two flow-control windows, the request
@@ -28,6 +32,10 @@ import java.nio.ByteBuffer;
  *                                    +--------+
  *   H: HEADERS (+CONTINUATION)   ES: END_STREAM flag   R: RST_STREAM
  * </pre>
+ * In half closed (remote) the stream may wait for a handler off the loop ({@link #awaiting}); the
+ * connection's other streams go on meanwhile. A RST_STREAM or the connection's end then closes it and
+ * the handler's late answer is dropped. Interim responses (1xx) leave as HEADERS without END_STREAM
+ * before the final HEADERS, in any of open and half closed (remote) (§8.1).
  * A closed stream is forgotten at once; the connection remembers the highest id it opened
  * (everything at or below it that is not open is closed) and the last few closed ids, to tell
  * STREAM_CLOSED from PROTOCOL_ERROR (§5.1).
@@ -57,8 +65,19 @@ final class Http2Stream {
     ByteBuffer pending;
     int pendingFrom;
     int pendingTo;
+    /**
+     * A file sent as DATA ({@code sendFile}): read a frame at a time as the peer's windows and the
+     * socket allow, so a peer that reads nothing holds no more than the socket's backlog; null when none.
+     */
+    FileChannel file;
+    long filePosition;
+    long fileRemaining;
+    /** A body of unknown length ({@code res.stream}), pulled a frame at a time as {@link #file} is; null when none. */
+    dev.peregrine.BodyProducer producer;
     /** Set once the response's HEADERS left: what remains is DATA. */
     boolean responding;
+    /** Set while the stream's handler runs off the loop: its answer comes later ({@link StreamDispatch#LATER}). */
+    boolean awaiting;
 
     void reset(int id, long sendWindow, long recvWindow) {
         this.id = id;
@@ -73,10 +92,40 @@ final class Http2Stream {
         this.pending = null;
         this.pendingFrom = 0;
         this.pendingTo = 0;
+        this.file = null;
+        this.fileRemaining = 0;
+        this.producer = null;
         this.responding = false;
+        this.awaiting = false;
     }
 
+    /** Whether DATA of this stream waits for the peer's window (or, for a file, the socket). */
     boolean blocked() {
-        return pending != null && pendingFrom < pendingTo;
+        return (pending != null && pendingFrom < pendingTo) || file != null || producer != null;
+    }
+
+    /** The stream is closed: gives back what it holds (pooled buffers, the file). */
+    void release(BufferPool pool) {
+        if (request != null) {
+            pool.release(request);
+            request = null;
+        }
+        if (pending != null) {
+            pool.release(pending);
+            pending = null;
+        }
+        closeFile();
+        producer = null;
+    }
+
+    void closeFile() {
+        if (file != null) {
+            try {
+                file.close();
+            } catch (IOException e) {
+                // opened for reading only: nothing is lost
+            }
+            file = null;
+        }
     }
 }

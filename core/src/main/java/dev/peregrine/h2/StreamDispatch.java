@@ -14,8 +14,14 @@ import dev.peregrine.loop.Connection;
 public interface StreamDispatch {
     /** {@link #dispatch}: the response view holds the answer to encode. */
     int ANSWERED = 0;
-    /** {@link #dispatch}: the route's handler kind cannot run over HTTP/2 (off the loop): refuse the stream. */
+    /** {@link #dispatch}: the answer needs what only HTTP/1.1 carries here (a body in pieces): refuse the stream. */
     int HTTP_1_1_REQUIRED = 1;
+    /**
+     * {@link #dispatch}: the handler runs off the loop (a blocking route, {@code res.async()}); its answer
+     * comes later through a {@link PendingStream} on the loop, while the connection's other streams are
+     * served.
+     */
+    int LATER = 2;
 
     /** The loop's request view, which the connection fills for each stream. */
     RequestView request();
@@ -24,10 +30,12 @@ public interface StreamDispatch {
     ResponseView response();
 
     /**
-     * Routes {@code req} and runs its handler on the loop, as HTTP/1.1 would; returns {@link #ANSWERED}
-     * (then {@code res} is ready to encode: compressed, traced, counted) or {@link #HTTP_1_1_REQUIRED}.
+     * Routes {@code req}, the request of stream {@code streamId} of {@code h2} (on {@code c}), and runs
+     * its handler as HTTP/1.1 would: inline, or handed off the loop (then {@link PendingStream#of}
+     * names the stream its answer goes to). Returns {@link #ANSWERED} (then {@code res} is ready to
+     * encode: compressed, traced, counted), {@link #LATER} or {@link #HTTP_1_1_REQUIRED}.
      */
-    int dispatch(Connection c, RequestView req, ResponseView res);
+    int dispatch(Connection c, Http2Connection h2, int streamId, RequestView req, ResponseView res);
 
     /** The cached {@code Date: ...\r\n} line of the loop. */
     byte[] dateLine();

@@ -75,6 +75,16 @@ final class Streams {
         return false;
     }
 
+    /** Whether some open stream is not waiting for a handler off the loop (a body arriving, an answer being made). */
+    boolean anyNotAwaiting() {
+        for (int i = 0; i < count; i++) {
+            if (!open[i].awaiting) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** §6.9.2: SETTINGS_INITIAL_WINDOW_SIZE changed by {@code delta}; false when a window would pass 2^31-1. */
     boolean adjustSendWindows(long delta) {
         for (int i = 0; i < count; i++) {

@@ -21,9 +21,29 @@ public final class RequestCopy {
     private RequestCopy() {
     }
 
-    /** Bytes {@link #into} copies: from the method's first byte to the body's last. */
+    /** Bytes {@link #into} copies: from the request's first byte to the body's last. */
     public static int length(RequestView r) {
-        return r.body.start() + r.body.storedLength() - r.methodStart;
+        return r.body.start() + r.body.storedLength() - start(r);
+    }
+
+    /**
+     * The request's first byte: the method's in an HTTP/1.1 head; in HTTP/2's decoded fields
+     * ({@code h2.RequestHeaders}), whichever field came first, as pseudo-fields may come in any order
+     * (RFC 9113 §8.3) and the method need not lead.
+     */
+    private static int start(RequestView r) {
+        int from = r.methodStart;
+        if (r.version != 20) {
+            return from;
+        }
+        from = Math.min(from, r.pathStart);
+        if (r.authorityStart >= 0) {
+            from = Math.min(from, r.authorityStart);
+        }
+        for (int i = 0; i < r.headerCount; i++) {
+            from = Math.min(from, r.nameStart[i]);
+        }
+        return from;
     }
 
     /**
@@ -41,7 +61,7 @@ public final class RequestCopy {
      * read before it is written). Returns {@code c}.
      */
     public static RequestView into(RequestView r, ByteBuffer dst, int at, RequestView c) {
-        int from = r.methodStart;
+        int from = start(r);
         int bodyStart = r.body.start();
         int bodyLength = r.body.storedLength();
         int length = bodyStart + bodyLength - from;

@@ -35,6 +35,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   CANCELLED --- complete()/fail() later (or a queued blocking task that then skips its handler):
  *                 returns false, copy released ---&gt; ENDED
  * </pre>
+ * The connection side is an {@link OffLoopHost}: an HTTP/1.1 connection, whose next requests wait,
+ * or one HTTP/2 stream ({@link StreamHost}), which gets the answer in frames while the connection's
+ * other streams go on.
  * A streamed response ({@link ChunkedBodyWriter}) commits its head on the loop with its first chunk;
  * from then on the connection belongs to the writer's body, and a failure closes the connection.
  *
@@ -285,6 +288,10 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
                     || (w != null && w.headSent()) || request.versionNumber() == 10) {
                 return; // too late, gone, or an HTTP/1.0 client (RFC 9110 §15.2)
             }
+            if (conn instanceof StreamHost) { // HTTP/2: interim HEADERS on the stream (RFC 9113 §8.1)
+                ((StreamHost) conn).interim(status, headers);
+                return;
+            }
             srv.encoder().encodeInterim(status, headers, conn.connection());
             conn.connection().flushBatch();
         });
@@ -292,6 +299,9 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
 
     @Override
     public OutputStream openStream(ResponseView res) {
+        if (conn instanceof StreamHost) {
+            throw Http11Required.INSTANCE; // no streamed body over HTTP/2 yet: the stream is refused (run())
+        }
         ChunkedBodyWriter w = writer;
         if (w == null) {
             w = new ChunkedBodyWriter(this);
@@ -310,6 +320,13 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         Throwable t = error;
         ChunkedBodyWriter w = writer;
         int status = 500;
+        if (t == Http11Required.INSTANCE && conn instanceof StreamHost) {
+            if (conn.exchange() == this) {
+                ((StreamHost) conn).refuse();
+            }
+            release();
+            return;
+        }
         if (t != null) {
             if (w != null && w.headSent()) {
                 ctx.metrics().handlerErrors++;
@@ -456,6 +473,11 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
     /** Loop: encodes {@code res} — whole, or its head followed by a file — and lets the connection resume. */
     private void respond(ResponseView res) {
         ctx.tick();
+        if (conn instanceof StreamHost) { // HTTP/2: the answer goes out in frames on its stream
+            endBodyIn();
+            ((StreamHost) conn).answer(request, res, head);
+            return;
+        }
         boolean bodyPending = body != null && conn.bodyIn() == body;
         BodySource.openFile(res); // before it is counted: a file gone since the handler's call is a 404
         boolean last = conn.lastAllowed(res.statusCode()); // counted for every response, whatever ran the handler

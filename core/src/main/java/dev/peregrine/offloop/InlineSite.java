@@ -23,4 +23,12 @@ public interface InlineSite {
 
     /** This connection's off-loop host, made now if it has none yet. */
     OffLoopHost offLoopHost();
+
+    /**
+     * An interim response of the running handler, over a protocol that frames it itself (HTTP/2: a
+     * HEADERS frame of the handler's stream). HTTP/1.1 connections never get this call: the loop's
+     * encoder writes their interim responses.
+     */
+    default void interim(int status, String[] headers) {
+    }
 }

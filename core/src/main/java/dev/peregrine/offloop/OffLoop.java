@@ -82,8 +82,13 @@ public final class OffLoop implements ResponseOwner {
     /** An inline handler's interim response: into the loop's write buffer now, before its final one. */
     @Override
     public void sendInterim(ResponseView res, int status, String[] headers) {
-        if (srv.request().versionNumber() != 11) {
-            return; // RFC 9110 §15.2: no 1xx to an HTTP/1.0 client; over HTTP/2 (20) interim HEADERS are not sent
+        int version = srv.request().versionNumber();
+        if (version == 20) {
+            current.interim(status, headers); // HTTP/2: HEADERS without END_STREAM (RFC 9113 §8.1)
+            return;
+        }
+        if (version != 11) {
+            return; // RFC 9110 §15.2: no 1xx to an HTTP/1.0 client
         }
         srv.encoder().encodeInterim(status, headers, current.interimOut());
     }

@@ -1,13 +1,17 @@
 package dev.peregrine.server;
 
 import dev.peregrine.Handler;
+import dev.peregrine.h2.Http2Connection;
 import dev.peregrine.h2.Http2Loop;
+import dev.peregrine.h2.PendingStream;
 import dev.peregrine.h2.StreamDispatch;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.offloop.BlockingHandler;
+import dev.peregrine.offloop.BodySource;
+import dev.peregrine.offloop.Exchange;
 import dev.peregrine.offloop.InlineSite;
 import dev.peregrine.offloop.OffLoopHost;
 import dev.peregrine.offloop.StreamingHandler;
@@ -15,31 +19,34 @@ import dev.peregrine.offloop.StreamingHandler;
 /**
  * The server's side of an HTTP/2 stream on one loop: the same dispatch {@link Http1ServerProtocol}
  * gives a request (remote address, tracer, router with its filters, the inline handler with the
- * watchdog's marks and the same failure answers, compression, the access log), run on the request
- * view {@code h2.Http2Responder} filled from the stream. One per {@link ServerLoop}, made at its
- * first HTTP/2 connection.
+ * watchdog's marks and the same failure answers, compression, the access log, the request-duration
+ * histograms), run on the request view {@code h2.Http2Responder} filled from the stream. One per
+ * {@link ServerLoop}, made at its first HTTP/2 connection.
  *
- * <p><b>Handler kinds over HTTP/2</b>: inline handlers, with in-memory bodies both ways (so routing,
- * filters, forms, cookies, compression, static files, {@code res.sendFile} up to 1 MiB read into
- * memory). A blocking or streaming route, {@code res.async()}, a larger file, and {@code res.stream} answer
- * the stream with RST_STREAM HTTP_1_1_REQUIRED (RFC 9113 §7): clients retry the request over HTTP/1.1
- * (curl does), nothing hangs.
+ * <p><b>Handler kinds over HTTP/2</b>:
+ * <pre>
+ *   inline handler, in-memory bodies   answered at once (ANSWERED)
+ *   blocking route (Execution.BLOCKING)  an Exchange on the blocking executor, as over HTTP/1.1;
+ *   inline handler calling res.async()   the answer comes back through its Http2StreamWork (LATER),
+ *                                        the connection's other streams are served meanwhile
+ *   res.sendFile (one range, any size) DATA read from the file a frame at a time as the peer's
+ *   res.stream (a BodyProducer)        windows and the socket allow; a producer pulled likewise
+ *                                      (h2.Http2Responder), not compressed
+ *   Handlers.streaming, res.outputStream, several ranges (multipart/byteranges)
+ *                                      RST_STREAM HTTP_1_1_REQUIRED (RFC 9113 §8.7): clients ask
+ *                                      again over HTTP/1.1 (curl does); nothing hangs
+ * </pre>
  *
  * <p>Thread: the loop thread.
  */
 public final class Http2Dispatch implements StreamDispatch, InlineSite {
-    /** Thrown from {@link #offLoopHost} into a handler calling {@code async()}: the stream is refused. */
-    private static final class NeedsHttp11 extends RuntimeException {
-        NeedsHttp11() {
-            super("res.async() is not available over HTTP/2: the stream is refused with HTTP_1_1_REQUIRED", null, false, false);
-        }
-    }
-
-    private static final NeedsHttp11 NEEDS_HTTP_11 = new NeedsHttp11();
-
     private final ServerLoop srv;
     private final Http2Loop loop = new Http2Loop();
     private Connection current;
+    private Http2Connection currentH2;
+    private int currentStream;
+    /** The host an {@code async()} of the running handler made, or null. */
+    private Http2StreamWork pendingWork;
 
     Http2Dispatch(ServerLoop srv) {
         this.srv = srv;
@@ -56,24 +63,32 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
     }
 
     @Override
-    public int dispatch(Connection c, RequestView req, ResponseView res) {
+    public int dispatch(Connection c, Http2Connection h2, int streamId, RequestView req, ResponseView res) {
         current = c;
+        currentH2 = h2;
+        currentStream = streamId;
+        pendingWork = null;
         req.setRemoteAddress(c.endpoint().remoteAddress());
         res.reset();
-        Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
-        if (h instanceof BlockingHandler || h instanceof StreamingHandler) {
-            return HTTP_1_1_REQUIRED;
-        }
         if (srv.tracer != null) {
             srv.tracer.begin(req, res);
+        }
+        Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
+        if (h instanceof StreamingHandler) {
+            return HTTP_1_1_REQUIRED; // its body would come in pieces (not over HTTP/2 yet)
+        }
+        boolean timing = srv.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers();
+        long since = timing ? System.nanoTime() : 0;
+        if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered through the work
+            Http2StreamWork work = new Http2StreamWork(srv, this, PendingStream.of(h2, streamId));
+            work.timing(timing, since, req);
+            work.started(Exchange.blocking(work, req, (BlockingHandler) h, -1));
+            return LATER;
         }
         srv.offLoop.runningFor(this);
         srv.enterHandler(h);
         try {
             h.handle(req, res);
-        } catch (NeedsHttp11 e) {
-            res.reset();
-            return HTTP_1_1_REQUIRED;
         } catch (Throwable t) {
             int status = srv.handlerFailed(req, t);
             srv.offLoop.handlerThrew();
@@ -82,50 +97,52 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         } finally {
             srv.exitHandler();
         }
-        if (res.special() == ResponseView.FILE && res.file().length() <= FILE_IN_MEMORY) {
-            fileIntoBody(res);
+        Exchange x = srv.offLoop.takePending();
+        if (x != null) { // the handler called async(): its completion answers through the work
+            Http2StreamWork work = pendingWork;
+            pendingWork = null;
+            work.started(x);
+            work.timing(timing, since, req);
+            return LATER;
         }
-        if (res.special() != 0) { // a producer, an output stream, a file above FILE_IN_MEMORY: not over HTTP/2
+        int outcome = finish(req, res, req.methodId() == Methods.HEAD);
+        if (timing && outcome == ANSWERED) { // a refused stream is answered over HTTP/1.1 (and timed there)
+            RequestDurations.requestDone(srv, RequestDurations.key(req.routeId(), req.methodId(), 0), res.statusCode(),
+                    System.nanoTime() - since);
+        }
+        return outcome;
+    }
+
+    /**
+     * The handler's response {@code res} to {@code req} (inline, or from off the loop) is ready: its
+     * file (if any) is opened, it is counted, compressed and traced; returns {@link #ANSWERED}, or
+     * {@link #HTTP_1_1_REQUIRED} for a body that would come from an output stream or several ranges of
+     * a file.
+     */
+    int finish(RequestView req, ResponseView res, boolean head) {
+        if (res.special() == ResponseView.FILE && res.file().parts() == null) {
+            // one range (or all of it): DATA read from the file as the windows allow (h2.Http2Responder)
+            if (BodySource.openFile(res) && res.special() == ResponseView.FILE) {
+                srv.metrics.requests++;
+                srv.responding(req, res, head); // never compressed, as over HTTP/1.1
+                return ANSWERED;
+            } // gone since the handler's call: res is now the 404 (or 500), answered below
+        }
+        if (res.special() == ResponseView.PRODUCER) { // pulled a frame at a time (h2.Http2Responder), not compressed
+            srv.metrics.requests++;
+            srv.responding(req, res, head);
+            return ANSWERED;
+        }
+        if (res.special() != 0) { // an output stream, several ranges (multipart/byteranges)
             res.reset();
             return HTTP_1_1_REQUIRED;
         }
-        boolean head = req.methodId() == Methods.HEAD;
         srv.metrics.requests++;
         if (srv.compressor != null) {
             srv.compressor.apply(req, res, head);
         }
         srv.responding(req, res, head);
         return ANSWERED;
-    }
-
-    /**
-     * {@code res.sendFile} of a file up to this size is read into the response's body and sent as DATA
-     * (no zero-copy over HTTP/2: frames interleave). Larger ones refuse the stream.
-     */
-    static final long FILE_IN_MEMORY = 1 << 20;
-
-    /** Reads the recorded file into the body, sent as it is (never compressed, as a file is over HTTP/1.1). */
-    private static void fileIntoBody(ResponseView res) {
-        if (!dev.peregrine.offloop.BodySource.openFile(res)) {
-            return; // gone since the handler's call: res is now the 404 (or 500)
-        }
-        dev.peregrine.http1.FileSend file = res.takeFile();
-        long offset = file.offset();
-        byte[] bytes = new byte[(int) file.length()];
-        try (java.nio.channels.FileChannel ch = file.open()) {
-            java.nio.ByteBuffer dst = java.nio.ByteBuffer.wrap(bytes);
-            while (dst.hasRemaining()) {
-                if (ch.read(dst, offset + dst.position()) < 0) {
-                    throw new java.io.EOFException("file shorter than when it was sized");
-                }
-            }
-        } catch (java.io.IOException e) {
-            res.reset();
-            res.error(500);
-            return;
-        }
-        res.body(bytes);
-        res.sendAsIs();
     }
 
     @Override
@@ -160,8 +177,18 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         return current;
     }
 
+    /** The running handler called {@code async()}: its stream's host, made now. */
     @Override
     public OffLoopHost offLoopHost() {
-        throw NEEDS_HTTP_11;
+        if (pendingWork == null) {
+            pendingWork = new Http2StreamWork(srv, this, PendingStream.of(currentH2, currentStream));
+        }
+        return pendingWork;
+    }
+
+    /** The running inline handler's interim response: HEADERS on its stream, ahead of the final one. */
+    @Override
+    public void interim(int status, String[] headers) {
+        PendingStream.interimInline(currentH2, currentStream, status, headers);
     }
 }

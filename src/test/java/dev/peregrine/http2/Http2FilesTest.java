@@ -1,0 +1,157 @@
+package dev.peregrine.http2;
+
+import dev.peregrine.Http2Options;
+import dev.peregrine.Server;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Files of any size and {@code res.stream} producers over HTTP/2 as DATA, read (or pulled) a frame
+ * at a time as the peer's windows allow: whole and ranged through curl, from a blocking handler, a
+ * producer that fails (only its stream is cut), and a peer that never opens its window, which holds
+ * a bounded amount of server memory and is cut by the stalled-write timeout. On every transport.
+ */
+class Http2FilesTest {
+    private static final int MB = 1 << 20;
+
+    private static Path file(Path dir, int size) throws Exception {
+        byte[] content = new byte[size];
+        new Random(size).nextBytes(content);
+        Path f = dir.resolve("f" + size + ".bin");
+        Files.write(f, content);
+        return f;
+    }
+
+    private static void delete(Path dir) throws Exception {
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                Files.delete(f);
+            }
+        }
+        Files.delete(dir);
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void largeFilesWholeAndRangedThroughCurl(String transport) throws Exception {
+        Path dir = Files.createTempDirectory("h2-files");
+        Path big = file(dir, 5 * MB + 123);
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
+                .staticFiles("/static", dir)
+                .get("/blocking-file", dev.peregrine.Execution.BLOCKING, (req, res) -> res.sendFile(big)).start()) {
+            String base = "http://127.0.0.1:" + server.port();
+            Path got = dir.resolve("got");
+            for (String path : new String[] {"/static/" + big.getFileName(), "/blocking-file"}) {
+                assertEquals("200 2", Http2ClientsTest.run("curl", "-s", "--http2-prior-knowledge", "-o", got.toString(),
+                        "-w", "%{http_code} %{http_version}", base + path));
+                assertArrayEquals(Files.readAllBytes(big), Files.readAllBytes(got), path + " came back changed");
+            }
+            assertEquals("206 2", Http2ClientsTest.run("curl", "-s", "--http2-prior-knowledge", "-r", "1000000-2999999",
+                    "-o", got.toString(), "-w", "%{http_code} %{http_version}", base + "/static/" + big.getFileName()));
+            assertArrayEquals(Arrays.copyOfRange(Files.readAllBytes(big), 1_000_000, 3_000_000), Files.readAllBytes(got));
+        } finally {
+            delete(dir);
+        }
+    }
+
+    /** A producer of {@code total} bytes, {@code (byte) i} at index i, in pieces of whatever room it is given. */
+    private static dev.peregrine.BodyProducer counting(long total, long failAt) {
+        long[] at = {0};
+        return dst -> {
+            while (dst.hasRemaining() && at[0] < total) {
+                if (at[0] == failAt) {
+                    throw new IllegalStateException("producer failed on purpose");
+                }
+                dst.put((byte) at[0]++);
+            }
+            return at[0] < total;
+        };
+    }
+
+    private static byte[] counted(int total) {
+        byte[] b = new byte[total];
+        for (int i = 0; i < total; i++) {
+            b[i] = (byte) i;
+        }
+        return b;
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void producersInlineAndBlockingThroughCurl(String transport) throws Exception {
+        Path dir = Files.createTempDirectory("h2-produced");
+        int total = 3 * MB + 7;
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
+                .get("/produced", (req, res) -> res.stream(counting(total, -1)))
+                .get("/produced-blocking", dev.peregrine.Execution.BLOCKING, (req, res) -> res.stream(counting(total, -1)))
+                .get("/failing", (req, res) -> res.stream(counting(total, 100_000)))
+                .get("/plaintext", (req, res) -> res.text("Hello, World!")).start()) {
+            String base = "http://127.0.0.1:" + server.port();
+            Path got = dir.resolve("got");
+            for (String path : new String[] {"/produced", "/produced-blocking"}) {
+                assertEquals("200 2", Http2ClientsTest.run("curl", "-s", "--http2-prior-knowledge", "-o", got.toString(),
+                        "-w", "%{http_code} %{http_version}", base + path));
+                assertArrayEquals(counted(total), Files.readAllBytes(got), path + " came back changed");
+            }
+            try (H2Wire w = new H2Wire(server.port()).start()) {
+                w.frame(8, 0, 0, H2Wire.int32(1 << 30)); // WINDOW_UPDATE on the connection: room for the failure to come
+                w.frame(4, 0, 0, new byte[] {0, 4, 0x3f, (byte) 0xff, (byte) 0xff, (byte) 0xff}); // INITIAL_WINDOW_SIZE 2^30-1
+                w.headers(1, true, H2Wire.get("/failing"));
+                H2Wire.Frame rst = w.until(3);
+                assertEquals(1, rst.stream());
+                assertEquals(0x2, rst.int32(0)); // INTERNAL_ERROR: only this stream is cut
+                w.headers(3, true, H2Wire.get("/plaintext"));
+                H2Wire.Frame data = w.until(0);
+                assertEquals(3, data.stream());
+                assertEquals("Hello, World!", new String(data.payload(), java.nio.charset.StandardCharsets.ISO_8859_1));
+            }
+        } finally {
+            delete(dir);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void aPeerThatNeverOpensItsWindowHoldsLittleAndIsCut(String transport) throws Exception {
+        Path dir = Files.createTempDirectory("h2-stall");
+        Path big = file(dir, 64 * MB);
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport)
+                .http2(Http2Options.builder().stalledWriteTimeout(Duration.ofSeconds(1)).build())
+                .staticFiles("/static", dir).start();
+             H2Wire w = new H2Wire(server.port()).start()) {
+            long lentBefore = server.metrics().lentBytes;
+            w.headers(1, true, H2Wire.get("/static/" + big.getFileName()));
+            // RFC 9113 §6.9.2: 65,535 bytes is all the default windows let out; then the server waits
+            long data = 0;
+            while (data < 65_535) {
+                H2Wire.Frame f = w.read();
+                if (f.type() == 0) {
+                    data += f.payload().length;
+                }
+            }
+            assertEquals(65_535, data);
+            long lent = server.metrics().lentBytes - lentBefore;
+            assertTrue(lent <= 256 * 1024, lent + " bytes lent for a 64 MiB file held by a zero window");
+            assertEquals(0xb, w.goAwayCode()); // ENHANCE_YOUR_CALM after stalledWriteTimeout
+            assertTrue(w.closedByServer());
+            dev.peregrine.testing.Await.until("the stalled write counted",
+                    () -> server.metrics().http2Defence("stalled_write") == 1);
+            try (H2Wire other = new H2Wire(server.port()).start()) { // the server is fine for others
+                other.headers(1, true, H2Wire.get("/static/" + big.getFileName()));
+                assertTrue(other.until(0) != null);
+            }
+        } finally {
+            delete(dir);
+        }
+    }
+}
