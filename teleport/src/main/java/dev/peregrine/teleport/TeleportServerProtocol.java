@@ -327,17 +327,19 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         }
         boolean whole;
         String why = "it is larger than the teleport client's frame limit (" + peerMaxFrame + " bytes)";
+        Throwable cause = null;
         try {
             boolean keepAlive = dev.peregrine.offloop.BodySource.keepAlive(res, true, http10);
             whole = cap.pumpAll(dev.peregrine.offloop.BodySource.start(srv, res, req, head, keepAlive, http10, cap.connection()));
         } catch (java.io.IOException | RuntimeException e) {
             whole = false;
-            why = "its body failed: " + e;
+            why = "its body failed";
+            cause = e;
         }
         cap.collect();
         cap.release();
         if (!whole) {
-            LOG.log(System.Logger.Level.WARNING, "teleport response to " + req + " answered 500: " + why);
+            LOG.log(System.Logger.Level.WARNING, "teleport response to " + req + " answered 500: " + why, cause);
             answerError(id, 500);
             return;
         }
