@@ -203,7 +203,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
                     protocolError("REQUEST with id 0", 0);
                     return false;
                 }
-                if (exchanges.containsKey(id)) {
+                if (!exchanges.isEmpty() && exchanges.containsKey(id)) { // isEmpty first: the key boxes (ids past 127 allocate)
                     protocolError("REQUEST " + Integer.toUnsignedString(id) + " while one with that id is in flight", 0);
                     return false;
                 }
