@@ -26,7 +26,7 @@ import java.util.Map;
  * routed and answered by the same handlers, and the response, encoded by the same encoder, leaves as
  * a RESPONSE frame with the request's id in the connection's {@link ServerBatch}.
  * <pre>
- *   HELLO --client hello accepted: 0x00 + server hello--&gt; FRAMES --GOAWAY sent (shutdown)--&gt; closing
+ *   HELLO --client hello accepted: 0x00 + server hello--&gt; FRAMES --GOAWAY sent (shutdown; limits: then no REQUEST taken)--&gt; closing
  *     |  bad hello: reason byte, close; none within 3 s: REASON_TIMEOUT, close
  *   FRAMES: REQUEST  -&gt; handler -&gt; RESPONSE (same id)
  *           PING     -&gt; PING ack (same id)         CANCEL -&gt; ignored (the answer still frees the id)
