@@ -104,6 +104,15 @@ public final class Connection extends ConnectionIo {
     }
 
     /**
+     * Whether this connection is {@link #detached detached}: no client's socket. Its owner reports what
+     * fails on it (closing it truncates nobody's message), so code that writes to it logs no
+     * "connection closed" WARNING of its own.
+     */
+    public boolean isDetached() {
+        return detached;
+    }
+
+    /**
      * A plain connection the listener made, which {@link ConnectionRecycler} may keep after its close
      * for another socket. Thread: the loop owning {@code ctx}.
      */

@@ -330,8 +330,10 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         if (t != null) {
             if (w != null && w.headSent()) {
                 ctx.metrics().handlerErrors++;
-                LOG.log(System.Logger.Level.WARNING, "handler failed for " + request
-                        + " after its streamed response began; connection closed", t);
+                if (!conn.streamFailed(t)) {
+                    LOG.log(System.Logger.Level.WARNING, "handler failed for " + request
+                            + " after its streamed response began; connection closed", t);
+                }
             } else if (conn.exchange() == this && conn.connection().isClosed()) {
                 // The client left first (its body stream then fails: "request body aborted"): nobody is
                 // answered and nothing is wrong on this side, so no WARNING and stack trace per peer.

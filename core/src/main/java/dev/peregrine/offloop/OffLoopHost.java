@@ -42,6 +42,16 @@ public interface OffLoopHost {
     /** Moves the body in progress on; when it is all handed over, carries on. */
     void pumpBody();
 
+    /**
+     * The exchange's handler failed with {@code t} after its streamed response began (the head is in
+     * {@link #connection()}, which the exchange closes next). True when the host reports the failure
+     * itself (one that gathers responses whole answers another status instead); false, the default:
+     * the exchange logs one WARNING, the client seeing a truncated message.
+     */
+    default boolean streamFailed(Throwable t) {
+        return false;
+    }
+
     /** The streamed request body {@code body} has arrived whole (or been discarded). */
     void bodyInEnded(IncomingBody body);
 }

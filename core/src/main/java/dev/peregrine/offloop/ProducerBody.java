@@ -76,8 +76,7 @@ final class ProducerBody implements BodySource {
             } catch (Throwable t) {
                 out.limit(limit).position(sizeAt);
                 c.drain(); // what was produced before goes out; the close that follows truncates there
-                LOG.log(System.Logger.Level.WARNING, "body producer failed; connection closed mid-body", t);
-                throw new IOException("body producer failed", t);
+                throw failed(c, t);
             } finally {
                 request.expire(false);
             }
@@ -132,11 +131,22 @@ final class ProducerBody implements BodySource {
             return producer.produce(dst);
         } catch (Throwable t) {
             c.drain();
-            LOG.log(System.Logger.Level.WARNING, "body producer failed; connection closed mid-body", t);
-            throw new IOException("body producer failed", t);
+            throw failed(c, t);
         } finally {
             request.expire(false);
         }
+    }
+
+    /**
+     * The producer threw {@code t}: one WARNING for a client's connection, which its caller closes
+     * mid-body; none for a {@link Connection#isDetached detached} one, whose owner answers otherwise
+     * and reports the failure itself (teleport: a 500, the connection going on).
+     */
+    private static IOException failed(Connection c, Throwable t) {
+        if (!c.isDetached()) {
+            LOG.log(System.Logger.Level.WARNING, "body producer failed; connection closed mid-body", t);
+        }
+        return new IOException("body producer failed", t);
     }
 
     @Override

@@ -18,12 +18,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * idle keep-alive connection to close, RFC 9112 §9.5). The jitter spreads connections opened
  * together over 2 &times; jitter % of the age, so they do not all reconnect at once.
  *
+ * <p>Teleport (module {@code peregrine-teleport}) has a GOAWAY: it retires its connections with that
+ * instead, from the same deadline.
+ *
  * <p>Costs nothing when off: the deadline is {@link Long#MAX_VALUE}, tested with one compare per
  * response and one per idle-timer arming. Nothing here allocates. Thread: the loop.
  */
-final class ConnectionAge {
+public final class ConnectionAge {
     /** The deadline of a connection that never ages. */
-    static final long NEVER = Long.MAX_VALUE;
+    public static final long NEVER = Long.MAX_VALUE;
 
     private ConnectionAge() {
     }
@@ -32,7 +35,7 @@ final class ConnectionAge {
      * When a connection accepted now is aged (ms since the epoch, compared with the loop clock), or
      * {@link #NEVER}. Reads the clock only when the age is set: the loop clock may be a sleep old.
      */
-    static long agedAt(ServerConfig config) {
+    public static long agedAt(ServerConfig config) {
         long age = config.maxConnectionAgeMillis();
         if (age <= 0) {
             return NEVER;

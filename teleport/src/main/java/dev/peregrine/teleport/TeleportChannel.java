@@ -24,7 +24,9 @@ import java.util.Map;
  *   DOWN --connect--&gt; CONNECTING --connected: hello--&gt; HELLO --0x00 + server hello--&gt; OPEN
  *    ^                    | refused / failed / reason byte / bad hello: queued calls fail (CONNECT)  |
  *    +--- backoff (100 ms doubling to 5 s) on the wheel &lt;---------------------------------------------+
- *    ^                                                              closed, bad input, GOAWAY answered
+ *    ^                                                              closed, bad input
+ *   OPEN --GOAWAY (id G): calls sent after G requeued, nothing more sent; the last call up to G
+ *          answered: closed, and CONNECTING at once (no backoff), the queue kept--&gt; CONNECTING
  *   OPEN: calls queue; the batch leaves after maxBatchDelay (a loop task when 0), or at maxBatchFrames
  *         / maxBatchBytes: every queued call's REQUEST frame, one write. RESPONSE frames are matched by
  *         id ({@link ResponseReader} reads each payload as exactly one message). Idle for pingInterval:
@@ -163,8 +165,8 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     private void flushBatch() {
         flushScheduled = false;
         Connection conn = c;
-        if (state != State.OPEN || conn == null || !conn.isOpen()) {
-            return;
+        if (state != State.OPEN || conn == null || !conn.isOpen() || goingAway) {
+            return; // after GOAWAY calls wait for the next connection
         }
         int frames = 0;
         long bytes = 0;
@@ -402,8 +404,9 @@ final class TeleportChannel implements Protocol, ConnectCallback {
                 return true;
             case Frame.GOAWAY:
                 goingAway = true; // every request up to its id is answered; later ones were not taken
+                notTaken(id);
                 if (inFlight.isEmpty()) {
-                    drop(ClientException.Phase.CLOSED, "teleport server going away");
+                    retire();
                     return false;
                 }
                 return true;
@@ -438,10 +441,37 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             call.future.complete(ClientResponse.of(reader.status(), reader.reason(), reader.namesCopy(), reader.valuesCopy(), body));
         }
         if (goingAway && inFlight.isEmpty()) {
-            drop(ClientException.Phase.CLOSED, "teleport server going away");
+            retire();
             return false;
         }
         return true;
+    }
+
+    /**
+     * GOAWAY with {@code lastId}: the calls sent after it were not taken (ids rise as calls are sent;
+     * the signed difference orders them across the wrap), so they go back to the front of the queue,
+     * in the order sent, to leave on the next connection (the server ran none of them).
+     */
+    private void notTaken(int lastId) {
+        java.util.List<TeleportCall> again = new java.util.ArrayList<>();
+        inFlight.values().removeIf(call -> call.id - lastId > 0 && again.add(call));
+        again.sort((a, b) -> Integer.compare(b.id - lastId, a.id - lastId)); // the last sent first: addFirst restores the order
+        again.forEach(call -> {
+            call.id = 0;
+            queued.addFirst(call);
+        });
+    }
+
+    /**
+     * GOAWAY and every call it took answered: this connection closes and the next one opens at once
+     * (no backoff); the queued calls wait for it (the server's shutdown or limits, not a failure).
+     */
+    private void retire() {
+        LOG.log(System.Logger.Level.DEBUG, () -> "teleport connection to " + hostKey() + " retired by GOAWAY; reconnecting");
+        if (c != null) {
+            c.releaseInput();
+            c.close(); // onClosed: nothing in flight; reconnects at once, keeping the queue
+        }
     }
 
     private void ping() {
@@ -469,6 +499,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     /** Closes this connection (bad input, refusal, GOAWAY): its calls fail with {@code phase}; reconnects later. */
     private void drop(ClientException.Phase phase, String why) {
         LOG.log(System.Logger.Level.DEBUG, () -> "teleport connection to " + hostKey() + " closed: " + why);
+        goingAway = false; // a failure, not a retirement: calls fail, the reconnect waits its backoff
         failAll(phase, why);
         if (c != null) {
             c.releaseInput();
@@ -477,17 +508,22 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     }
 
     private void failAll(ClientException.Phase phase, String why) {
-        for (TeleportCall call : inFlight.values()) {
-            loop.timers().cancel(call);
-            call.fail(phase, why);
-        }
-        inFlight.clear();
+        failInFlight(phase, why);
         for (TeleportCall call : queued) {
             loop.timers().cancel(call);
             call.fail(phase, why);
         }
         queued.clear();
         load = 0;
+    }
+
+    private void failInFlight(ClientException.Phase phase, String why) {
+        for (TeleportCall call : inFlight.values()) {
+            loop.timers().cancel(call);
+            call.fail(phase, why);
+        }
+        inFlight.clear();
+        load = queued.size();
     }
 
     @Override
@@ -521,7 +557,12 @@ final class TeleportChannel implements Protocol, ConnectCallback {
 
     @Override
     public void onClosed(Connection c) {
-        failAll(ClientException.Phase.CLOSED, "teleport connection to " + hostKey() + " closed");
+        boolean retired = goingAway && state == State.OPEN;
+        if (retired) { // GOAWAY: what it took and did not answer is lost; the rest waits for the next connection
+            failInFlight(ClientException.Phase.CLOSED, "teleport connection to " + hostKey() + " closed after GOAWAY");
+        } else {
+            failAll(ClientException.Phase.CLOSED, "teleport connection to " + hostKey() + " closed");
+        }
         loop.timers().cancel(pingTimer);
         loop.timers().cancel(helloTimer);
         loop.timers().cancel(batchTimer);
@@ -537,7 +578,11 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             wr = null;
         }
         this.c = null;
-        down();
+        if (retired) {
+            connect();
+        } else {
+            down();
+        }
     }
 
     /** The client closes: no reconnect; calls under way fail (SHUTDOWN). */

@@ -42,6 +42,8 @@ final class TeleportExchange implements OffLoopHost, ResponseCapture.Owner {
     private BodySource bodyOut;
     /** Whether the response is still to leave (false once answered, or the connection closed). */
     private boolean live = true;
+    /** What the handler threw after its streamed response began (then its capture closes), or null. */
+    private Throwable streamFailure;
 
     TeleportExchange(TeleportServerProtocol protocol, HttpLoop http, Connection c, int id, long startNanos, int durationKey) {
         this.protocol = protocol;
@@ -124,7 +126,7 @@ final class TeleportExchange implements OffLoopHost, ResponseCapture.Owner {
             cap.collect();
             bodyOut = null;
             b.abort();
-            fail("its body failed: " + e);
+            fail("its body failed", e);
             return;
         }
         if (cap.overflowed()) {
@@ -144,6 +146,26 @@ final class TeleportExchange implements OffLoopHost, ResponseCapture.Owner {
     public void bodyInEnded(IncomingBody body) {
     }
 
+    /**
+     * The handler threw after its stream began. Still wanted: the exchange closes the capture next, and
+     * {@link #captureClosed} reports it (one WARNING, 500). Settled already (the stream passed the
+     * client's max frame and 500 left with its WARNING, or the connection closed): the handler's
+     * failure is that aborted stream's, worth a DEBUG line only.
+     */
+    @Override
+    public boolean streamFailed(Throwable t) {
+        if (!live) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "teleport request " + Integer.toUnsignedString(id)
+                    + ": its handler failed after its response was settled: " + t);
+            return true;
+        }
+        if (bodyOut == null) {
+            return false;
+        }
+        streamFailure = t;
+        return true;
+    }
+
     /** Off-loop code closed the capture: a stream that failed or timed out after its head. */
     @Override
     public void captureClosed() {
@@ -153,7 +175,10 @@ final class TeleportExchange implements OffLoopHost, ResponseCapture.Owner {
             if (b != null) {
                 b.abort();
             }
-            fail("its streamed response was abandoned (the handler failed or timed out)");
+            Throwable t = streamFailure;
+            streamFailure = null;
+            fail(t != null ? "its handler failed after its streamed response began"
+                    : "its streamed response was abandoned (no next piece within its timeout)", t);
         }
     }
 
@@ -165,8 +190,9 @@ final class TeleportExchange implements OffLoopHost, ResponseCapture.Owner {
         protocol.exchangeAnswered(this, cap);
     }
 
-    private void fail(String why) {
-        LOG.log(System.Logger.Level.WARNING, "teleport request " + Integer.toUnsignedString(id) + " answered 500: " + why);
+    /** One WARNING (with {@code cause}'s trace, when there is one), then 500 instead of the response. */
+    private void fail(String why, Throwable cause) {
+        LOG.log(System.Logger.Level.WARNING, "teleport request " + Integer.toUnsignedString(id) + " answered 500: " + why, cause);
         live = false;
         if (capture != null) {
             capture.release();

@@ -26,7 +26,7 @@ import java.util.Map;
  * routed and answered by the same handlers, and the response, encoded by the same encoder, leaves as
  * a RESPONSE frame with the request's id in the connection's {@link ServerBatch}.
  * <pre>
- *   HELLO --client hello accepted: 0x00 + server hello--&gt; FRAMES --GOAWAY sent (shutdown)--&gt; closing
+ *   HELLO --client hello accepted: 0x00 + server hello--&gt; FRAMES --GOAWAY sent (shutdown; limits: then no REQUEST taken)--&gt; closing
  *     |  bad hello: reason byte, close; none within 3 s: REASON_TIMEOUT, close
  *   FRAMES: REQUEST  -&gt; handler -&gt; RESPONSE (same id)
  *           PING     -&gt; PING ack (same id)         CANCEL -&gt; ignored (the answer still frees the id)
@@ -43,7 +43,8 @@ import java.util.Map;
  * client's max frame is answered 500 (one WARNING). A request the parser refuses (400, 413, 431...)
  * is answered with that status in its RESPONSE frame and the connection goes on: the frame boundary
  * is intact. Request ids, the access log and the request-duration histograms apply as over HTTP/1.1;
- * a connection's request limit and age do not.
+ * a connection's request limit and age send GOAWAY ({@link ConnectionLimits}), after which REQUESTs
+ * are not taken.
  *
  * <p>Thread: the owning loop thread only.
  */
@@ -67,6 +68,10 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     /** The compression this side writes (the client's), or null for none. */
     private StreamCodec wr;
     private int lastId;
+    /** {@code maxRequestsPerConnection} and {@code maxConnectionAge}: when this connection says GOAWAY. */
+    private final ConnectionLimits limits;
+    /** GOAWAY sent for the limits: later REQUESTs are not taken (the client sends them on a new connection). */
+    private boolean retiring;
     /** Requests answered off the loop or in pieces, by id, until their response leaves. */
     private final Map<Integer, TeleportExchange> exchanges = new HashMap<>();
     /** The request whose inline handler runs now: its id, its clock, and the host its {@code async()} took, if any. */
@@ -80,6 +85,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     TeleportServerProtocol(TeleportLoop tl) {
         this.tl = tl;
         this.srv = tl.http;
+        this.limits = new ConnectionLimits(tl.config);
     }
 
     @Override
@@ -131,6 +137,8 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
             rd = StreamCodec.reader(hello.compression(), tl.maxFrame);
             wr = StreamCodec.writer(hello.compression(), peerMaxFrame);
             batch.writer(wr);
+            limits.start();
+            retiring = false;
             c.restartTimerPhase();
         }
         if (rd != null) {
@@ -195,11 +203,17 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
                     protocolError("REQUEST with id 0", 0);
                     return false;
                 }
-                if (exchanges.containsKey(id)) {
+                if (!exchanges.isEmpty() && exchanges.containsKey(id)) { // isEmpty first: the key boxes (ids past 127 allocate)
                     protocolError("REQUEST " + Integer.toUnsignedString(id) + " while one with that id is in flight", 0);
                     return false;
                 }
+                if (retiring) {
+                    return true; // sent before our GOAWAY reached the client: not taken, it resends it elsewhere
+                }
                 lastId = id;
+                if (limits.taken(srv.loop().nowMillis())) {
+                    retire(); // after this one: GOAWAY leaves in the same batch as (or before) its RESPONSE
+                }
                 if (exchanges.size() >= tl.maxInFlight) {
                     srv.loop().metrics().rejected(503); // beyond the cap this server stated in its hello
                     answerError(id, 503);
@@ -327,17 +341,19 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         }
         boolean whole;
         String why = "it is larger than the teleport client's frame limit (" + peerMaxFrame + " bytes)";
+        Throwable cause = null;
         try {
             boolean keepAlive = dev.peregrine.offloop.BodySource.keepAlive(res, true, http10);
             whole = cap.pumpAll(dev.peregrine.offloop.BodySource.start(srv, res, req, head, keepAlive, http10, cap.connection()));
         } catch (java.io.IOException | RuntimeException e) {
             whole = false;
-            why = "its body failed: " + e;
+            why = "its body failed";
+            cause = e;
         }
         cap.collect();
         cap.release();
         if (!whole) {
-            LOG.log(System.Logger.Level.WARNING, "teleport response to " + req + " answered 500: " + why);
+            LOG.log(System.Logger.Level.WARNING, "teleport response to " + req + " answered 500: " + why, cause);
             answerError(id, 500);
             return;
         }
@@ -470,9 +486,19 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
                 return Handshake.TIMEOUT_MILLIS;
             case T_FRAME:
                 return tl.config.bodyTimeoutMillis();
-            default:
-                return tl.config.idleTimeoutMillis();
+            default: // idle: at most until the connection's age, when it is retired
+                return retiring ? tl.config.idleTimeoutMillis() : limits.idleMillis(srv.loop().nowMillis());
         }
+    }
+
+    /**
+     * {@code maxRequestsPerConnection} reached or {@code maxConnectionAge} passed: GOAWAY with the last
+     * id taken. Requests in flight are answered; the client closes once they are (and resends on a new
+     * connection any it sent after {@code lastId}); the idle timeout closes a client that does not.
+     */
+    private void retire() {
+        retiring = true;
+        control(lastId, Frame.GOAWAY, -1);
     }
 
     @Override
@@ -482,6 +508,11 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
 
     @Override
     public void onTimeout(Connection c, int phase) {
+        if (phase == T_IDLE && !retiring && limits.aged(srv.loop().nowMillis())) {
+            retire(); // aged while idle: the client reconnects (HTTP/1.1 closes after its grace; GOAWAY is graceful)
+            batch.write();
+            return;
+        }
         srv.loop().metrics().timedOut(phase == T_IDLE ? LoopMetrics.TIMEOUT_IDLE : LoopMetrics.TIMEOUT_BODY);
         if (phase == T_HANDSHAKE) {
             c.releaseInput();

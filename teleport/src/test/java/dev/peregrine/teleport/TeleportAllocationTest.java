@@ -76,7 +76,7 @@ class TeleportAllocationTest {
                 .start();
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         for (int i = 1; i <= DEPTH; i++) {
-            b.writeBytes(TestPeer.request(i, TestPeer.get("/hello")));
+            b.writeBytes(TestPeer.request(1000 + i, TestPeer.get("/hello"))); // past Integer's cache, as a real client's ids are
         }
         byte[] plain = b.toByteArray();
         for (int compression = 0; compression <= 2; compression++) {
