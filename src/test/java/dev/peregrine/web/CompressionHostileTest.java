@@ -38,6 +38,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CompressionHostileTest {
     private static final long MAX_LENT = 64L << 20;
     private static final long BYSTANDER_MILLIS = 300;
+    /**
+     * A bystander sent while the attack's 40 pages are being compressed waits for that burst, which runs
+     * on the loop (the open limit above): on a quiet machine a few tens of ms, on one loaded by other
+     * work it read 307 ms once. The bound is there to catch a loop held for seconds (4.7 s before the
+     * piecewise streaming of pages), not to time the burst.
+     */
+    private static final long BYSTANDER_DURING_BURST_MILLIS = 1_000;
     private static final long CAP = 2 << 20;
     private static final byte[] TEXT = text(1 << 20);
     private static final byte[] PAGE = text(32 << 10);
@@ -165,7 +172,7 @@ class CompressionHostileTest {
         long before = server.metrics().requests;
         attack(40, "GET /page HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n");
         long during = bystander();
-        assertTrue(during < BYSTANDER_MILLIS, "a bystander during the attack waited " + during + " ms");
+        assertTrue(during < BYSTANDER_DURING_BURST_MILLIS, "a bystander during the attack waited " + during + " ms");
         Await.until("40 answered", () -> server.metrics().requests >= before + 41);
         assertBounded("40 stalled gzip readers of 32 KiB pages");
     }
