@@ -41,8 +41,8 @@ class CompressionHostileTest {
     /**
      * A bystander sent while the attack's 40 pages are being compressed waits for that burst, which runs
      * on the loop (the open limit above): on a quiet machine a few tens of ms, on one loaded by other
-     * work it read 307 ms once. The bound is there to catch a loop held for seconds (4.7 s before the
-     * piecewise streaming of pages), not to time the burst.
+     * work it read 307 ms once. The bound is there to catch a loop held for seconds (40 compressed
+     * megabytes held a bystander 4.7 s), not to time the burst.
      */
     private static final long BYSTANDER_DURING_BURST_MILLIS = 1_000;
     private static final long CAP = 2 << 20;
