@@ -21,27 +21,47 @@ final class FloodGuard {
     static final int PING = 3;
     static final int EMPTY = 4;
 
-    private final int[] limits;
-    private final int[] counts = new int[5];
-    private final long windowMillis;
+    // Five counts in fields and the limits read from the shared settings: no array per connection
+    // (an idle connection holds this object, issue 28's census counts it).
+    private final Http2Settings settings;
+    private int resets;
+    private int serverResets;
+    private int settingsFrames;
+    private int pings;
+    private int empty;
     private long windowStart;
 
     FloodGuard(Http2Settings s) {
-        limits = new int[] {s.maxResetsPerWindow, s.maxServerResetsPerWindow, s.maxSettingsPerWindow,
-            s.maxPingsPerWindow, s.maxEmptyDataPerWindow};
-        windowMillis = s.floodWindowMillis;
+        settings = s;
     }
 
     void start(long nowMillis) {
         windowStart = nowMillis;
-        java.util.Arrays.fill(counts, 0);
+        resets = 0;
+        serverResets = 0;
+        settingsFrames = 0;
+        pings = 0;
+        empty = 0;
     }
 
     /** Counts one {@code kind} at {@code nowMillis}; true when that passes its limit. */
     boolean note(int kind, long nowMillis) {
-        if (nowMillis - windowStart >= windowMillis) {
+        if (nowMillis - windowStart >= settings.floodWindowMillis) {
             start(nowMillis);
         }
-        return ++counts[kind] > limits[kind];
+        switch (kind) {
+            case RESET:
+                return ++resets > settings.maxResetsPerWindow;
+            case SERVER_RESET:
+                return ++serverResets > settings.maxServerResetsPerWindow;
+            case SETTINGS:
+                return ++settingsFrames > settings.maxSettingsPerWindow;
+            case PING:
+                return ++pings > settings.maxPingsPerWindow;
+            case EMPTY:
+                return ++empty > settings.maxEmptyDataPerWindow;
+            default:
+                throw new IllegalArgumentException("flood kind " + kind);
+        }
     }
 }

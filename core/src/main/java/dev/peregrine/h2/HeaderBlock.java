@@ -19,6 +19,9 @@ import static dev.peregrine.h2.frame.Frames.FLAG_END_HEADERS;
  * A block in one frame is decoded where it lies; one that spans frames is copied into a pooled buffer,
  * given back once decoded. It is always decoded, even for a stream about to be refused, so that the
  * connection's HPACK table stays in step with the peer's; the decoder is made at the first block.
+ * The fields are checked by the loop's {@link RequestHeaders} (one per loop: a block is decoded and
+ * acted on within one call on the loop thread), so only the decoder's table and what a block still
+ * being assembled needs stay with an idle connection.
  *
  * <p>Thread: the loop thread.
  */
@@ -32,7 +35,8 @@ final class HeaderBlock {
     boolean endStream;
     /** The stream error to answer once the block is decoded, or 0. */
     int error;
-    final RequestHeaders fields = new RequestHeaders();
+    /** The loop's checker of decoded fields ({@link Http2Loop#requestHeaders}), set by {@link #decode}. */
+    RequestHeaders fields;
     private int frames;
     private ByteBuffer held;
     private int length;
@@ -89,6 +93,7 @@ final class HeaderBlock {
         stream = 0;
         int bound = decoder.destinationBound(to - from, RequestHeaders.PREFIX);
         decoded = shared.decoded(bound);
+        fields = shared.requestHeaders;
         fields.begin(trailers, maxFields);
         int end = decoder.decode(src, from, to, decoded, 0, bound, RequestHeaders.PREFIX, fields);
         src = null;

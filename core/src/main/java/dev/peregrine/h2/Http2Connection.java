@@ -87,7 +87,7 @@ public final class Http2Connection implements Protocol {
         this.settings = settings;
         this.dispatchOf = dispatchOf;
         this.flood = new FloodGuard(settings);
-        this.streams = new Streams(settings.maxConcurrentStreams);
+        this.streams = new Streams(this);
         this.upgrade = upgrade;
     }
 

@@ -8,13 +8,17 @@ import java.nio.ByteOrder;
 /**
  * The HTTP/2 state one loop's connections share, since a loop runs one of them at a time: the
  * buffer a field block is decoded into, the response encoder (it keeps no state between blocks),
- * the array a body is staged in, the direct buffer a file's next DATA frame is read into, and the
- * counters. Made once per loop, at its first HTTP/2
- * connection. Thread: the loop thread.
+ * the array a body is staged in, the direct buffer a file's next DATA frame is read into, the checker
+ * of decoded request fields, the spare streams ({@link SpareStreams}) and the counters. Made once per
+ * loop, at its first HTTP/2 connection. Thread: the loop thread.
  */
 public final class Http2Loop {
     final HpackEncoder encoder = new HpackEncoder();
     final Http2Counters counters = new Http2Counters();
+    /** Checks the fields of the block a connection has just decoded (HeaderBlock#decode). */
+    final RequestHeaders requestHeaders = new RequestHeaders();
+    /** Closed streams and emptied stream arrays, lent to the loop's connections (Streams). */
+    final SpareStreams spareStreams = new SpareStreams();
     private ByteBuffer decoded = ByteBuffer.allocateDirect(32 * 1024).order(ByteOrder.LITTLE_ENDIAN);
     private byte[] body = new byte[16 * 1024];
     /** A file's next DATA frame is read into this. */

@@ -2,20 +2,33 @@ package dev.peregrine.h2;
 
 /**
  * The open streams of one connection (at most {@code maxConcurrentStreams}, so a small array searched
- * by id beats a map and boxes nothing), closed ones kept for reuse, and the last few closed ids
- * (to answer STREAM_CLOSED rather than PROTOCOL_ERROR for a frame on a stream just closed, §5.1).
- * Thread: the loop thread.
+ * by id beats a map and boxes nothing), and which ids were closed lately (to answer STREAM_CLOSED
+ * rather than PROTOCOL_ERROR for a frame on a stream just closed, §5.1).
+ *
+ * <p><b>Memory of an idle connection</b> (issue 28: at most 512 B each): a connection with no open
+ * stream holds no array and no {@link Http2Stream}. The array of open streams and the closed
+ * {@link Http2Stream} objects go back to the loop ({@link SpareStreams}, one per loop) when the last open
+ * stream closes, and come from there at the next open, so a request still allocates nothing. The
+ * closed ids are a bitmap over the 64 ids below the highest one closed:
+ * <pre>
+ *   closedBits bit i set  &lt;=&gt;  id (closedTop - i) was closed       (0 &lt;= i &lt; 64)
+ *   a closed id above closedTop shifts the bitmap; one 64 or more below it is not remembered
+ * </pre>
+ * Client ids are odd and rise, so that remembers the last 32 streams a client opened. A stream that
+ * outlived 32 younger ones and then closed is forgotten: a HEADERS on it gets PROTOCOL_ERROR instead
+ * of STREAM_CLOSED, both connection errors (§5.1, §5.1.1).
+ *
+ * <p>Thread: the loop thread.
  */
 final class Streams {
+    private final Http2Connection conn;
     private Http2Stream[] open;
     private int count;
-    private Http2Stream[] free = new Http2Stream[4];
-    private int freeCount;
-    private final int[] recent = new int[16];
-    private int recentAt;
+    private long closedBits;
+    private int closedTop;
 
-    Streams(int maxConcurrent) {
-        open = new Http2Stream[Math.min(maxConcurrent, 8)];
+    Streams(Http2Connection conn) {
+        this.conn = conn;
     }
 
     int count() {
@@ -37,9 +50,12 @@ final class Streams {
     }
 
     Http2Stream open(int id, long sendWindow, long recvWindow) {
-        Http2Stream s = freeCount > 0 ? free[--freeCount] : new Http2Stream();
+        SpareStreams spare = conn.shared.spareStreams;
+        Http2Stream s = spare.stream();
         s.reset(id, sendWindow, recvWindow);
-        if (count == open.length) {
+        if (open == null) {
+            open = spare.array(Math.min(conn.settings.maxConcurrentStreams, 8));
+        } else if (count == open.length) {
             open = java.util.Arrays.copyOf(open, count * 2);
         }
         open[count++] = s;
@@ -52,27 +68,31 @@ final class Streams {
                 System.arraycopy(open, i + 1, open, i, count - i - 1);
                 open[--count] = null;
                 noteClosed(s.id);
-                if (freeCount == free.length) {
-                    free = java.util.Arrays.copyOf(free, freeCount * 2);
+                SpareStreams spare = conn.shared.spareStreams;
+                spare.give(s);
+                if (count == 0) {
+                    spare.give(open);
+                    open = null;
                 }
-                free[freeCount++] = s;
                 return;
             }
         }
     }
 
     void noteClosed(int id) {
-        recent[recentAt] = id;
-        recentAt = (recentAt + 1) % recent.length;
+        int shift = id - closedTop;
+        if (shift > 0) {
+            closedBits = shift >= 64 ? 0 : closedBits << shift;
+            closedTop = id;
+            closedBits |= 1;
+        } else if (shift > -64) {
+            closedBits |= 1L << -shift;
+        }
     }
 
     boolean recentlyClosed(int id) {
-        for (int r : recent) {
-            if (r == id) {
-                return true;
-            }
-        }
-        return false;
+        int back = closedTop - id;
+        return back >= 0 && back < 64 && (closedBits & 1L << back) != 0;
     }
 
     /** Whether some open stream is not waiting for a handler off the loop (a body arriving, an answer being made). */

@@ -54,6 +54,9 @@ public final class FrameParser {
     /** {@link #parse}: the frame breaks a rule: {@link #errorCode}, on {@link #errorStream} (0: the connection). */
     public static final int ERROR = -2;
 
+    private static final int PRIORITY_PRESENT = 1 << 9;
+    private static final int PRIORITY_EXCLUSIVE = 1 << 8;
+
     private int maxFrameSize = DEFAULT_MAX_FRAME_SIZE;
 
     private int type;
@@ -64,9 +67,9 @@ public final class FrameParser {
     private int dataStart;
     private int dataEnd;
     private int dependency;
-    private int weight;
-    private boolean exclusive;
-    private boolean hasPriority;
+    /** The priority fields packed (one int, not three fields: every HTTP/2 connection holds a parser):
+     *  bit 9 present, bit 8 exclusive, bits 0-7 the weight less one. */
+    private int priority;
     private int errorCode;
     private int errorStream;
     private int needed;
@@ -93,7 +96,7 @@ public final class FrameParser {
         type = b.get(pos + 3) & 0xff;
         flags = b.get(pos + 4) & 0xff;
         streamId = int32(b, pos + 5) & 0x7fff_ffff; // §4.1: the reserved bit is ignored
-        hasPriority = false;
+        priority = 0;
         if (length > maxFrameSize) {
             return error(FRAME_SIZE_ERROR, 0);
         }
@@ -194,10 +197,8 @@ public final class FrameParser {
 
     private void priority(ByteBuffer b, int at) {
         int v = int32(b, at);
-        hasPriority = true;
-        exclusive = v < 0;
         dependency = v & 0x7fff_ffff;
-        weight = (b.get(at + 4) & 0xff) + 1;
+        priority = PRIORITY_PRESENT | (v < 0 ? PRIORITY_EXCLUSIVE : 0) | (b.get(at + 4) & 0xff);
     }
 
     private int error(int code, int stream) {
@@ -253,7 +254,7 @@ public final class FrameParser {
 
     /** Whether the last frame carried priority fields (PRIORITY, or HEADERS with the PRIORITY flag). */
     public boolean hasPriority() {
-        return hasPriority;
+        return (priority & PRIORITY_PRESENT) != 0;
     }
 
     public int dependency() {
@@ -261,11 +262,11 @@ public final class FrameParser {
     }
 
     public boolean exclusive() {
-        return exclusive;
+        return (priority & PRIORITY_EXCLUSIVE) != 0;
     }
 
     public int weight() {
-        return weight;
+        return (priority & 0xff) + 1;
     }
 
     /** RST_STREAM's and GOAWAY's error code. */

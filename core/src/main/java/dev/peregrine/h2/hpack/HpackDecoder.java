@@ -42,7 +42,6 @@ public final class HpackDecoder {
     private static final int MAX_INT = 1 << 24;
 
     private final HpackTable table;
-    private final int maxTableSize;
     private int maxHeaderListSize;
     private int pos;
     private boolean tooLarge;
@@ -54,7 +53,6 @@ public final class HpackDecoder {
      */
     public HpackDecoder(int maxTableSize, int maxHeaderListSize) {
         this.table = new HpackTable(maxTableSize);
-        this.maxTableSize = maxTableSize;
         this.maxHeaderListSize = maxHeaderListSize;
     }
 
@@ -78,7 +76,7 @@ public final class HpackDecoder {
      * (at most 8/5 of its coded length).
      */
     public int destinationBound(int blockLength, int prefix) {
-        return maxHeaderListSize + 2 * maxTableSize + 2 * (blockLength * 8 / 5 + 1) + prefix * (maxHeaderListSize / 32 + 2);
+        return maxHeaderListSize + 2 * table.capacity() + 2 * (blockLength * 8 / 5 + 1) + prefix * (maxHeaderListSize / 32 + 2);
     }
 
     /**
@@ -119,7 +117,7 @@ public final class HpackDecoder {
                     return COMPRESSION; // §4.2: only at the beginning of a block
                 }
                 int size = integer(src, end, 5);
-                if (size < 0 || size > maxTableSize) {
+                if (size < 0 || size > table.capacity()) {
                     return COMPRESSION;
                 }
                 table.maxSize(size);
