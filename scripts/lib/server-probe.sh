@@ -6,6 +6,7 @@ source scripts/lib/examples-jar.sh
 # start_app PORT LOG [app flags...]: sets APP_PID; waits until the port answers.
 start_app() {
   local port=$1 log=$2; shift 2
+  [[ $port != 0 ]] || { echo "a fixed port is needed (the app is probed on it), not 0" >&2; exit 2; }
   "$JAVA" --enable-native-access=ALL-UNNAMED -Xms256m -Xmx256m -XX:+AlwaysPreTouch ${JAVA_OPTS:-} \
       -jar "$EXAMPLES_JAR" --port "$port" --metrics 1 "$@" >"$log" 2>&1 &
   APP_PID=$!
@@ -14,7 +15,8 @@ start_app() {
     kill -0 "$APP_PID" 2>/dev/null || { cat "$log" >&2; echo "the app died" >&2; exit 1; }
     sleep 0.1
   done
-  echo "the app did not start" >&2; exit 1
+  kill "$APP_PID" 2>/dev/null || true # never left running behind a failed start
+  echo "the app did not start (log: $log)" >&2; exit 1
 }
 
 # metric PORT SAMPLE: one value from GET /metrics (Prometheus text), SAMPLE as written there, labels
