@@ -9,6 +9,7 @@ import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseParts;
 import dev.peregrine.http1.ResponseView;
 import dev.peregrine.http1.Status;
+import dev.peregrine.http1.WaitingProducer;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -150,10 +151,16 @@ final class Http2Responder {
         }
         if (produced && !noData) {
             s.producer = res.producer();
+            // res.outputStream off the loop: the stream stays its exchange's (PendingStream.pump) while the
+            // handler writes; its exchange's timeout, not the connection's, bounds a handler that writes nothing
+            s.awaiting = s.producer instanceof WaitingProducer;
             if (pumpProducer(s)) {
                 finish(s);
             }
             return;
+        }
+        if (produced && res.producer() instanceof WaitingProducer) {
+            ((WaitingProducer) res.producer()).discard(); // HEAD, 204, 304: the writer's bytes go nowhere
         }
         if (noData) {
             finish(s);
@@ -236,8 +243,8 @@ final class Http2Responder {
      */
     private boolean pumpProducer(Http2Stream s) {
         while (s.producer != null) {
-            if (conn.c.pendingOutput() > 0) {
-                return false;
+            if (conn.c.pendingOutput() > 0 || !ready(s.producer)) {
+                return false; // the socket's drain, the writer (PipedOutput's wake) or a WINDOW_UPDATE resumes it
             }
             int n = allowance(s, FILE_FRAME);
             if (n <= 0) {
@@ -251,7 +258,8 @@ final class Http2Responder {
                     throw new IllegalStateException("BodyProducer.produce returned true without putting a byte");
                 }
             } catch (Throwable t) {
-                LOG.log(System.Logger.Level.WARNING, "body producer failed; HTTP/2 stream " + s.id + " reset mid-body", t);
+                LOG.log(System.Logger.Level.WARNING, (s.producer instanceof WaitingProducer ? "handler failed after its streamed"
+                        + " response began" : "body producer failed") + "; HTTP/2 stream " + s.id + " reset mid-body", t);
                 FrameWriter.rstStream(conn.c, s.id, INTERNAL_ERROR);
                 conn.closeStream(s);
                 return false;
@@ -265,6 +273,18 @@ final class Http2Responder {
             conn.c.restartTimerPhase(); // progress: a STALLED wait starts again
         }
         return true;
+    }
+
+    /** Whether {@code p} has something to give now (a {@link WaitingProducer} may owe its writer's bytes). */
+    static boolean ready(dev.peregrine.BodyProducer p) {
+        return !(p instanceof WaitingProducer) || ((WaitingProducer) p).ready();
+    }
+
+    /** Pulls {@code s}'s producer after its writer gave it bytes (or its end). */
+    void pump(Http2Stream s) {
+        if (s.producer != null && pumpProducer(s)) {
+            finish(s);
+        }
     }
 
     /** Whether some stream is sending a file or a producer's body. */

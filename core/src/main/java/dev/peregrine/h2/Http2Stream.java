@@ -101,7 +101,8 @@ final class Http2Stream {
 
     /** Whether DATA of this stream waits for the peer's window (or, for a file, the socket). */
     boolean blocked() {
-        return (pending != null && pendingFrom < pendingTo) || file != null || producer != null;
+        return (pending != null && pendingFrom < pendingTo) || file != null
+                || (producer != null && Http2Responder.ready(producer)); // a writer still owing bytes is no stall
     }
 
     /** The stream is closed: gives back what it holds (pooled buffers, the file). */
@@ -115,6 +116,9 @@ final class Http2Stream {
             pending = null;
         }
         closeFile();
+        if (producer instanceof dev.peregrine.http1.WaitingProducer) {
+            ((dev.peregrine.http1.WaitingProducer) producer).abort(); // a writer blocked on the ring wakes and fails
+        }
         producer = null;
     }
 
