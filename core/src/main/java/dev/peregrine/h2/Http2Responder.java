@@ -191,6 +191,9 @@ final class Http2Responder {
         }
         s.filePosition = f.offset();
         s.fileRemaining = length;
+        s.parts = f.parts(); // several ranges (multipart/byteranges): their heads between them
+        s.partSegment = 0;
+        s.filePosition = s.parts != null ? 0 : s.filePosition;
         if (pumpFile(s)) {
             finish(s);
         }
@@ -214,10 +217,15 @@ final class Http2Responder {
             }
             ByteBuffer buf = conn.shared.file(n);
             try {
-                while (buf.hasRemaining()) {
-                    if (s.file.read(buf, s.filePosition + buf.position()) < 0) {
-                        throw new EOFException("file shorter than when it was sized");
+                if (s.parts != null) {
+                    fillParts(s, buf);
+                } else {
+                    while (buf.hasRemaining()) {
+                        if (s.file.read(buf, s.filePosition + buf.position()) < 0) {
+                            throw new EOFException("file shorter than when it was sized");
+                        }
                     }
+                    s.filePosition += n;
                 }
             } catch (IOException e) {
                 FrameWriter.rstStream(conn.c, s.id, INTERNAL_ERROR); // the head has left: the stream is cut (§8.1)
@@ -226,12 +234,43 @@ final class Http2Responder {
             }
             FrameWriter.data(conn.c, s.id, n == s.fileRemaining, buf, 0, n);
             take(s, n);
-            s.filePosition += n;
             s.fileRemaining -= n;
             conn.c.restartTimerPhase(); // the window opened: a STALLED wait starts again
         }
         s.closeFile();
         return true;
+    }
+
+    /**
+     * Fills {@code buf} with the next bytes of a body of several ranges ({@code FileParts}), walking its
+     * segments: even ones are the heads in memory (segment {@code 2i} is head {@code i}, the last the
+     * closing piece), odd ones the file's ranges (segment {@code 2i+1} is range {@code i}); the stream's
+     * {@code filePosition} is how far into the current segment it is.
+     */
+    private static void fillParts(Http2Stream s, ByteBuffer buf) throws IOException {
+        dev.peregrine.http1.FileParts p = s.parts;
+        while (buf.hasRemaining()) {
+            int i = s.partSegment >> 1;
+            long size = (s.partSegment & 1) == 0 ? p.head(i).length : p.length(i);
+            int n = (int) Math.min(buf.remaining(), size - s.filePosition);
+            if ((s.partSegment & 1) == 0) {
+                buf.put(p.head(i), (int) s.filePosition, n);
+            } else if (n > 0) {
+                int limit = buf.limit();
+                buf.limit(buf.position() + n);
+                while (buf.hasRemaining()) {
+                    if (s.file.read(buf, p.offset(i) + s.filePosition + n - buf.remaining()) < 0) {
+                        throw new EOFException("file shorter than when it was sized");
+                    }
+                }
+                buf.limit(limit);
+            }
+            s.filePosition += n;
+            if (s.filePosition == size) {
+                s.partSegment++;
+                s.filePosition = 0;
+            }
+        }
     }
 
     /**
