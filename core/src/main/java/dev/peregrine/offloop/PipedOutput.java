@@ -36,6 +36,8 @@ final class PipedOutput extends OutputStream implements WaitingProducer {
     private final EventLoop loop;
     private final Runnable wakeTask = this::wake;
     private final byte[] ring = new byte[CAPACITY];
+    /** {@link #write(int)}'s byte; under this object's monitor. */
+    private final byte[] one = new byte[1];
     private int first;
     private int count;
     private boolean closed;
@@ -52,9 +54,11 @@ final class PipedOutput extends OutputStream implements WaitingProducer {
 
     // ---------------------------------------------------------------- the handler's thread
 
+    /** One byte at a time (a writer without a buffer of its own): no array per call. */
     @Override
-    public void write(int b) throws IOException {
-        write(new byte[] {(byte) b}, 0, 1);
+    public synchronized void write(int b) throws IOException {
+        one[0] = (byte) b;
+        write(one, 0, 1);
     }
 
     @Override
