@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Files of any size and {@code res.stream} producers over HTTP/2 as DATA, read (or pulled) a frame
- * at a time as the peer's windows allow: whole and ranged through curl, from a blocking handler, a
+ * at a time as the peer's windows allow: whole and ranged through curl, several ranges as
+ * multipart/byteranges, from a blocking handler, a
  * producer that fails (only its stream is cut), and a peer that never opens its window, which holds
  * a bounded amount of server memory and is cut by the stalled-write timeout. On every transport.
  */
@@ -39,6 +40,47 @@ class Http2FilesTest {
             }
         }
         Files.delete(dir);
+    }
+
+    /** The multipart/byteranges body (RFC 9110 §14.6) of {@code ranges} ({a, b} inclusive) of {@code content}, as StaticFiles lays it out. */
+    private static byte[] byteranges(byte[] content, long[][] ranges, String boundary, String type) {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        for (long[] r : ranges) {
+            b.writeBytes(("\r\n--" + boundary + "\r\nContent-Type: " + type + "\r\nContent-Range: bytes " + r[0] + "-" + r[1] + "/"
+                    + content.length + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            b.write(content, (int) r[0], (int) (r[1] - r[0] + 1));
+        }
+        b.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        return b.toByteArray();
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void severalRangesAreMultipartByterangesInData(String transport) throws Exception {
+        Path dir = Files.createTempDirectory("h2-ranges");
+        Path big = file(dir, 3 * MB + 5);
+        byte[] content = Files.readAllBytes(big);
+        long[][] ranges = {{0, 0}, {100, 16_483}, {1_000_000, 2_999_999}, {3_100_000, 3_100_000}, {3_145_000, content.length - 1}};
+        String spec = "bytes=0-0,100-16483,1000000-2999999,3100000-3100000,3145000-";
+        try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
+                .staticFiles("/static", dir).start()) {
+            String url = "http://127.0.0.1:" + server.port() + "/static/" + big.getFileName();
+            // (not the JDK HttpClient: on h2c it starts with Upgrade: h2c, and a large file answered on the
+            // upgrade's stream 1 corrupts the frame stream now and then, with one range as with several: a
+            // fault of the upgrade path that predates multi-range, reported to be fixed on its own)
+            Path got = dir.resolve("got");
+            Path head = dir.resolve("head");
+            assertEquals("206 2", Http2ClientsTest.run("curl", "-s", "--http2-prior-knowledge", "-H", "Range: " + spec, "-D", head.toString(),
+                    "-o", got.toString(), "-w", "%{http_code} %{http_version}", url));
+            String fields = Files.readString(head);
+            int at = fields.indexOf("boundary=") + "boundary=".length();
+            String boundary = fields.substring(at, fields.indexOf('\r', at));
+            assertArrayEquals(byteranges(content, ranges, boundary, "application/octet-stream"), Files.readAllBytes(got));
+            String h = Http2ClientsTest.run("curl", "-s", "-I", "--http2-prior-knowledge", "-H", "Range: " + spec, url);
+            assertTrue(h.startsWith("HTTP/2 200"), h); // Range applies to GET only (RFC 9110 §14.2): HEAD gets the whole's head
+        } finally {
+            delete(dir);
+        }
     }
 
     @ParameterizedTest

@@ -9,6 +9,7 @@ import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseParts;
 import dev.peregrine.http1.ResponseView;
 import dev.peregrine.http1.Status;
+import dev.peregrine.http1.WaitingProducer;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -150,10 +151,16 @@ final class Http2Responder {
         }
         if (produced && !noData) {
             s.producer = res.producer();
+            // res.outputStream off the loop: the stream stays its exchange's (PendingStream.pump) while the
+            // handler writes; its exchange's timeout, not the connection's, bounds a handler that writes nothing
+            s.awaiting = s.producer instanceof WaitingProducer;
             if (pumpProducer(s)) {
                 finish(s);
             }
             return;
+        }
+        if (produced && res.producer() instanceof WaitingProducer) {
+            ((WaitingProducer) res.producer()).discard(); // HEAD, 204, 304: the writer's bytes go nowhere
         }
         if (noData) {
             finish(s);
@@ -184,6 +191,9 @@ final class Http2Responder {
         }
         s.filePosition = f.offset();
         s.fileRemaining = length;
+        s.parts = f.parts(); // several ranges (multipart/byteranges): their heads between them
+        s.partSegment = 0;
+        s.filePosition = s.parts != null ? 0 : s.filePosition;
         if (pumpFile(s)) {
             finish(s);
         }
@@ -207,10 +217,15 @@ final class Http2Responder {
             }
             ByteBuffer buf = conn.shared.file(n);
             try {
-                while (buf.hasRemaining()) {
-                    if (s.file.read(buf, s.filePosition + buf.position()) < 0) {
-                        throw new EOFException("file shorter than when it was sized");
+                if (s.parts != null) {
+                    fillParts(s, buf);
+                } else {
+                    while (buf.hasRemaining()) {
+                        if (s.file.read(buf, s.filePosition + buf.position()) < 0) {
+                            throw new EOFException("file shorter than when it was sized");
+                        }
                     }
+                    s.filePosition += n;
                 }
             } catch (IOException e) {
                 FrameWriter.rstStream(conn.c, s.id, INTERNAL_ERROR); // the head has left: the stream is cut (§8.1)
@@ -219,12 +234,43 @@ final class Http2Responder {
             }
             FrameWriter.data(conn.c, s.id, n == s.fileRemaining, buf, 0, n);
             take(s, n);
-            s.filePosition += n;
             s.fileRemaining -= n;
             conn.c.restartTimerPhase(); // the window opened: a STALLED wait starts again
         }
         s.closeFile();
         return true;
+    }
+
+    /**
+     * Fills {@code buf} with the next bytes of a body of several ranges ({@code FileParts}), walking its
+     * segments: even ones are the heads in memory (segment {@code 2i} is head {@code i}, the last the
+     * closing piece), odd ones the file's ranges (segment {@code 2i+1} is range {@code i}); the stream's
+     * {@code filePosition} is how far into the current segment it is.
+     */
+    private static void fillParts(Http2Stream s, ByteBuffer buf) throws IOException {
+        dev.peregrine.http1.FileParts p = s.parts;
+        while (buf.hasRemaining()) {
+            int i = s.partSegment >> 1;
+            long size = (s.partSegment & 1) == 0 ? p.head(i).length : p.length(i);
+            int n = (int) Math.min(buf.remaining(), size - s.filePosition);
+            if ((s.partSegment & 1) == 0) {
+                buf.put(p.head(i), (int) s.filePosition, n);
+            } else if (n > 0) {
+                int limit = buf.limit();
+                buf.limit(buf.position() + n);
+                while (buf.hasRemaining()) {
+                    if (s.file.read(buf, p.offset(i) + s.filePosition + n - buf.remaining()) < 0) {
+                        throw new EOFException("file shorter than when it was sized");
+                    }
+                }
+                buf.limit(limit);
+            }
+            s.filePosition += n;
+            if (s.filePosition == size) {
+                s.partSegment++;
+                s.filePosition = 0;
+            }
+        }
     }
 
     /**
@@ -236,8 +282,8 @@ final class Http2Responder {
      */
     private boolean pumpProducer(Http2Stream s) {
         while (s.producer != null) {
-            if (conn.c.pendingOutput() > 0) {
-                return false;
+            if (conn.c.pendingOutput() > 0 || !ready(s.producer)) {
+                return false; // the socket's drain, the writer (PipedOutput's wake) or a WINDOW_UPDATE resumes it
             }
             int n = allowance(s, FILE_FRAME);
             if (n <= 0) {
@@ -251,7 +297,8 @@ final class Http2Responder {
                     throw new IllegalStateException("BodyProducer.produce returned true without putting a byte");
                 }
             } catch (Throwable t) {
-                LOG.log(System.Logger.Level.WARNING, "body producer failed; HTTP/2 stream " + s.id + " reset mid-body", t);
+                LOG.log(System.Logger.Level.WARNING, (s.producer instanceof WaitingProducer ? "handler failed after its streamed"
+                        + " response began" : "body producer failed") + "; HTTP/2 stream " + s.id + " reset mid-body", t);
                 FrameWriter.rstStream(conn.c, s.id, INTERNAL_ERROR);
                 conn.closeStream(s);
                 return false;
@@ -265,6 +312,18 @@ final class Http2Responder {
             conn.c.restartTimerPhase(); // progress: a STALLED wait starts again
         }
         return true;
+    }
+
+    /** Whether {@code p} has something to give now (a {@link WaitingProducer} may owe its writer's bytes). */
+    static boolean ready(dev.peregrine.BodyProducer p) {
+        return !(p instanceof WaitingProducer) || ((WaitingProducer) p).ready();
+    }
+
+    /** Pulls {@code s}'s producer after its writer gave it bytes (or its end). */
+    void pump(Http2Stream s) {
+        if (s.producer != null && pumpProducer(s)) {
+            finish(s);
+        }
     }
 
     /** Whether some stream is sending a file or a producer's body. */

@@ -70,8 +70,13 @@ final class Http2Stream {
      * socket allow, so a peer that reads nothing holds no more than the socket's backlog; null when none.
      */
     FileChannel file;
+    /** Where the next read of {@link #file} begins; with {@link #parts}, how far into the current segment. */
     long filePosition;
     long fileRemaining;
+    /** Several ranges of {@link #file} with heads between them (multipart/byteranges), or null. */
+    dev.peregrine.http1.FileParts parts;
+    /** With {@link #parts}: the segment being sent (2i: head i, 2i+1: range i). */
+    int partSegment;
     /** A body of unknown length ({@code res.stream}), pulled a frame at a time as {@link #file} is; null when none. */
     dev.peregrine.BodyProducer producer;
     /** Set once the response's HEADERS left: what remains is DATA. */
@@ -94,6 +99,7 @@ final class Http2Stream {
         this.pendingTo = 0;
         this.file = null;
         this.fileRemaining = 0;
+        this.parts = null;
         this.producer = null;
         this.responding = false;
         this.awaiting = false;
@@ -101,7 +107,8 @@ final class Http2Stream {
 
     /** Whether DATA of this stream waits for the peer's window (or, for a file, the socket). */
     boolean blocked() {
-        return (pending != null && pendingFrom < pendingTo) || file != null || producer != null;
+        return (pending != null && pendingFrom < pendingTo) || file != null
+                || (producer != null && Http2Responder.ready(producer)); // a writer still owing bytes is no stall
     }
 
     /** The stream is closed: gives back what it holds (pooled buffers, the file). */
@@ -115,10 +122,14 @@ final class Http2Stream {
             pending = null;
         }
         closeFile();
+        if (producer instanceof dev.peregrine.http1.WaitingProducer) {
+            ((dev.peregrine.http1.WaitingProducer) producer).abort(); // a writer blocked on the ring wakes and fails
+        }
         producer = null;
     }
 
     void closeFile() {
+        parts = null;
         if (file != null) {
             try {
                 file.close();

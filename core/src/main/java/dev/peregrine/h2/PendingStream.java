@@ -14,6 +14,8 @@ import dev.peregrine.loop.Connection;
  *                                the exchange's own timeout bounds the wait)
  *     interim(1xx)  --&gt; HEADERS without END_STREAM (§8.1), written at once
  *     answer(res)   --&gt; HEADERS + DATA as the peer's windows allow, written at once
+ *                       (res.outputStream: the stream stays awaiting while its writer writes;
+ *                        pump() after each wake, END_STREAM when it closes)
  *     refuse()      --&gt; RST_STREAM HTTP_1_1_REQUIRED (§8.7)
  *   RST_STREAM from the client / connection closed --&gt; not live: all of the above are dropped
  * </pre>
@@ -76,6 +78,15 @@ public final class PendingStream {
         Http2Stream s = conn.streams.get(id);
         if (s != null && !s.responding) {
             conn.responder.interim(s, status, headers);
+        }
+    }
+
+    /** Its handler's output stream has bytes (or its end) again: DATA as the windows allow. */
+    public void pump() {
+        Http2Stream s = stream();
+        if (s != null) {
+            conn.responder.pump(s);
+            written();
         }
     }
 

@@ -70,6 +70,10 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
     private java.util.List<dev.peregrine.Handler> afterHooks;
     private volatile Throwable error;
     private volatile ChunkedBodyWriter writer;
+    /** {@code res.outputStream()} on a stream host (HTTP/2), or null. */
+    private volatile PipedOutput pipe;
+    /** Loop: the pipe's head went to the stream ({@link #commitPipe}): the answer is under way. */
+    private boolean pipeAnswered;
     private IncomingBody body;
     /** This exchange's deadline: the blocking handler's timeout, else {@code asyncTimeout}. */
     private long timeoutMillis;
@@ -227,6 +231,10 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         if (w != null) {
             w.finish();
         }
+        PipedOutput p = pipe;
+        if (p != null) {
+            p.close(); // the handler returned without closing it: its body ends here
+        }
         loop.execute(this);
         return true;
     }
@@ -299,8 +307,14 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
 
     @Override
     public OutputStream openStream(ResponseView res) {
-        if (conn instanceof StreamHost) {
-            throw Http11Required.INSTANCE; // no streamed body over HTTP/2 yet: the stream is refused (run())
+        if (conn instanceof StreamHost) { // HTTP/2: DATA pulled from a bounded ring as the windows allow
+            PipedOutput p = pipe;
+            if (p == null) {
+                p = new PipedOutput(this, loop);
+                pipe = p;
+                res.stream(p);
+            }
+            return p;
         }
         ChunkedBodyWriter w = writer;
         if (w == null) {
@@ -320,12 +334,15 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         Throwable t = error;
         ChunkedBodyWriter w = writer;
         int status = 500;
-        if (t == Http11Required.INSTANCE && conn instanceof StreamHost) {
-            if (conn.exchange() == this) {
-                ((StreamHost) conn).refuse();
+        if (pipeAnswered) { // the stream pulls the pipe; a failure now resets it (one WARNING, from the stream)
+            if (t != null) {
+                pipe.fail(t);
             }
             release();
             return;
+        }
+        if (pipe != null) {
+            pipe.abort(); // answered whole (an error, or nothing written): later writes throw
         }
         if (t != null) {
             if (w != null && w.headSent()) {
@@ -374,7 +391,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
      * (an async completion or a stream may be referenced by other threads or later loop tasks).
      */
     private boolean recyclable(Throwable t, ChunkedBodyWriter w) {
-        return handler != null && t == null && w == null && body == null && state.get() == COMPLETED
+        return handler != null && t == null && w == null && pipe == null && body == null && state.get() == COMPLETED
                 && (response.special() & (ResponseView.ASYNC | ResponseView.PRODUCER)) == 0; // a producer still reads its request view
     }
 
@@ -412,6 +429,15 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
     protected void onTimeout() {
         if (!state.compareAndSet(RUNNING, CANCELLED)) {
             return; // completed meanwhile: run() is on its way
+        }
+        if (pipeAnswered) { // its body has begun: the stream is reset, the writer's next write throws
+            interruptRunner();
+            pipe.fail(new java.util.concurrent.TimeoutException("no progress of the response body within " + timeoutMillis + " ms"));
+            return;
+        }
+        PipedOutput p = pipe;
+        if (p != null) {
+            p.abort(); // the 503 below answers: what the handler writes later is refused
         }
         ChunkedBodyWriter w = writer;
         if (w != null) {
@@ -526,6 +552,34 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         touch();
         conn.startBody(w, keepAlive);
         return true;
+    }
+
+    /**
+     * Loop: the handler's first write, flush or close of its {@link PipedOutput}: the head goes to the
+     * stream, which pulls the pipe from then on; a stream gone (or a timeout's 503 sent) aborts the pipe.
+     */
+    void commitPipe() {
+        int s = state.get();
+        if (pipeAnswered || s == CANCELLED || s == ENDED) {
+            return;
+        }
+        if (conn.exchange() != this || conn.connection().isClosed()) {
+            pipe.abort();
+            return;
+        }
+        pipeAnswered = true;
+        touch();
+        respond(response);
+        if (conn.exchange() != this) {
+            pipe.abort(); // the stream refused or dropped it
+        }
+    }
+
+    /** Loop: the pipe has bytes (or its end) for a stream that stopped pulling it. */
+    void pumpPipe() {
+        if (pipeAnswered && conn instanceof StreamHost) {
+            ((StreamHost) conn).pump();
+        }
     }
 
     /** Loop: gives the copy back to the pool once the handler has ended (heap copies are left to the GC). */

@@ -5,11 +5,10 @@ import dev.peregrine.http1.ResponseView;
 
 /**
  * An {@link OffLoopHost} for one stream of a multiplexed connection (an HTTP/2 stream,
- * {@code server.Http2StreamWork}): the {@link Exchange}'s final answer, its interim responses and its
- * refusal go to that stream in the connection's own framing, never as HTTP/1.1 bytes, and the
- * connection's other streams are served meanwhile. Such a host has no body in pieces either way
- * ({@link #bodyOut()} and {@link #bodyIn()} are null) and never counts responses against the
- * connection ({@link #lastAllowed} is false): the exchange does not call {@link #exchangeDone},
+ * {@code server.Http2StreamWork}): the {@link Exchange}'s final answer, and its interim responses go to that stream in the connection's own framing, never as HTTP/1.1 bytes, and the
+ * connection's other streams are served meanwhile. A response body in pieces goes through a
+ * {@link PipedOutput} the stream pulls ({@link #pump}), never through {@link #bodyOut()}, which is
+ * null as {@link #bodyIn()} is. Such a host never counts responses against the connection ({@link #lastAllowed} is false): the exchange does not call {@link #exchangeDone},
  * {@link #startBody} or {@link #pumpBody} on it.
  *
  * <p>Thread: the loop thread.
@@ -25,9 +24,6 @@ public interface StreamHost extends OffLoopHost {
     /** An interim response (1xx) before the final one; dropped when the stream is gone. */
     void interim(int status, String[] headers);
 
-    /**
-     * The handler asked for what the stream cannot carry ({@link Http11Required}): the stream is refused
-     * so that the client may ask again over HTTP/1.1.
-     */
-    void refuse();
+    /** The handler's {@code res.outputStream()} ({@link PipedOutput}) has bytes or its end for the stream. */
+    void pump();
 }

@@ -32,8 +32,10 @@ import dev.peregrine.offloop.StreamingHandler;
  *   res.sendFile (one range, any size) DATA read from the file a frame at a time as the peer's
  *   res.stream (a BodyProducer)        windows and the socket allow; a producer pulled likewise
  *                                      (h2.Http2Responder), not compressed
- *   Handlers.streaming, res.outputStream, several ranges (multipart/byteranges)
- *                                      RST_STREAM HTTP_1_1_REQUIRED (RFC 9113 §8.7): clients ask
+ *   res.outputStream (blocking, async)  the handler writes into a bounded ring (offloop.PipedOutput),
+ *                                      blocking while it is full; the stream pulls it likewise
+ *   several ranges (multipart/byteranges)  the part heads and the ranges, read likewise
+ *   Handlers.streaming                 RST_STREAM HTTP_1_1_REQUIRED (RFC 9113 §8.7): clients ask
  *                                      again over HTTP/1.1 (curl does); nothing hangs
  * </pre>
  *
@@ -116,12 +118,11 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
     /**
      * The handler's response {@code res} to {@code req} (inline, or from off the loop) is ready: its
      * file (if any) is opened, it is counted, compressed and traced; returns {@link #ANSWERED}, or
-     * {@link #HTTP_1_1_REQUIRED} for a body that would come from an output stream or several ranges of
-     * a file.
+     * {@link #HTTP_1_1_REQUIRED} for a body kind no stream carries.
      */
     int finish(RequestView req, ResponseView res, boolean head) {
-        if (res.special() == ResponseView.FILE && res.file().parts() == null) {
-            // one range (or all of it): DATA read from the file as the windows allow (h2.Http2Responder)
+        if (res.special() == ResponseView.FILE) {
+            // one range, or several with their part heads: DATA read from the file as the windows allow (h2.Http2Responder)
             if (BodySource.openFile(res) && res.special() == ResponseView.FILE) {
                 srv.metrics.requests++;
                 srv.responding(req, res, head); // never compressed, as over HTTP/1.1
@@ -133,7 +134,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
             srv.responding(req, res, head);
             return ANSWERED;
         }
-        if (res.special() != 0) { // an output stream, several ranges (multipart/byteranges)
+        if (res.special() != 0) { // a body kind no stream carries (none is known): never half-answered
             res.reset();
             return HTTP_1_1_REQUIRED;
         }

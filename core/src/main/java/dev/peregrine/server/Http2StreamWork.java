@@ -80,8 +80,8 @@ final class Http2StreamWork implements StreamHost {
     }
 
     @Override
-    public void refuse() {
-        stream.refuse();
+    public void pump() {
+        stream.pump();
     }
 
     // ---------------------------------------------------------------- OffLoopHost
