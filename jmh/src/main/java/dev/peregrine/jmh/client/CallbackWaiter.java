@@ -16,13 +16,13 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Thread: the callbacks run on the client's loop; {@link #arm} and {@link #await} on the benchmark thread.
  */
-final class CallbackWaiter implements ResponseCallback {
+public final class CallbackWaiter implements ResponseCallback {
     private final AtomicInteger left = new AtomicInteger();
     private final AtomicInteger statusSum = new AtomicInteger();
     private volatile Thread owner;
 
     /** Expects {@code calls} callbacks. */
-    void arm(int calls) {
+    public void arm(int calls) {
         owner = Thread.currentThread();
         statusSum.set(0);
         left.set(calls);
@@ -37,7 +37,7 @@ final class CallbackWaiter implements ResponseCallback {
     }
 
     /** Waits for every call armed; returns the sum of their statuses. */
-    int await() {
+    public int await() {
         while (left.get() > 0) {
             LockSupport.park(this);
         }
@@ -49,7 +49,7 @@ final class CallbackWaiter implements ResponseCallback {
      * {@code inFlight} (sent together with {@code responses[0..inFlight)}, all awaited); returns the sum
      * of the statuses.
      */
-    int sendInBatches(HttpSender sender, ClientRequest request, ReusableResponse[] responses, int calls, int inFlight) {
+    public int sendInBatches(HttpSender sender, ClientRequest request, ReusableResponse[] responses, int calls, int inFlight) {
         int sum = 0;
         for (int done = 0; done < calls; done += inFlight) {
             arm(inFlight);

@@ -6,8 +6,8 @@ import dev.peregrine.client.ClientRequest;
 import dev.peregrine.client.HttpClient;
 import dev.peregrine.client.HttpSender;
 import dev.peregrine.client.PipelineClient;
-import dev.peregrine.client.ResponseCallback;
 import dev.peregrine.client.ReusableResponse;
+import dev.peregrine.jmh.client.CallbackWaiter;
 import dev.peregrine.teleport.TeleportClient;
 import dev.peregrine.teleport.TeleportCompression;
 import dev.peregrine.tls.TlsConfig;
@@ -32,8 +32,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * httpteleport's end-to-end table ({@code EndToEndGet{NoDelay,Delay1ms..16ms,Compress*,TLS,Pipeline}}),
@@ -87,7 +85,7 @@ public class EndToEndGetBenchmark {
     private HttpSender sender;
     private ClientRequest request;
     private final ReusableResponse[] responses = new ReusableResponse[CALLS];
-    private final Waiter waiter = new Waiter();
+    private final CallbackWaiter waiter = new CallbackWaiter();
 
     private static byte[] body() {
         StringBuilder b = new StringBuilder(BODY_LENGTH);
@@ -181,45 +179,10 @@ public class EndToEndGetBenchmark {
     @Benchmark
     @OperationsPerInvocation(CALLS)
     public int endToEndGet() {
-        int sum = 0;
-        for (int done = 0; done < CALLS; done += inFlight) {
-            waiter.arm(inFlight);
-            for (int i = 0; i < inFlight; i++) {
-                sender.send(request, responses[i], waiter);
-            }
-            sum += waiter.await();
-        }
+        int sum = waiter.sendInBatches(sender, request, responses, CALLS, inFlight);
         if (sum != 200 * CALLS) {
             throw new IllegalStateException("not every call answered 200: status sum " + sum);
         }
         return sum;
-    }
-
-    /** Sums the statuses of a batch of calls and wakes the benchmark thread after the last. */
-    private static final class Waiter implements ResponseCallback {
-        private final AtomicInteger left = new AtomicInteger();
-        private final AtomicInteger statusSum = new AtomicInteger();
-        private volatile Thread owner;
-
-        void arm(int calls) {
-            owner = Thread.currentThread();
-            statusSum.set(0);
-            left.set(calls);
-        }
-
-        @Override
-        public void onResponse(ReusableResponse response, ClientException failure) {
-            statusSum.addAndGet(failure == null ? response.status() : -1);
-            if (left.decrementAndGet() == 0) {
-                LockSupport.unpark(owner);
-            }
-        }
-
-        int await() {
-            while (left.get() > 0) {
-                LockSupport.park(this);
-            }
-            return statusSum.get();
-        }
     }
 }
