@@ -7,8 +7,6 @@ import dev.peregrine.compress.engine.Encoders;
 import dev.peregrine.http1.AcceptEncoding;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.util.Arrays;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -109,7 +107,7 @@ final class CompressedVariants implements AutoCloseable {
     private byte[] make(OpenFileCache.OpenFile f, Coding coding) {
         byte[] compressed = null;
         try {
-            byte[] plain = f.bytes != null ? f.bytes : read(f);
+            byte[] plain = f.bytes != null ? f.bytes : OpenFileCache.OpenFile.readWhole(f.channel, (int) f.size);
             compressed = plain == null ? null : compress(plain, coding);
             if (compressed != null && compressed.length >= plain.length) {
                 compressed = null; // already compressed content (a minified bundle of data URIs...): not worth it
@@ -118,18 +116,6 @@ final class CompressedVariants implements AutoCloseable {
             LOG.log(Level.FINE, "not compressing " + f.path, e);
         }
         return cache.holdVariant(f, coding, compressed) ? compressed : null;
-    }
-
-    /** The whole of {@code f} from its open channel (positional reads: shared with responses), or null if it shrank. */
-    private static byte[] read(OpenFileCache.OpenFile f) throws IOException {
-        FileChannel ch = f.channel;
-        ByteBuffer b = ByteBuffer.allocate((int) f.size);
-        while (b.hasRemaining()) {
-            if (ch.read(b, b.position()) < 0) {
-                return null; // changed under us: the next lookup drops the entry
-            }
-        }
-        return b.array();
     }
 
     private byte[] compress(byte[] plain, Coding coding) {

@@ -98,7 +98,7 @@ final class OpenFileCache implements AutoCloseable {
         }
 
         /** The first {@code size} bytes of {@code ch}, or null when it is shorter now (changing: sent from the file). */
-        private static byte[] readWhole(FileChannel ch, int size) throws IOException {
+        static byte[] readWhole(FileChannel ch, int size) throws IOException {
             java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(size);
             while (b.hasRemaining()) {
                 if (ch.read(b, b.position()) < 0) {
