@@ -1,13 +1,11 @@
 package dev.peregrine.client;
 
-import dev.peregrine.http1.ResponseReader;
 import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.Protocol;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -27,27 +25,22 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Thread: the connection's loop thread.
  */
-final class ConnectTunnel implements Protocol {
-    private static final int T_ANSWER = 1;
-
+final class ConnectTunnel extends OpeningExchange {
     private final InetSocketAddress proxy;
     private final String authority;
     private final String proxyAuthorization;
     private final Protocol next;
-    private final long timeoutMillis;
     private final ConnectCallback callback;
     /** For an https origin: TLS to start inside the tunnel once it is up; null for http. */
     private final TunnelTls tls;
-    private final ResponseReader reader = new ResponseReader(16 * 1024, 0);
-    private boolean over;
 
     ConnectTunnel(InetSocketAddress proxy, String authority, String proxyAuthorization, Protocol next, long timeoutMillis,
                   ConnectCallback callback, TunnelTls tls) {
+        super(timeoutMillis);
         this.proxy = proxy;
         this.authority = authority;
         this.proxyAuthorization = proxyAuthorization;
         this.next = next;
-        this.timeoutMillis = timeoutMillis;
         this.callback = callback;
         this.tls = tls;
     }
@@ -57,51 +50,33 @@ final class ConnectTunnel implements Protocol {
         return new ConnectCallback() {
             @Override
             public void connected(Connection c) {
-                sendConnect(c);
+                reader.expect(false);
+                String request = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n"
+                        + (proxyAuthorization != null ? "Proxy-Authorization: " + proxyAuthorization + "\r\n" : "") + "\r\n";
+                send(c, request.getBytes(StandardCharsets.ISO_8859_1));
             }
 
             @Override
             public void failed(IOException cause) {
-                over = true;
+                abandon();
                 callback.failed(cause);
             }
         };
     }
 
-    private void sendConnect(Connection c) {
-        reader.expect(false);
-        String request = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n"
-                + (proxyAuthorization != null ? "Proxy-Authorization: " + proxyAuthorization + "\r\n" : "") + "\r\n";
-        c.out().put(request.getBytes(StandardCharsets.ISO_8859_1)); // a few dozen bytes: the batch has room
-        c.flush();
-        c.updateTimer();
-    }
-
     @Override
-    public int onInput(Connection c, ByteBuffer buf, int start, int end) {
-        if (over) {
-            return end;
-        }
-        int r = reader.readHead(buf, start, end);
-        if (r == ResponseReader.NEED_MORE) {
-            return reader.responseStart(); // interim responses before it are consumed
-        }
-        if (r == ResponseReader.ERROR) {
-            refuse(c, "a malformed answer to CONNECT (" + reader.error() + ")");
-            return end;
-        }
+    int onHead(Connection c, int r, int end) {
         if (reader.status() / 100 != 2) {
-            refuse(c, "answered " + reader.status() + " " + reader.reason() + " to CONNECT " + authority);
+            refuse(c, Failure.REFUSED, "answered " + reader.status() + " " + reader.reason() + " to CONNECT " + authority);
             return end;
         }
         if (tls != null && r < end) {
             // The origin cannot speak before our ClientHello: these bytes are the proxy's, and not TLS.
-            refuse(c, "sent bytes after its " + reader.status() + " to CONNECT " + authority + ", before the TLS handshake");
+            refuse(c, Failure.REFUSED, "sent bytes after its " + reader.status() + " to CONNECT " + authority
+                    + ", before the TLS handshake");
             return end;
         }
-        over = true;
-        c.switchTo(next);
-        c.restartTimerPhase();
+        handOver(c, next, r);
         if (tls != null) {
             tls.begin(); // RFC 9110 §9.3.6: from here the tunnel carries the origin's TLS
         }
@@ -109,58 +84,16 @@ final class ConnectTunnel implements Protocol {
         return r;
     }
 
-    private void refuse(Connection c, String why) {
-        over = true;
+    @Override
+    void tell(Failure failure, String detail, Connection c) {
+        String why = switch (failure) {
+            case REFUSED -> detail;
+            case MALFORMED -> "a malformed answer to CONNECT (" + detail + ")";
+            case TOO_LARGE -> "sent an answer to CONNECT larger than 16 KiB";
+            case CLOSED -> "closed the connection before answering CONNECT " + authority;
+            case TIMEOUT -> "did not answer CONNECT " + authority + " within " + timeoutMillis + " ms";
+            case RESET -> "reset the connection before answering CONNECT " + authority;
+        };
         callback.failed(new IOException("proxy " + proxy + " " + why));
-        c.close();
-    }
-
-    @Override
-    public void onInputOverflow(Connection c) {
-        refuse(c, "sent an answer to CONNECT larger than 16 KiB");
-    }
-
-    @Override
-    public void onEndOfInput(Connection c) {
-        if (!over) {
-            refuse(c, "closed the connection before answering CONNECT " + authority);
-        } else {
-            c.close();
-        }
-    }
-
-    @Override
-    public int timerPhase() {
-        return over ? 0 : T_ANSWER;
-    }
-
-    @Override
-    public long timeoutMillis(int phase) {
-        return timeoutMillis;
-    }
-
-    @Override
-    public boolean progressRestarts(int phase) {
-        return false;
-    }
-
-    @Override
-    public void onTimeout(Connection c, int phase) {
-        if (!over) {
-            refuse(c, "did not answer CONNECT " + authority + " within " + timeoutMillis + " ms");
-        }
-    }
-
-    @Override
-    public void onShutdown(Connection c) {
-        c.close();
-    }
-
-    @Override
-    public void onClosed(Connection c) {
-        if (!over) {
-            over = true;
-            callback.failed(new IOException("proxy " + proxy + " reset the connection before answering CONNECT " + authority));
-        }
     }
 }

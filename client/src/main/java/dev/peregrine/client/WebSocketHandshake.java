@@ -1,6 +1,5 @@
 package dev.peregrine.client;
 
-import dev.peregrine.http1.ResponseReader;
 import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.EndpointLayer;
@@ -16,7 +15,6 @@ import dev.peregrine.websocket.engine.WebSocketClientEngine;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -43,9 +41,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </pre>
  * Thread: the connection's loop.
  */
-final class WebSocketHandshake implements Protocol {
+final class WebSocketHandshake extends OpeningExchange {
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final int T_ANSWER = 1;
     private static final AtomicInteger NEXT_LOOP = new AtomicInteger();
 
     private final String host;
@@ -53,23 +50,20 @@ final class WebSocketHandshake implements Protocol {
     private final String target;
     private final WebSocketOptions options;
     private final WebSocketHandler handler;
-    private final long timeoutMillis;
     private final CompletableFuture<WebSocketSession> future;
     private final String key;
     /** Extra request fields as head lines ({@link WebSocketBuilder#header}), or "". */
     private final String extraFields;
-    private final ResponseReader reader = new ResponseReader(16 * 1024, 0);
     private InetSocketAddress remote;
-    private boolean over;
 
     WebSocketHandshake(String host, String hostHeader, String target, WebSocketOptions options, WebSocketHandler handler,
                        long timeoutMillis, CompletableFuture<WebSocketSession> future, String extraFields) {
+        super(timeoutMillis);
         this.host = host;
         this.hostHeader = hostHeader;
         this.target = target;
         this.options = options;
         this.handler = handler;
-        this.timeoutMillis = timeoutMillis;
         this.future = future;
         this.extraFields = extraFields;
         byte[] nonce = new byte[16];
@@ -147,7 +141,7 @@ final class WebSocketHandshake implements Protocol {
 
             @Override
             public void failed(IOException cause) {
-                over = true;
+                abandon();
                 future.completeExceptionally(new ClientException(ClientException.Phase.CONNECT, host,
                         String.valueOf(cause.getMessage()), cause));
             }
@@ -169,36 +163,19 @@ final class WebSocketHandshake implements Protocol {
             r.append("Sec-WebSocket-Extensions: ").append(WebSocketClientEngine.deflateOffer()).append("\r\n");
         }
         r.append(extraFields).append("\r\n");
-        byte[] bytes = r.toString().getBytes(StandardCharsets.ISO_8859_1);
-        if (c.out().remaining() < bytes.length) {
-            c.drain();
-        }
-        c.out().put(bytes);
-        c.flush();
-        c.updateTimer();
+        send(c, r.toString().getBytes(StandardCharsets.ISO_8859_1));
     }
 
     @Override
-    public int onInput(Connection c, ByteBuffer buf, int start, int end) {
-        if (over) {
-            return end;
-        }
-        int r = reader.readHead(buf, start, end);
-        if (r == ResponseReader.NEED_MORE) {
-            return reader.responseStart();
-        }
-        if (r == ResponseReader.ERROR) {
-            refuse(c, ClientException.Phase.RESPONSE, "a malformed handshake answer (" + reader.error() + ")");
-            return end;
-        }
+    int onHead(Connection c, int r, int end) {
         if (reader.status() != 101) {
-            refuse(c, ClientException.Phase.RESPONSE, "answered " + reader.status() + " " + reader.reason()
+            refuse(c, Failure.REFUSED, "answered " + reader.status() + " " + reader.reason()
                     + " to the WebSocket handshake for " + target);
             return end;
         }
         String why = check();
         if (why != null) {
-            refuse(c, ClientException.Phase.RESPONSE, why);
+            refuse(c, Failure.REFUSED, why);
             return end;
         }
         Protocol ws;
@@ -207,13 +184,10 @@ final class WebSocketHandshake implements Protocol {
             ws = WebSocketClientEngine.protocol(options, new Opening(), header("Sec-WebSocket-Extensions"),
                     subprotocol == null ? null : subprotocol.trim(), target, remote);
         } catch (IllegalArgumentException e) {
-            refuse(c, ClientException.Phase.RESPONSE, e.getMessage());
+            refuse(c, Failure.REFUSED, e.getMessage());
             return end;
         }
-        over = true;
-        c.switchTo(ws); // its onOpen completes the future
-        c.restartTimerPhase();
-        return r; // the bytes after the head are the WebSocket's, offered to it next
+        return handOver(c, ws, r); // its onOpen completes the future; the bytes after the head are its
     }
 
     /** The 101's fields (§4.1, the client's checks 1-6); null when they are right. */
@@ -263,62 +237,20 @@ final class WebSocketHandshake implements Protocol {
         return false;
     }
 
-    private void refuse(Connection c, ClientException.Phase phase, String why) {
-        over = true;
-        future.completeExceptionally(new ClientException(phase, host, why));
-        c.close();
-    }
-
     @Override
-    public void onInputOverflow(Connection c) {
-        refuse(c, ClientException.Phase.TOO_LARGE, "the handshake answer is larger than 16 KiB");
-    }
-
-    @Override
-    public void onEndOfInput(Connection c) {
-        if (!over) {
-            refuse(c, ClientException.Phase.CLOSED, "the server closed the connection before answering the handshake");
-        } else {
-            c.close();
-        }
-    }
-
-    @Override
-    public int timerPhase() {
-        return over ? 0 : T_ANSWER;
-    }
-
-    @Override
-    public long timeoutMillis(int phase) {
-        return timeoutMillis;
-    }
-
-    @Override
-    public boolean progressRestarts(int phase) {
-        return false;
-    }
-
-    @Override
-    public void onTimeout(Connection c, int phase) {
-        if (!over) {
-            refuse(c, ClientException.Phase.READ, "no handshake answer within " + timeoutMillis + " ms");
-        }
-    }
-
-    @Override
-    public void onShutdown(Connection c) {
-        c.close();
-    }
-
-    @Override
-    public void onClosed(Connection c) {
-        if (!over) {
-            over = true;
-            javax.net.ssl.SSLException tls = c.endpoint().tlsFailure();
-            future.completeExceptionally(tls != null
+    void tell(Failure failure, String detail, Connection c) {
+        javax.net.ssl.SSLException tls = failure == Failure.RESET ? c.endpoint().tlsFailure() : null;
+        future.completeExceptionally(switch (failure) {
+            case REFUSED -> new ClientException(ClientException.Phase.RESPONSE, host, detail);
+            case MALFORMED -> new ClientException(ClientException.Phase.RESPONSE, host, "a malformed handshake answer (" + detail + ")");
+            case TOO_LARGE -> new ClientException(ClientException.Phase.TOO_LARGE, host, "the handshake answer is larger than 16 KiB");
+            case CLOSED -> new ClientException(ClientException.Phase.CLOSED, host,
+                    "the server closed the connection before answering the handshake");
+            case TIMEOUT -> new ClientException(ClientException.Phase.READ, host, "no handshake answer within " + timeoutMillis + " ms");
+            case RESET -> tls != null
                     ? new ClientException(ClientException.Phase.TLS, host, String.valueOf(tls.getMessage()), tls)
-                    : new ClientException(ClientException.Phase.CLOSED, host, "the connection closed before the handshake's answer"));
-        }
+                    : new ClientException(ClientException.Phase.CLOSED, host, "the connection closed before the handshake's answer");
+        });
     }
 
     /** The user's handler, completing the future at onOpen (before the user's onOpen runs). */
