@@ -45,6 +45,10 @@ module dev.peregrine {
     requires static com.aayushatharva.brotli4j;
     requires static com.github.luben.zstd_jni;
 
+    // The API package finds its implementation (ServerEngine) with ServiceLoader: it names none of it.
+    uses dev.peregrine.ServerEngine;
+    provides dev.peregrine.ServerEngine with dev.peregrine.server.Engine;
+
     exports dev.peregrine;
     exports dev.peregrine.compress;
     exports dev.peregrine.cookie;
