@@ -10,7 +10,7 @@ import java.util.function.UnaryOperator;
  * of the packages that do the work, so the package graph has no cycle through it.
  * <pre>
  *   application ──> dev.peregrine (the API: Server, Builder, Handler, Request, Response... and this SPI)
- *                      │  names only packages below it: buffer, compress, cookie, form, json, metrics, proxy, tls, web
+ *                      │  names only packages below it: buffer, compress, cookie, form, json, metrics, proxy, tls, web, websocket
  *                      │  ServiceLoader.load(ServerEngine.class), once, at the first builder call that needs it
  *                      v
  *   dev.peregrine.server.Engine (META-INF/services, module-info "provides")
