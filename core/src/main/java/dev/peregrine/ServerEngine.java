@@ -61,6 +61,7 @@ public interface ServerEngine {
         /** Called once, with the {@link Server} that wraps this: the engine may find it again (the client's in-memory dialer). */
         void started(Server server);
 
+        /** The main port. */
         int port();
 
         /** The second HTTPS listener's port, or -1. */
@@ -141,18 +142,22 @@ public interface ServerEngine {
             this.routes = routes;
         }
 
+        /** The settings, fixed and checked ({@link Server.Builder#settings()}). */
         public ServerConfig config() {
             return config;
         }
 
+        /** The routes, the operations endpoints among them. */
         public Routes routes() {
             return routes;
         }
 
+        /** Response compression, or null: off. */
         public Compression compression() {
             return b.compression;
         }
 
+        /** Whether every routed request gets an id. */
         public boolean requestIds() {
             return b.requestIds;
         }
@@ -177,10 +182,12 @@ public interface ServerEngine {
             return b.httpsPort;
         }
 
+        /** The main port's PROXY protocol, or null. */
         public dev.peregrine.proxy.ProxyProtocol proxyProtocol() {
             return b.proxyProtocol;
         }
 
+        /** The second HTTPS port's PROXY protocol, or null. */
         public dev.peregrine.proxy.ProxyProtocol httpsProxyProtocol() {
             return b.httpsProxyProtocol;
         }
@@ -200,6 +207,7 @@ public interface ServerEngine {
             return b.http2 ? b.http2Options : null;
         }
 
+        /** {@code blockedLoopWarning} in ms (0: off). */
         public long blockedLoopWarningMillis() {
             return b.blockedLoopWarningMillis;
         }
@@ -209,6 +217,7 @@ public interface ServerEngine {
             return b.busyLoopPercent;
         }
 
+        /** {@code busyLoopWarning}'s interval in ms. */
         public long busyLoopIntervalMillis() {
             return b.busyLoopIntervalMillis;
         }
