@@ -4,7 +4,10 @@
  * <p><b>Exported</b>: the API packages only: the server API ({@code dev.peregrine}), TLS
  * configuration ({@code tls}), PROXY protocol settings ({@code proxy}), static files ({@code files}), content codings
  * ({@code compress}), forms and multipart ({@code form}), cookies ({@code cookie}), JSON ({@code json}),
- * metrics exposition ({@code metrics}), WebSocket ({@code websocket}; its codec and engine are internal) and the web features: CORS, request ids, the access log ({@code web}).
+ * metrics exposition ({@code metrics}), WebSocket sessions ({@code websocket}; its handler, options and handshake are in the
+ * API package, its codec and engine are internal) and the web features: request ids and the access log ({@code web};
+ * CORS is in the API package). The API package names none of the packages that implement it: it finds
+ * {@code dev.peregrine.server.Engine} through {@code ServerEngine} and {@link java.util.ServiceLoader} ({@code uses}/{@code provides} below).
  * The loops, codecs, buffers, transports and TLS engine are exported only to
  * {@code dev.peregrine.client} and {@code dev.peregrine.teleport}, which run on the same connection layer;
  * the HTTP/1.1 server protocol ({@code server}), its off-loop work ({@code offloop}) and the router
@@ -44,6 +47,10 @@ module dev.peregrine {
     requires static com.fasterxml.jackson.databind;
     requires static com.aayushatharva.brotli4j;
     requires static com.github.luben.zstd_jni;
+
+    // The API package finds its implementation (ServerEngine) with ServiceLoader: it names none of it.
+    uses dev.peregrine.ServerEngine;
+    provides dev.peregrine.ServerEngine with dev.peregrine.server.Engine;
 
     exports dev.peregrine;
     exports dev.peregrine.compress;

@@ -53,7 +53,7 @@ public final class Cookie {
      * @throws IllegalArgumentException for an invalid name or value
      */
     public static Cookie of(String name, String value) {
-        if (!dev.peregrine.http1.HttpTokens.isToken(name)) {
+        if (!dev.peregrine.buffer.HttpTokens.isToken(name)) {
             throw new IllegalArgumentException("invalid cookie name (not an RFC 9110 token): " + name);
         }
         String v = value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"") ? value.substring(1, value.length() - 1) : value;

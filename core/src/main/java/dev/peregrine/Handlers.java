@@ -1,7 +1,6 @@
 package dev.peregrine;
 
-import dev.peregrine.offloop.BlockingHandler;
-import dev.peregrine.offloop.StreamingHandler;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Ways to run a {@link Handler} other than inline on the event loop.
@@ -39,7 +38,7 @@ public final class Handlers {
         if (handler == null) {
             throw new NullPointerException("handler");
         }
-        return handler instanceof BlockingHandler ? handler : new BlockingHandler(handler);
+        return handler instanceof Marker && ((Marker) handler).blocking ? handler : new Marker(handler, true);
     }
 
     /**
@@ -61,6 +60,37 @@ public final class Handlers {
         if (handler == null) {
             throw new NullPointerException("handler");
         }
-        return handler instanceof StreamingHandler ? handler : new StreamingHandler(handler);
+        return handler instanceof Marker && !((Marker) handler).blocking ? handler : new Marker(handler, false);
+    }
+
+    /**
+     * What {@link #blocking} and {@link #streaming} return: a value the route table reads and peels off
+     * at start, placing the server's own marker outside the filters. Called itself, it was hidden from
+     * the route inside a wrapper of the user's: it runs its handler where it is, and says so once.
+     */
+    static final class Marker implements Handler {
+        private static final System.Logger LOG = System.getLogger("dev.peregrine");
+        private static final AtomicBoolean BLOCKING_REPORTED = new AtomicBoolean();
+        private static final AtomicBoolean STREAMING_REPORTED = new AtomicBoolean();
+        final Handler delegate;
+        /** True: {@link #blocking}; false: {@link #streaming}. */
+        final boolean blocking;
+
+        Marker(Handler delegate, boolean blocking) {
+            this.delegate = delegate;
+            this.blocking = blocking;
+        }
+
+        @Override
+        public void handle(Request req, Response res) throws Exception {
+            AtomicBoolean once = blocking ? BLOCKING_REPORTED : STREAMING_REPORTED;
+            if (once.compareAndSet(false, true)) {
+                LOG.log(System.Logger.Level.WARNING, "Handlers." + (blocking ? "blocking" : "streaming")
+                        + "(...) is wrapped inside another handler, so it runs where that handler runs ("
+                        + Thread.currentThread().getName() + "): pass the marked handler to the route itself,"
+                        + " or register the route with an Execution");
+            }
+            delegate.handle(req, res);
+        }
     }
 }

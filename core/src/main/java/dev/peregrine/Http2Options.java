@@ -33,19 +33,84 @@ public final class Http2Options {
     /** Every limit at its default. */
     public static final Http2Options DEFAULTS = builder().build();
 
-    private final dev.peregrine.h2.Http2Settings settings;
+    private final Builder b;
 
-    private Http2Options(dev.peregrine.h2.Http2Settings settings) {
-        this.settings = settings;
+    private Http2Options(Builder b) {
+        this.b = b;
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The connection layer's form. */
-    dev.peregrine.h2.Http2Settings settings() {
-        return settings;
+    /** The most streams a client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). */
+    public int maxConcurrentStreams() {
+        return b.maxConcurrentStreams;
+    }
+
+    /** Each stream's receive window in bytes (SETTINGS_INITIAL_WINDOW_SIZE). */
+    public int initialStreamWindow() {
+        return b.initialStreamWindow;
+    }
+
+    /** The connection's receive window in bytes. */
+    public int connectionWindow() {
+        return b.connectionWindow;
+    }
+
+    /** The HPACK dynamic table size in bytes (SETTINGS_HEADER_TABLE_SIZE). */
+    public int headerTableSize() {
+        return b.headerTableSize;
+    }
+
+    /** The largest decoded header list in bytes (SETTINGS_MAX_HEADER_LIST_SIZE). */
+    public int maxHeaderListSize() {
+        return b.maxHeaderListSize;
+    }
+
+    /** The largest header block (HEADERS and its CONTINUATIONs) in bytes. */
+    public int maxHeaderBlockBytes() {
+        return b.maxHeaderBlockBytes;
+    }
+
+    /** The most frames one header block may take. */
+    public int maxHeaderBlockFrames() {
+        return b.maxHeaderBlockFrames;
+    }
+
+    /** The most RST_STREAM frames a client may send per flood window. */
+    public int maxClientResets() {
+        return b.maxClientResets;
+    }
+
+    /** The most resets a client may provoke per flood window. */
+    public int maxServerResets() {
+        return b.maxServerResets;
+    }
+
+    /** The most SETTINGS frames per flood window. */
+    public int maxSettingsFrames() {
+        return b.maxSettingsFrames;
+    }
+
+    /** The most PING frames per flood window. */
+    public int maxPings() {
+        return b.maxPings;
+    }
+
+    /** The most empty DATA/HEADERS frames per flood window. */
+    public int maxEmptyFrames() {
+        return b.maxEmptyFrames;
+    }
+
+    /** The window the flood counts are taken over, in ms. */
+    public long floodWindowMillis() {
+        return b.floodWindowMillis;
+    }
+
+    /** How long a zero window may hold output back, in ms. */
+    public long stalledWriteMillis() {
+        return b.stalledWriteMillis;
     }
 
     /** Builds {@link Http2Options}; each method checks its value at once. */
@@ -167,10 +232,26 @@ public final class Http2Options {
         }
 
         public Http2Options build() {
-            return new Http2Options(new dev.peregrine.h2.Http2Settings(maxConcurrentStreams, initialStreamWindow,
-                    connectionWindow, headerTableSize, maxHeaderListSize, maxHeaderBlockBytes, maxHeaderBlockFrames,
-                    maxClientResets, maxServerResets, maxSettingsFrames, maxPings, maxEmptyFrames, floodWindowMillis,
-                    stalledWriteMillis));
+            Builder copy = new Builder();
+            copy.copyFrom(this);
+            return new Http2Options(copy);
+        }
+
+        private void copyFrom(Builder o) {
+            maxConcurrentStreams = o.maxConcurrentStreams;
+            initialStreamWindow = o.initialStreamWindow;
+            connectionWindow = o.connectionWindow;
+            headerTableSize = o.headerTableSize;
+            maxHeaderListSize = o.maxHeaderListSize;
+            maxHeaderBlockBytes = o.maxHeaderBlockBytes;
+            maxHeaderBlockFrames = o.maxHeaderBlockFrames;
+            maxClientResets = o.maxClientResets;
+            maxServerResets = o.maxServerResets;
+            maxSettingsFrames = o.maxSettingsFrames;
+            maxPings = o.maxPings;
+            maxEmptyFrames = o.maxEmptyFrames;
+            floodWindowMillis = o.floodWindowMillis;
+            stalledWriteMillis = o.stalledWriteMillis;
         }
     }
 }

@@ -1,8 +1,5 @@
 package dev.peregrine;
 
-import dev.peregrine.buffer.BufferPool;
-import dev.peregrine.loop.LoopContext;
-import dev.peregrine.loop.LoopMetrics;
 import dev.peregrine.metrics.MetricSink;
 
 import java.util.List;
@@ -13,9 +10,19 @@ import java.util.List;
  * load may be a few requests behind. Counters run from start and are never reset, except
  * {@code open}, {@code lentBuffers}, {@code lentBytes} and {@code freeBytes}, which are levels.
  *
+ * <p>The server fills it ({@link ServerEngine.Counts}): this class only holds and names the values.
+ * The counts of the loops arrive in the order {@code accepted, closed, requests, rejected, handlerErrors,
+ * bytesIn, bytesOut, acceptPauses, readPauses, blockedLoopWarnings, lentBuffers, lentBytes, freeBytes,
+ * headerTimeouts, bodyTimeouts, idleTimeouts, writeTimeouts, drainTimeouts, proxyUntrusted, proxyMalformed,
+ * agedConnections, sendfileBytes, busyLoopWarnings} ({@link #LOOP_COUNTS} of them); HTTP/2's as
+ * {@code streams, connectionErrors} then {@link #HTTP2_DEFENCES}.
+ *
  * <p>Thread: any; immutable.
  */
 public final class Metrics {
+    /** How many loop counts {@link ServerEngine.Counts#loops()} holds. */
+    public static final int LOOP_COUNTS = 23;
+
     public final long accepted;
     /** Connections open now. */
     public final long open;
@@ -66,19 +73,23 @@ public final class Metrics {
     public final long http2Streams;
     /** HTTP/2 connections ended by a connection error of theirs (GOAWAY with an error code). */
     public final long http2ConnectionErrors;
-    /** How often each HTTP/2 defence fired, in the order of {@code Http2Counters.DEFENCES}. */
+    /** How often each HTTP/2 defence fired, in the order of {@link #HTTP2_DEFENCES}. */
     private final long[] http2Defences;
-    /** Request-duration series merged over the loops: key (see RequestDurations) to buckets and sum (ns). */
-    private final java.util.SortedMap<Integer, long[]> durations;
-    private final dev.peregrine.route.Router router;
+    /** Request-duration series merged over the loops. */
+    private final List<ServerEngine.DurationSeries> durations;
+    private final double[] durationBounds;
 
-    private Metrics(long[] v, long[] rejectedByStatus, java.util.SortedMap<Integer, long[]> durations,
-                    dev.peregrine.route.Router router, long[] http2) {
-        this.durations = durations;
+    Metrics(ServerEngine.Counts c) {
+        long[] v = c.loops();
+        if (v.length != LOOP_COUNTS || c.http2().length != 2 + HTTP2_DEFENCES.size()) {
+            throw new IllegalArgumentException("counts of the wrong shape");
+        }
+        this.durations = List.copyOf(c.durations());
+        this.durationBounds = c.durationBounds().clone();
+        long[] http2 = c.http2();
         this.http2Streams = http2[0];
         this.http2ConnectionErrors = http2[1];
         this.http2Defences = java.util.Arrays.copyOfRange(http2, 2, http2.length);
-        this.router = router;
         int i = 0;
         accepted = v[i++];
         closed = v[i++];
@@ -104,56 +115,16 @@ public final class Metrics {
         agedConnections = v[i++];
         sendfileBytes = v[i++];
         busyLoopWarnings = v[i];
-        this.rejectedByStatus = rejectedByStatus;
+        this.rejectedByStatus = c.rejectedByStatus().clone();
     }
 
-    /** Sums the counters of {@code loops} (plain reads of loop-owned fields: a monitoring snapshot). */
-    static Metrics of(List<LoopContext> loops) {
-        long[] v = new long[23];
-        long[] byStatus = new long[LoopMetrics.STATUS_SLOTS];
-        for (LoopContext ctx : loops) {
-            LoopMetrics m = ctx.metrics();
-            BufferPool pool = ctx.pool();
-            long[] add = {m.accepted, m.closed, m.requests, m.rejected, m.handlerErrors, m.bytesIn, m.bytesOut,
-                    m.acceptPauses, m.readPauses, m.blockedLoopWarnings, pool.lentCount(), pool.lentBytes(),
-                    pool.freeBytes(), m.timeouts[LoopMetrics.TIMEOUT_HEADER], m.timeouts[LoopMetrics.TIMEOUT_BODY],
-                    m.timeouts[LoopMetrics.TIMEOUT_IDLE], m.timeouts[LoopMetrics.TIMEOUT_WRITE],
-                    m.timeouts[LoopMetrics.TIMEOUT_DRAIN], m.proxyUntrusted, m.proxyMalformed,
-                    m.agedConnections, m.sendfileBytes, m.busyLoopWarnings};
-            for (int i = 0; i < v.length; i++) {
-                v[i] += add[i];
-            }
-            for (int i = 0; i < byStatus.length; i++) {
-                byStatus[i] += m.rejectedByStatus[i];
-            }
-        }
-        java.util.SortedMap<Integer, long[]> durations = new java.util.TreeMap<>();
-        dev.peregrine.route.Router router = null;
-        long[] http2 = new long[2 + dev.peregrine.h2.Http2Counters.DEFENCES.size()];
-        for (LoopContext ctx : loops) {
-            dev.peregrine.server.ServerLoop server = dev.peregrine.server.ServerLoop.of(ctx);
-            dev.peregrine.h2.Http2Counters h2 = server == null ? null : server.http2Counters();
-            if (h2 != null) {
-                http2[0] += h2.streams;
-                http2[1] += h2.connectionErrors;
-                long[] d = h2.defences();
-                for (int k = 0; k < d.length; k++) {
-                    http2[2 + k] += d[k];
-                }
-            }
-            dev.peregrine.server.RequestDurations d = server == null ? null : server.durations();
-            if (server != null) {
-                router = server.router();
-            }
-            if (d == null) {
-                continue;
-            }
-            for (int s = 0, n = d.size(); s < n; s++) {
-                d.addTo(s, durations.computeIfAbsent(d.key(s), k -> new long[dev.peregrine.server.RequestDurations.STRIDE]));
-            }
-        }
-        return new Metrics(v, byStatus, durations, router, http2);
-    }
+    /**
+     * The names of the HTTP/2 defences, in the order the server counts them: what {@link #http2Defence}
+     * takes and the values of the {@code peregrine.http2.defence} label.
+     */
+    public static final List<String> HTTP2_DEFENCES = List.of("refused_stream", "rapid_reset",
+            "server_reset", "continuation_flood", "settings_flood", "ping_flood", "empty_frames", "header_list_too_large",
+            "stalled_write");
 
     /**
      * How often the HTTP/2 defence {@code kind} fired ({@code refused_stream}, {@code rapid_reset},
@@ -161,7 +132,7 @@ public final class Metrics {
      * {@code empty_frames}, {@code header_list_too_large}, {@code stalled_write}; docs/http2.md).
      */
     public long http2Defence(String kind) {
-        int i = dev.peregrine.h2.Http2Counters.DEFENCES.indexOf(kind);
+        int i = HTTP2_DEFENCES.indexOf(kind);
         if (i < 0) {
             throw new IllegalArgumentException("no HTTP/2 defence named " + kind);
         }
@@ -175,35 +146,23 @@ public final class Metrics {
      */
     public long requestDurationCount(String route, String method, int status) {
         long n = 0;
-        for (java.util.Map.Entry<Integer, long[]> e : durations.entrySet()) {
-            int key = e.getKey();
-            if (routeOf(key).equals(route) && dev.peregrine.server.RequestDurations.method(key).equals(method)
-                    && dev.peregrine.server.RequestDurations.status(key) == status) {
-                for (int i = 0; i < dev.peregrine.server.RequestDurations.STRIDE - 1; i++) {
-                    n += e.getValue()[i];
+        for (ServerEngine.DurationSeries d : durations) {
+            if (d.route().equals(route) && d.method().equals(method) && d.status() == status) {
+                for (long b : d.buckets()) {
+                    n += b;
                 }
             }
         }
         return n;
     }
 
-    /** The route label of a duration series: the pattern, or {@code ""} when no route matched. */
-    private String routeOf(int key) {
-        int route = dev.peregrine.server.RequestDurations.route(key);
-        return route < 0 || router == null ? "" : router.routePattern(route);
-    }
-
     /** Emits the request-duration histograms (called by {@link MetricsDescription}). */
     void describeDurations(MetricSink sink) {
-        int buckets = dev.peregrine.server.RequestDurations.STRIDE - 1;
-        for (java.util.Map.Entry<Integer, long[]> e : durations.entrySet()) {
-            int key = e.getKey();
-            long[] d = e.getValue();
+        for (ServerEngine.DurationSeries d : durations) {
             sink.histogram("http.server.request.duration", "s", "Duration of HTTP server requests, from dispatch to the "
-                            + "response encoded.", dev.peregrine.server.RequestDurations.BOUNDS,
-                    java.util.Arrays.copyOf(d, buckets), d[buckets] / 1e9,
-                    "http.route", routeOf(key), "http.request.method", dev.peregrine.server.RequestDurations.method(key),
-                    "http.response.status_code", Integer.toString(dev.peregrine.server.RequestDurations.status(key)));
+                            + "response encoded.", durationBounds, d.buckets().clone(), d.sumNanos() / 1e9,
+                    "http.route", d.route(), "http.request.method", d.method(),
+                    "http.response.status_code", Integer.toString(d.status()));
         }
     }
 

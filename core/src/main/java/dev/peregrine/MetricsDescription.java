@@ -97,7 +97,7 @@ final class MetricsDescription {
         sink.counter("peregrine.http2.connection_errors", "{connection}",
                 "HTTP/2 connections ended by GOAWAY with an error code (a protocol error or a defence).", m.http2ConnectionErrors);
         String defences = "Times an HTTP/2 defence fired (docs/http2.md): refused streams, floods, bombs, stalled writes.";
-        for (String kind : dev.peregrine.h2.Http2Counters.DEFENCES) {
+        for (String kind : Metrics.HTTP2_DEFENCES) {
             sink.counter("peregrine.http2.defences", "{event}", defences, m.http2Defence(kind), "peregrine.http2.defence", kind);
         }
         sink.gauge("peregrine.buffers.lent", "{buffer}", "Pooled buffers lent to connections now.", m.lentBuffers);

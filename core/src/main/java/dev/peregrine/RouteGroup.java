@@ -106,19 +106,19 @@ public final class RouteGroup {
 
     /**
      * A WebSocket endpoint at this group's prefix + {@code path}, as
-     * {@link Server.Builder#websocket(String, dev.peregrine.websocket.WebSocketHandler)}: the group's
+     * {@link Server.Builder#websocket(String, WebSocketHandler)}: the group's
      * filters (and the server's, outside them) run on the handshake request, and one that answers
      * (a 401, say) stops it. See {@code docs/websocket.md}.
      */
-    public RouteGroup websocket(String path, dev.peregrine.websocket.WebSocketHandler handler) {
-        return websocket(path, dev.peregrine.websocket.WebSocketOptions.DEFAULTS, handler);
+    public RouteGroup websocket(String path, WebSocketHandler handler) {
+        return websocket(path, WebSocketOptions.DEFAULTS, handler);
     }
 
-    /** {@link #websocket(String, dev.peregrine.websocket.WebSocketHandler)} with its limits, timeouts and negotiation. */
-    public RouteGroup websocket(String path, dev.peregrine.websocket.WebSocketOptions options,
-                                dev.peregrine.websocket.WebSocketHandler handler) {
+    /** {@link #websocket(String, WebSocketHandler)} with its limits, timeouts and negotiation. */
+    public RouteGroup websocket(String path, WebSocketOptions options,
+                                WebSocketHandler handler) {
         // The handshake runs on the loop whatever the server's default execution: it switches the connection.
-        return route("GET", path, Execution.LOOP, dev.peregrine.websocket.engine.WebSocketRoute.of(prefix + path, options, handler));
+        return route("GET", path, Execution.LOOP, ServerEngine.get().webSocket(prefix + path, options, handler));
     }
 
     /** A group nested under this one's prefix. */

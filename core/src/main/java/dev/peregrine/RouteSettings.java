@@ -151,8 +151,8 @@ abstract class RouteSettings<B extends RouteSettings<B>> extends WebSettings<B> 
     public B after(Handler handler) {
         return filter((req, res, next) -> {
             next.handle(req, res);
-            if (res.committed() && res instanceof dev.peregrine.http1.ResponseView) {
-                ((dev.peregrine.http1.ResponseView) res).afterHandler(handler, req); // the completion's answer, when it comes
+            if (res.committed() && res instanceof ServerEngine.AfterHook) {
+                ((ServerEngine.AfterHook) res).afterHandler(handler, req); // the completion's answer, when it comes
             } else if (!res.committed()) {
                 handler.handle(req, res);
             }
@@ -202,24 +202,26 @@ abstract class RouteSettings<B extends RouteSettings<B>> extends WebSettings<B> 
     /**
      * Serves the files under {@code directory} at {@code prefix} ({@code "/static"} serves
      * {@code directory/a/b.css} at {@code /static/a/b.css}) for GET and HEAD, with the defaults of
-     * {@link dev.peregrine.files.StaticOptions}: validators and conditional requests, ranges,
+     * {@link StaticOptions}: validators and conditional requests, ranges,
      * precompressed siblings, no escape from the directory. {@code prefix} itself redirects to
      * {@code prefix/}.
      *
      * @throws IllegalArgumentException when {@code directory} is not a directory
      */
     public B staticFiles(String prefix, java.nio.file.Path directory) {
-        return staticFiles(prefix, directory, dev.peregrine.files.StaticOptions.defaults());
+        return staticFiles(prefix, directory, StaticOptions.defaults());
     }
 
     /** {@link #staticFiles(String, java.nio.file.Path)} with {@code options}. */
-    public B staticFiles(String prefix, java.nio.file.Path directory, dev.peregrine.files.StaticOptions options) {
+    public B staticFiles(String prefix, java.nio.file.Path directory, StaticOptions options) {
         String p = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
         if (!p.startsWith("/")) {
             throw new IllegalArgumentException("prefix must start with '/': " + prefix);
         }
-        dev.peregrine.files.StaticFiles files = new dev.peregrine.files.StaticFiles(directory, options);
-        closeAtStop.add(files);
+        Handler files = ServerEngine.get().staticFiles(directory, options);
+        if (files instanceof AutoCloseable) {
+            closeAtStop.add((AutoCloseable) files);
+        }
         get(p + "/*", files);
         head(p + "/*", files);
         if (!p.isEmpty()) {

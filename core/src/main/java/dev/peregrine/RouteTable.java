@@ -1,12 +1,7 @@
 package dev.peregrine;
 
-import dev.peregrine.offloop.BlockingHandler;
-import dev.peregrine.offloop.StreamingHandler;
-import dev.peregrine.route.Router;
-
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The routes a {@link Server.Builder} collects, each with its {@link Execution} (or none: the
@@ -15,13 +10,14 @@ import java.util.Map;
  * the route: a {@code Handlers.blocking}/{@code streaming} marker on the registered handler is read
  * and peeled off, the filters, exception mapping and group filters are wrapped around what it marked,
  * and a marker of the server's own is placed outermost, so the connection's one {@code instanceof}
- * test sees it and every filter runs on the handler's execution.
+ * test sees it and every filter runs on the handler's execution. The table hands the engine values
+ * ({@link ServerEngine.Routes}); the engine builds the router and places its marks.
  *
  * <p>Thread: the builder's (not thread-safe).
  */
 final class RouteTable {
-    /** Fails at the call for a bad or duplicate route; the real router is built at start. */
-    private final Router.Builder check = Router.builder();
+    /** Fails at the call for a bad or duplicate route (made at the first route); the real router is built at start. */
+    private ServerEngine.RouteCheck check;
     private final List<Registration> registrations = new ArrayList<>();
     private final List<Filter> filters = new ArrayList<>();
     private final List<Class<? extends Throwable>> exceptionTypes = new ArrayList<>();
@@ -67,6 +63,9 @@ final class RouteTable {
      * null; {@code timeoutMillis} its own blocking timeout (0: the server's).
      */
     void add(String method, String path, Execution execution, Handler handler, Scope scope, long timeoutMillis) {
+        if (check == null) {
+            check = ServerEngine.get().routeCheck();
+        }
         check.add(method, path, handler);
         registrations.add(new Registration(method, path, execution, handler, scope, timeoutMillis));
     }
@@ -138,56 +137,44 @@ final class RouteTable {
      * The router's own answers (404, 405, 501, OPTIONS...) inside the filters, like a route's handler;
      * off the loop when the server's default is blocking and a filter runs (a filter may block).
      */
-    private Handler builtIn(Handler h, Scope scope, Execution defaultExecution) {
-        Handler decorated = decorate(h, scope);
+    private ServerEngine.BuiltIns builtIns(String path, Scope scope, Execution defaultExecution) {
         boolean filtered = !filters.isEmpty() || scope != null;
-        return defaultExecution == Execution.BLOCKING && filtered ? BlockingHandler.placed(decorated, 0) : decorated;
+        return new ServerEngine.BuiltIns(path, h -> decorate(h, scope), defaultExecution == Execution.BLOCKING && filtered);
     }
 
-    /**
-     * The router, with {@code defaultExecution} for routes registered without one; {@code names}
-     * receives how to name each placed handler in logs ({@code GET /db}).
-     */
-    Router build(Execution defaultExecution, long blockingTimeoutMillis, Map<Handler, String> names) {
-        Router.Builder router = Router.builder();
-        router.decorate(h -> builtIn(h, null, defaultExecution));
+    /** The routes, with {@code defaultExecution} for routes registered without one. */
+    ServerEngine.Routes build(Execution defaultExecution, long blockingTimeoutMillis) {
+        List<ServerEngine.Route> routes = new ArrayList<>(registrations.size());
+        List<ServerEngine.BuiltIns> builtIns = new ArrayList<>();
+        builtIns.add(builtIns(null, null, defaultExecution));
         java.util.Set<String> groupPaths = new java.util.HashSet<>();
         for (Registration r : registrations) {
-            // The user's marker is a property of the route: peeled off here, then placed again outside
-            // the filters, mappers and groups, so none of them can hide it from the connection.
+            // The user's marker is a property of the route: peeled off here, then placed again (by the
+            // engine) outside the filters, mappers and groups, so none of them can hide it from the connection.
             Handler user = r.handler;
             boolean blocking = r.execution == Execution.BLOCKING;
             boolean streaming = false;
             long timeout = r.timeoutMillis;
-            while (user instanceof BlockingHandler || user instanceof StreamingHandler) {
-                if (user instanceof BlockingHandler) {
-                    BlockingHandler marker = (BlockingHandler) user;
+            while (user instanceof Handlers.Marker) {
+                Handlers.Marker marker = (Handlers.Marker) user;
+                if (marker.blocking) {
                     blocking = true; // the marker says the handler may block: even on a route declared LOOP
-                    timeout = timeout > 0 ? timeout : marker.timeoutMillis();
-                    user = marker.delegate();
                 } else {
                     streaming = true;
-                    user = ((StreamingHandler) user).delegate();
                 }
+                user = marker.delegate;
             }
             // The server's default applies to a route that says nothing: no Execution, no marker.
             blocking |= r.execution == null && !streaming && defaultExecution == Execution.BLOCKING;
             timeout = timeout > 0 ? timeout : blockingTimeoutMillis;
-            Handler decorated = decorate(user, r.scope);
             if (r.scope != null && groupPaths.add(r.path)) { // this path's 405 and OPTIONS answers run its (first) group's filters too
-                Scope scope = r.scope;
-                router.decorate(r.path, h -> builtIn(h, scope, defaultExecution));
+                builtIns.add(builtIns(r.path, r.scope, defaultExecution));
             }
             // Marked both ways, or streaming on a route declared BLOCKING: a blocking route already takes a
             // large body as it arrives (bodyStream), so blocking wins.
-            Handler h = blocking ? BlockingHandler.placed(decorated, timeout)
-                    : streaming ? StreamingHandler.placed(decorated) : decorated;
-            router.add(r.method, r.path, h);
-            names.merge(h, r.method + " " + r.path, (a, b) -> a + ", " + b);
+            routes.add(new ServerEngine.Route(r.method, r.path, decorate(user, r.scope), blocking, streaming && !blocking,
+                    blocking ? timeout : 0));
         }
-        if (notFound != null) {
-            router.notFound(notFound);
-        }
-        return router.build();
+        return new ServerEngine.Routes(List.copyOf(routes), List.copyOf(builtIns), notFound);
     }
 }

@@ -1,15 +1,9 @@
 package dev.peregrine;
 
-import dev.peregrine.loop.LoopContext;
-import dev.peregrine.server.LoopWatchdog;
-import dev.peregrine.route.Router;
 import dev.peregrine.tls.TlsConfig;
-import dev.peregrine.tls.engine.TlsContext;
-import dev.peregrine.transport.TransportServer;
 
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -39,44 +33,21 @@ import java.util.Map;
 public final class Server implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
 
-    static {
-        // The client's in-memory dialer reaches the loops through this slot: the API names no loop.
-        dev.peregrine.transport.ServerLoops.install(Server::loopsFor);
-    }
-
     private final ServerConfig config;
-    private final TransportServer running;
-    /** The HTTPS listener's loops, or null. */
-    private final TransportServer runningTls;
-    private final TlsContext tls;
-    private final dev.peregrine.offloop.OffLoopExecutor blockingExecutor;
-    private final Transport transport;
-    /** Reports inline handlers that hold a loop too long; null when disabled. */
-    private final LoopWatchdog watchdog;
+    /** The engine's side: listeners, loops, executor (see {@link ServerEngine}). */
+    private final ServerEngine.Running running;
     /** The JVM shutdown hook that closes this server ({@link Builder#shutdownHook}), or null. */
     private volatile Thread shutdownHook;
     private volatile boolean closed;
     /** False from the first moment of {@link #close()}: what {@code /health/ready} answers. */
     private volatile boolean ready = true;
     /** How long {@link #close()} keeps serving after readiness turned 503 ({@link Builder#drainDelay}). */
-    long drainDelayMillis;
-    /** The teleport listener's loops ({@link Builder#teleport}), or null; set by {@link ServerLaunch}. */
-    TransportServer runningTeleport;
-    /** The access log's writer, closed after the loops stopped; null when off. */
-    dev.peregrine.web.AccessLog accessLog;
-    /** The builder's {@code closeAtStop}, closed once the loops have stopped. */
-    java.util.List<AutoCloseable> closeAtStop = java.util.List.of();
+    private final long drainDelayMillis;
 
-    /** Made by {@link ServerLaunch} once every listener is bound. */
-    Server(ServerConfig config, TransportServer running, TransportServer runningTls, TlsContext tls,
-           dev.peregrine.offloop.OffLoopExecutor blockingExecutor, Transport transport, LoopWatchdog watchdog) {
+    private Server(ServerConfig config, ServerEngine.Running running, long drainDelayMillis) {
         this.config = config;
-        this.blockingExecutor = blockingExecutor;
         this.running = running;
-        this.runningTls = runningTls;
-        this.tls = tls;
-        this.transport = transport;
-        this.watchdog = watchdog;
+        this.drainDelayMillis = drainDelayMillis;
     }
 
     /** A builder with defaults: port 8080, one loop per available processor. */
@@ -94,31 +65,17 @@ public final class Server implements AutoCloseable {
      * speaks TLS ({@link Builder#tls}); -1 when the server serves no HTTPS.
      */
     public int httpsPort() {
-        if (runningTls != null) {
-            return runningTls.port();
-        }
-        return tls != null ? running.port() : -1;
+        return running.httpsPort();
     }
 
     /** The bound teleport port ({@link Builder#teleport}), or -1 when the server serves no teleport. */
     public int teleportPort() {
-        return runningTeleport != null ? runningTeleport.port() : -1;
-    }
-
-    /** The loops of the listener speaking plain HTTP or TLS ({@link dev.peregrine.transport.ServerLoops}). */
-    private List<LoopContext> loopsFor(boolean https) {
-        if (closed) {
-            return List.of();
-        }
-        if (https) {
-            return runningTls != null ? runningTls.loops() : tls != null ? running.loops() : List.of();
-        }
-        return tls != null && runningTls == null ? List.of() : running.loops();
+        return running.teleportPort();
     }
 
     /** The transport serving: {@link Transport#NIO}, {@link Transport#EPOLL} or {@link Transport#IO_URING}, never AUTO. */
     public Transport transport() {
-        return transport;
+        return running.transport();
     }
 
     /** The settings in force. */
@@ -128,14 +85,7 @@ public final class Server implements AutoCloseable {
 
     /** A snapshot of the loops' counters, read without locks (values may lag by a few requests). */
     public Metrics metrics() {
-        List<LoopContext> loops = new ArrayList<>(running.loops());
-        if (runningTls != null) {
-            loops.addAll(runningTls.loops());
-        }
-        if (runningTeleport != null) {
-            loops.addAll(runningTeleport.loops());
-        }
-        return Metrics.of(loops);
+        return running.metrics();
     }
 
     /**
@@ -164,33 +114,7 @@ public final class Server implements AutoCloseable {
         if (drainDelayMillis > 0) {
             drain();
         }
-        if (watchdog != null) {
-            watchdog.close();
-        }
-        // Both listeners begin stopping before either is waited for: the server honours one grace.
-        long grace = config.shutdownGraceMillis();
-        running.beginStop(grace);
-        if (runningTls != null) {
-            runningTls.beginStop(grace);
-        }
-        if (runningTeleport != null) {
-            runningTeleport.beginStop(grace);
-        }
-        running.awaitTermination(grace);
-        if (runningTls != null) {
-            runningTls.awaitTermination(grace);
-        }
-        if (runningTeleport != null) {
-            runningTeleport.awaitTermination(grace);
-        }
-        if (tls != null) {
-            tls.close();
-        }
-        blockingExecutor.shutdown();
-        if (accessLog != null) {
-            accessLog.close(); // after the loops: every line they queued is written
-        }
-        closeResources(closeAtStop);
+        running.stop(config.shutdownGraceMillis());
         String stopped = "Peregrine on port " + port() + " stopped in " + (System.nanoTime() - started) / 1_000_000 + " ms";
         if (Thread.currentThread() == shutdownHook) {
             // The JVM is exiting: java.util.logging resets itself in a shutdown hook of its own that
@@ -239,40 +163,13 @@ public final class Server implements AutoCloseable {
         }
     }
 
-    /** Closes what routes held open (static files' caches); a failure is logged, never thrown from close(). */
-    static void closeResources(java.util.List<AutoCloseable> resources) {
-        for (AutoCloseable r : resources) {
-            try {
-                r.close();
-            } catch (Exception e) {
-                LOG.log(System.Logger.Level.WARNING, "closing " + r + " at stop failed", e);
-            }
-        }
-    }
-
     /** Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. */
     public static final class Builder extends RouteSettings<Builder> {
-        static {
-            // The protocol-switch registrations (server.ProtocolSwitches.upgrade/priorKnowledge/alpn) name
-            // the connection layer's Protocol, which is not API: they reach the builder through this slot.
-            dev.peregrine.server.ProtocolSwitches.install(new dev.peregrine.server.ProtocolSwitches.BuilderSlot() {
-                @Override
-                public dev.peregrine.server.ProtocolSwitches get(Builder b) {
-                    return b.protocolSwitches;
-                }
-
-                @Override
-                public void set(Builder b, dev.peregrine.server.ProtocolSwitches switches) {
-                    b.protocolSwitches = switches;
-                }
-            });
-        }
-
-        dev.peregrine.server.ProtocolSwitches protocolSwitches = dev.peregrine.server.ProtocolSwitches.NONE;
+        /** What modules keep on the builder ({@link ServerEngine#extension}): the protocol switches, say. */
+        final Map<Class<?>, Object> extensions = new java.util.HashMap<>();
         int httpsPort = -1;
         /** {@link #teleport}'s port, or -1; and the listener it adds (module {@code peregrine-teleport}). */
         int teleportPort = -1;
-        dev.peregrine.server.AddedListener teleportListener;
         /** TLS of the teleport listener ({@link #teleport(int, TlsConfig)}), or null. */
         TlsConfig teleportTls;
         TlsConfig tlsConfig;
@@ -350,8 +247,9 @@ public final class Server implements AutoCloseable {
             if (port < -1 || port > 65535) {
                 throw new IllegalArgumentException("port out of range: " + port);
             }
-            this.teleportListener = port < 0 ? null
-                    : dev.peregrine.server.AddedListener.find(dev.peregrine.server.AddedListener.TELEPORT, "peregrine-teleport");
+            if (port >= 0) {
+                ServerEngine.get().requireListener("teleport");
+            }
             this.teleportPort = port;
             this.teleportTls = null;
             return this;
@@ -449,13 +347,13 @@ public final class Server implements AutoCloseable {
          * off it with {@code WebSocketOptions.execution(Execution.BLOCKING)}; {@link RouteGroup#websocket}
          * registers one inside a group.
          */
-        public Builder websocket(String path, dev.peregrine.websocket.WebSocketHandler handler) {
-            return websocket(path, dev.peregrine.websocket.WebSocketOptions.DEFAULTS, handler);
+        public Builder websocket(String path, WebSocketHandler handler) {
+            return websocket(path, WebSocketOptions.DEFAULTS, handler);
         }
 
-        /** {@link #websocket(String, dev.peregrine.websocket.WebSocketHandler)} with its limits, timeouts and negotiation. */
-        public Builder websocket(String path, dev.peregrine.websocket.WebSocketOptions options, dev.peregrine.websocket.WebSocketHandler handler) {
-            return get(path, Execution.LOOP, dev.peregrine.websocket.engine.WebSocketRoute.of(path, options, handler));
+        /** {@link #websocket(String, WebSocketHandler)} with its limits, timeouts and negotiation. */
+        public Builder websocket(String path, WebSocketOptions options, WebSocketHandler handler) {
+            return get(path, Execution.LOOP, ServerEngine.get().webSocket(path, options, handler));
         }
 
         /**
@@ -547,7 +445,26 @@ public final class Server implements AutoCloseable {
          *         (the message names the setting, its source and the value)
          */
         public Server start() {
-            return ServerLaunch.start(this);
+            if (!unknownSettings.isEmpty()) {
+                LOG.log(System.Logger.Level.WARNING, "unknown Peregrine settings ignored (see docs/settings.md): {0}",
+                        String.join(", ", unknownSettings));
+            }
+            ServerEngine.Plan plan = plan();
+            ServerEngine.Running running = ServerEngine.get().start(plan);
+            Server server = new Server(plan.config(), running, drainDelayMillis);
+            running.started(server);
+            self.server = server;
+            if (shutdownHook) {
+                server.addShutdownHook();
+            }
+            return server;
+        }
+
+        /** The settings fixed and the routes (with the operations endpoints) taken, for the engine. */
+        ServerEngine.Plan plan() {
+            ServerConfig config = settings();
+            OpsEndpoints.register(this, self);
+            return new ServerEngine.Plan(this, config, routes.build(execution, blockingTimeoutMillis));
         }
 
         /**
@@ -568,11 +485,5 @@ public final class Server implements AutoCloseable {
             }
             return new ServerConfig(this);
         }
-
-        /** The router of the registered routes, with each route's execution applied. */
-        Router router(Map<Handler, String> routeNames) {
-            return routes.build(execution, blockingTimeoutMillis, routeNames);
-        }
-
     }
 }

@@ -1,32 +1,15 @@
 package dev.peregrine;
 
-import dev.peregrine.http1.ResponseReader;
-import dev.peregrine.loop.ConnectCallback;
-import dev.peregrine.loop.Connection;
-import dev.peregrine.loop.EndpointLayer;
-import dev.peregrine.loop.EventLoop;
-import dev.peregrine.loop.LoopContext;
-import dev.peregrine.loop.MemoryEndpoint;
-import dev.peregrine.loop.Protocol;
-import dev.peregrine.offloop.OffLoopExecutor;
-import dev.peregrine.server.ServerSetup;
-
 import java.io.ByteArrayOutputStream;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Tests handlers without a socket, the way fasthttp's {@code InmemoryListener} or Netty's
  * {@code EmbeddedChannel} allow: the builder's routes and settings run in the real connection code
- * ({@link Connection} with the HTTP/1.1 protocol, the same parser, router and encoder as a server)
- * over an in-memory socket, on the calling thread.
+ * (the connection with the HTTP/1.1 protocol, the same parser, router and encoder as a server)
+ * over an in-memory socket, on the calling thread: the engine's {@link ServerEngine.Wire}.
  * <pre>{@code
  * try (TestClient client = TestClient.of(Server.builder().get("/hi", (req, res) -> res.text("hi")))) {
  *     TestClient.Response r = client.get("/hi");
@@ -45,30 +28,13 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread: one thread at a time (the one calling); not thread-safe.
  */
 public final class TestClient implements AutoCloseable {
-    private final LoopContext ctx;
-    private final OffLoopExecutor blockingExecutor;
-    private final List<AutoCloseable> closeAtStop;
-    private final CallingThreadLoop loop = new CallingThreadLoop();
+    private final ServerEngine.Wire wire;
     private long timeoutMillis = 30_000;
-    private final dev.peregrine.web.AccessLog accessLog;
-    private MemoryEndpoint socket;
-    private Connection connection;
 
     private TestClient(Server.Builder builder) {
-        ServerConfig config = builder.settings();
-        OpsEndpoints.register(builder, builder.self); // metrics and health endpoints, as start() serves them
-        closeAtStop = List.copyOf(builder.closeAtStop);
-        this.blockingExecutor = new OffLoopExecutor(config.blockingPoolSize());
-        ServerSetup setup = new ServerSetup(config, builder.router(new IdentityHashMap<>()), builder.protocolSwitches,
-                blockingExecutor, builder.compression, builder.requestIds, builder.accessLog);
-        this.accessLog = builder.accessLog;
-        if (accessLog != null) {
-            accessLog.start();
-        }
-        this.ctx = new LoopContext(setup.listener(0, null));
-        ctx.bind(loop);
-        LoopContext own = ctx;
-        builder.self.local = () -> Metrics.of(List.of(own));
+        // The plan registers the metrics and health endpoints, as start() serves them.
+        this.wire = ServerEngine.get().wire(builder.plan());
+        builder.self.local = wire::metrics;
     }
 
     /** A client of {@code builder}'s routes and settings (the builder is not started). */
@@ -100,12 +66,12 @@ public final class TestClient implements AutoCloseable {
             head.append("Content-Length: ").append(body.length).append("\r\n");
         }
         head.append("\r\n");
-        ByteArrayOutputStream wire = new ByteArrayOutputStream();
-        wire.writeBytes(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        request.writeBytes(head.toString().getBytes(StandardCharsets.ISO_8859_1));
         if (body != null) {
-            wire.writeBytes(body);
+            request.writeBytes(body);
         }
-        List<Response> r = send(wire.toByteArray(), 1, method.equals("HEAD"));
+        List<Response> r = send(request.toByteArray(), 1, method.equals("HEAD"));
         return r.get(0);
     }
 
@@ -118,73 +84,17 @@ public final class TestClient implements AutoCloseable {
     }
 
     private List<Response> send(byte[] bytes, int expected, boolean head) {
-        if (connection == null || connection.isClosed()) {
-            socket = new MemoryEndpoint();
-            socket.closesAfterOurFin(); // after the server's FIN the client closes too
-            connection = ctx.newConnection(socket);
+        List<Response> out = new ArrayList<>(expected);
+        for (ServerEngine.Reply r : wire.exchange(bytes, expected, head, timeoutMillis)) {
+            out.add(new Response(r.status(), r.headers(), r.body()));
         }
-        loop.owner = Thread.currentThread();
-        socket.feed(bytes);
-        List<Response> out = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (true) {
-            drive();
-            Response r;
-            while (out.size() < expected && (r = Response.parse(socket.written(), head, connection.isClosed())) != null) {
-                out.add(r);
-            }
-            if (out.size() == expected || connection.isClosed()) {
-                return out;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw new IllegalStateException("no response within " + timeoutMillis + " ms (" + out.size() + " of "
-                        + expected + " so far; " + socket.written().size() + " bytes unparsed)");
-            }
-            try {
-                Runnable task = loop.tasks.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)), TimeUnit.NANOSECONDS);
-                if (task != null) {
-                    task.run();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for a response", e);
-            }
-            ctx.runTimers(0);
-        }
-    }
-
-    /** Runs what the loop would: tasks handed back, then reads while input waits and the connection reads. */
-    private void drive() {
-        Runnable task;
-        while ((task = loop.tasks.poll()) != null) {
-            task.run();
-        }
-        while (!connection.isClosed() && socket.readInterest() && socket.hasInput()) {
-            if (!connection.onReadable()) {
-                break;
-            }
-            while ((task = loop.tasks.poll()) != null) {
-                task.run();
-            }
-        }
-        if (!connection.isClosed() && !socket.hasInput() && socket.outputShut()) {
-            connection.onReadable(); // the server half-closed: the client's end of stream lets it close
-        }
+        return out;
     }
 
     /** Closes the connection and the executor of blocking handlers. */
     @Override
     public void close() {
-        if (connection != null) {
-            connection.close();
-        }
-        blockingExecutor.shutdown();
-        if (accessLog != null) {
-            accessLog.close();
-        }
-        ctx.free();
-        Server.closeResources(closeAtStop);
+        wire.close();
     }
 
     /** One response as the client saw it. Immutable. */
@@ -237,60 +147,5 @@ public final class TestClient implements AutoCloseable {
         public String toString() {
             return status + " " + text();
         }
-
-        /**
-         * Takes one complete response from the front of {@code wire} (removing its bytes), or returns
-         * null when it is not all there; {@code closed}: the server closed, so a body read until the
-         * close is complete. Read by the client's own {@link ResponseReader} (interim responses
-         * skipped, framing as RFC 9112 says); bytes it refuses fail the call with its reason.
-         */
-        static Response parse(ByteArrayOutputStream wire, boolean head, boolean closed) {
-            byte[] b = wire.toByteArray();
-            ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
-            ResponseReader reader = new ResponseReader(1 << 20, Long.MAX_VALUE);
-            reader.expect(head);
-            int end = reader.read(buf, 0, b.length);
-            if (end == ResponseReader.NEED_MORE) {
-                if (!closed) {
-                    return null;
-                }
-                end = reader.atEndOfInput(buf, reader.responseStart(), b.length);
-            }
-            if (end == ResponseReader.ERROR) {
-                throw new IllegalStateException("the server's response is not one a client accepts: " + reader.error());
-            }
-            List<String[]> headers = new ArrayList<>();
-            for (int i = 0; i < reader.names().size(); i++) {
-                headers.add(new String[] {reader.names().get(i), reader.values().get(i)});
-            }
-            byte[] body = java.util.Arrays.copyOfRange(b, reader.bodyStart(), reader.bodyStart() + reader.bodyLength());
-            wire.reset();
-            wire.write(b, end, b.length - end);
-            return new Response(reader.status(), headers, body);
-        }
     }
-
-    /** The "loop" of a test client: the calling thread, with a queue for work handed back by other threads. */
-    private static final class CallingThreadLoop implements EventLoop {
-        final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
-        volatile Thread owner;
-
-        @Override
-        public void execute(Runnable task) {
-            tasks.add(task);
-        }
-
-        @Override
-        public boolean inEventLoop() {
-            return Thread.currentThread() == owner;
-        }
-
-        @Override
-        public void connect(InetSocketAddress address, EndpointLayer layer, Protocol protocol, long timeoutMillis,
-                            ConnectCallback callback) {
-            throw new UnsupportedOperationException("a TestClient opens no sockets");
-        }
-    }
-
-    /** The in-memory socket: input queued by the client, output collected, no limits. */
 }

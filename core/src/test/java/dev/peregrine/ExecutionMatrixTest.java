@@ -2,7 +2,6 @@ package dev.peregrine;
 
 import dev.peregrine.testing.RawClient;
 import dev.peregrine.testing.RawResponse;
-import dev.peregrine.web.Cors;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,7 +31,9 @@ class Http2OptionsTest {
                 .headerTableSize(0).maxHeaderListSize(64).maxHeaderBlockBytes(1024).maxHeaderBlockFrames(1)
                 .maxClientResets(1).maxServerResets(1).maxSettingsFrames(1).maxPings(1).maxEmptyFrames(1)
                 .floodWindow(Duration.ofMillis(1)).stalledWriteTimeout(Duration.ofMillis(1)).build();
-        assertTrue(o.settings() != null);
+        assertTrue(dev.peregrine.h2.Http2Settings.of(o) != null);
+        assertEquals(1, o.maxConcurrentStreams());
+        assertEquals(1, o.stalledWriteMillis());
         assertSame(Http2Options.DEFAULTS, Server.builder().http2Options);
     }
 }

@@ -1,6 +1,6 @@
 package dev.peregrine.e2e;
 
-import dev.peregrine.files.StaticOptions;
+import dev.peregrine.StaticOptions;
 import dev.peregrine.testing.Await;
 import dev.peregrine.testing.RawClient;
 import dev.peregrine.testing.RawResponse;

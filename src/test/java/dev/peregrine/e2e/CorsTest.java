@@ -4,7 +4,7 @@ import dev.peregrine.Execution;
 import dev.peregrine.Server;
 import dev.peregrine.testing.RawClient;
 import dev.peregrine.testing.RawResponse;
-import dev.peregrine.web.Cors;
+import dev.peregrine.Cors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -3,7 +3,7 @@ package dev.peregrine.e2e;
 import dev.peregrine.Compression;
 import dev.peregrine.Metrics;
 import dev.peregrine.Server;
-import dev.peregrine.files.StaticOptions;
+import dev.peregrine.StaticOptions;
 import dev.peregrine.testing.Await;
 import dev.peregrine.testing.RawClient;
 import dev.peregrine.testing.RawResponse;

@@ -2,9 +2,9 @@ package dev.peregrine.e2e;
 
 import dev.peregrine.Server;
 import dev.peregrine.testing.RawClient;
-import dev.peregrine.websocket.Handshake;
+import dev.peregrine.Handshake;
 import dev.peregrine.websocket.Payload;
-import dev.peregrine.websocket.WebSocketHandler;
+import dev.peregrine.WebSocketHandler;
 import dev.peregrine.websocket.WebSocketSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

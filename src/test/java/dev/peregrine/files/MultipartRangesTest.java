@@ -1,5 +1,7 @@
 package dev.peregrine.files;
 
+import dev.peregrine.StaticOptions;
+
 import dev.peregrine.Server;
 import dev.peregrine.testing.Await;
 import dev.peregrine.testing.RawClient;

@@ -1,5 +1,7 @@
 package dev.peregrine.files;
 
+import dev.peregrine.StaticOptions;
+
 import dev.peregrine.Server;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;

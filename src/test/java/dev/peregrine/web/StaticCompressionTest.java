@@ -3,7 +3,7 @@ package dev.peregrine.web;
 import dev.peregrine.Compression;
 import dev.peregrine.Server;
 import dev.peregrine.compress.Coding;
-import dev.peregrine.files.StaticOptions;
+import dev.peregrine.StaticOptions;
 import dev.peregrine.testing.Curl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package dev.peregrine.web;
 
 import dev.peregrine.Server;
-import dev.peregrine.files.StaticOptions;
+import dev.peregrine.StaticOptions;
 import dev.peregrine.testing.Await;
 import dev.peregrine.testing.RawClient;
 import org.junit.jupiter.api.Timeout;

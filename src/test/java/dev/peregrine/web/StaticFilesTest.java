@@ -1,7 +1,7 @@
 package dev.peregrine.web;
 
 import dev.peregrine.Server;
-import dev.peregrine.files.StaticOptions;
+import dev.peregrine.StaticOptions;
 import dev.peregrine.testing.RawClient;
 import dev.peregrine.testing.Curl;
 import org.junit.jupiter.api.AfterEach;

@@ -1,7 +1,7 @@
 package dev.peregrine.client;
 
 import dev.peregrine.BodyProducer;
-import dev.peregrine.http1.HttpTokens;
+import dev.peregrine.buffer.HttpTokens;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

@@ -294,12 +294,12 @@ public final class HttpClient implements HttpSender, AutoCloseable {
 
     /**
      * Opens a WebSocket connection (RFC 6455) to a {@code ws://} or {@code wss://} URI on this client's
-     * loops, with {@link dev.peregrine.websocket.WebSocketOptions#DEFAULTS} (permessage-deflate offered).
-     * See {@link #webSocket(java.net.URI, dev.peregrine.websocket.WebSocketOptions, dev.peregrine.websocket.WebSocketHandler)}.
+     * loops, with {@link dev.peregrine.WebSocketOptions#DEFAULTS} (permessage-deflate offered).
+     * See {@link #webSocket(java.net.URI, dev.peregrine.WebSocketOptions, dev.peregrine.WebSocketHandler)}.
      */
     public CompletableFuture<dev.peregrine.websocket.WebSocketSession> webSocket(java.net.URI uri,
-                                                                             dev.peregrine.websocket.WebSocketHandler handler) {
-        return webSocket(uri, dev.peregrine.websocket.WebSocketOptions.DEFAULTS, handler);
+                                                                             dev.peregrine.WebSocketHandler handler) {
+        return webSocket(uri, dev.peregrine.WebSocketOptions.DEFAULTS, handler);
     }
 
     /**
@@ -312,7 +312,7 @@ public final class HttpClient implements HttpSender, AutoCloseable {
      * IllegalArgumentException at the call.
      */
     public CompletableFuture<dev.peregrine.websocket.WebSocketSession> webSocket(java.net.URI uri,
-            dev.peregrine.websocket.WebSocketOptions options, dev.peregrine.websocket.WebSocketHandler handler) {
+            dev.peregrine.WebSocketOptions options, dev.peregrine.WebSocketHandler handler) {
         return WebSocketHandshake.open(this, uri, options, handler, "");
     }
 

@@ -1,7 +1,7 @@
 package dev.peregrine.client;
 
-import dev.peregrine.websocket.WebSocketHandler;
-import dev.peregrine.websocket.WebSocketOptions;
+import dev.peregrine.WebSocketHandler;
+import dev.peregrine.WebSocketOptions;
 import dev.peregrine.websocket.WebSocketSession;
 import dev.peregrine.websocket.engine.HandshakeFields;
 

@@ -7,8 +7,8 @@ import dev.peregrine.loop.LoopContext;
 import dev.peregrine.tls.engine.TlsClientLayer;
 import dev.peregrine.loop.Protocol;
 import dev.peregrine.websocket.Payload;
-import dev.peregrine.websocket.WebSocketHandler;
-import dev.peregrine.websocket.WebSocketOptions;
+import dev.peregrine.WebSocketHandler;
+import dev.peregrine.WebSocketOptions;
 import dev.peregrine.websocket.WebSocketSession;
 import dev.peregrine.websocket.engine.WebSocketClientEngine;
 

@@ -2,8 +2,8 @@ package dev.peregrine.client;
 
 import dev.peregrine.Transport;
 import dev.peregrine.websocket.Payload;
-import dev.peregrine.websocket.WebSocketHandler;
-import dev.peregrine.websocket.WebSocketOptions;
+import dev.peregrine.WebSocketHandler;
+import dev.peregrine.WebSocketOptions;
 import dev.peregrine.websocket.WebSocketSession;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package dev.peregrine.files;
 
-import dev.peregrine.http1.HttpTokens;
+import dev.peregrine.buffer.HttpTokens;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -3,6 +3,7 @@ package dev.peregrine.files;
 import dev.peregrine.Handler;
 import dev.peregrine.Request;
 import dev.peregrine.Response;
+import dev.peregrine.StaticOptions;
 import dev.peregrine.buffer.AsciiView;
 import dev.peregrine.http1.AcceptEncoding;
 import dev.peregrine.http1.FileParts;
@@ -70,6 +71,9 @@ public final class StaticFiles implements Handler, AutoCloseable {
 
     private final Path root;
     private final Path realRoot;
+    /** The precompressed siblings looked for, best first: coding and file suffix. */
+    static final List<String[]> ENCODINGS = List.of(new String[] {"br", ".br"}, new String[] {"zstd", ".zst"},
+            new String[] {"gzip", ".gz"});
     private final StaticOptions options;
     /** Open files by request path, or null when {@link StaticOptions#openFileCache} is 0. */
     private final OpenFileCache cache;
@@ -92,9 +96,9 @@ public final class StaticFiles implements Handler, AutoCloseable {
         }
         this.root = root;
         this.options = options;
-        this.cache = options.openFileCache > 0 ? new OpenFileCache(options.openFileCache, options.cacheValidMillis) : null;
-        this.variants = cache != null && options.compression != null ? new CompressedVariants(options.compression, cache) : null;
-        this.varies = options.precompressed || variants != null;
+        this.cache = options.openFileCache() > 0 ? new OpenFileCache(options.openFileCache(), options.cacheValidMillis()) : null;
+        this.variants = cache != null && options.compression() != null ? new CompressedVariants(options.compression(), cache) : null;
+        this.varies = options.precompressed() || variants != null;
     }
 
     @Override
@@ -145,8 +149,8 @@ public final class StaticFiles implements Handler, AutoCloseable {
         String range = req.header("Range");
         CharSequence acceptEncoding = varies && range == null ? req.headerView("Accept-Encoding") : null;
         byte[] compressed = null;
-        if (acceptEncoding != null && options.precompressed) {
-            for (String[] e : StaticOptions.ENCODINGS) {
+        if (acceptEncoding != null && options.precompressed()) {
+            for (String[] e : ENCODINGS) {
                 if (!AcceptEncoding.accepts(acceptEncoding, e[0])) {
                     continue;
                 }
@@ -220,7 +224,7 @@ public final class StaticFiles implements Handler, AutoCloseable {
             return;
         }
         if (range != null && req.method().equals("GET") && Validators.ifRangeHolds(req.header("If-Range"), etag, lastModified)) {
-            List<long[]> ranges = Ranges.parse(range, size, options.maxRanges);
+            List<long[]> ranges = Ranges.parse(range, size, options.maxRanges());
             if (ranges == Ranges.UNSATISFIABLE) {
                 res.error(416);
                 res.header("Content-Range", "bytes */" + size);
@@ -305,8 +309,8 @@ public final class StaticFiles implements Handler, AutoCloseable {
                 res.header("Vary", "Accept-Encoding");
             }
             res.header("ETag", etag);
-            if (options.cacheControl != null) {
-                res.header("Cache-Control", options.cacheControl);
+            if (options.cacheControl() != null) {
+                res.header("Cache-Control", options.cacheControl());
             }
         }
     }
@@ -328,8 +332,8 @@ public final class StaticFiles implements Handler, AutoCloseable {
                 res.header("Vary", "Accept-Encoding");
             }
             res.header("ETag", etag).header("Last-Modified", lastModified).header("Accept-Ranges", "bytes");
-            if (options.cacheControl != null) {
-                res.header("Cache-Control", options.cacheControl);
+            if (options.cacheControl() != null) {
+                res.header("Cache-Control", options.cacheControl());
             }
         }
         String type = mediaType(file, cached);
@@ -362,8 +366,8 @@ public final class StaticFiles implements Handler, AutoCloseable {
         if (lastModified != null) {
             b.append("Last-Modified: ").append(lastModified).append("\r\nAccept-Ranges: bytes\r\n");
         }
-        if (options.cacheControl != null) {
-            b.append("Cache-Control: ").append(options.cacheControl).append("\r\n"); // checked by StaticOptions
+        if (options.cacheControl() != null) {
+            b.append("Cache-Control: ").append(options.cacheControl()).append("\r\n"); // checked by StaticOptions
         }
         return b.toString().getBytes(StandardCharsets.ISO_8859_1);
     }
@@ -454,30 +458,30 @@ public final class StaticFiles implements Handler, AutoCloseable {
             for (int i = 0; i < count; i++) {
                 String segment = segments[i];
                 if (segment.isEmpty() || segment.equals(".") || segment.equals("..")
-                        || (!options.allowHidden && segment.startsWith("."))) {
+                        || (!options.allowHidden() && segment.startsWith("."))) {
                     return null;
                 }
                 p = p.resolve(segment);
             }
         }
         if (Files.isDirectory(p)) {
-            if (options.index == null) {
+            if (options.index() == null) {
                 return null;
             }
             if (!rel.isEmpty() && !trailingSlash) {
-                if (!options.followSymlinksOut && !p.toRealPath().startsWith(realRoot)) {
+                if (!options.followSymlinksOut() && !p.toRealPath().startsWith(realRoot)) {
                     return null; // no redirect that would tell a directory outside exists
                 }
                 return DIRECTORY_WITHOUT_SLASH;
             }
-            p = p.resolve(options.index);
+            p = p.resolve(options.index());
         } else if (trailingSlash) {
             return null; // a file named as a directory
         }
         if (!Files.isRegularFile(p)) {
             return null;
         }
-        if (!options.followSymlinksOut && !p.toRealPath().startsWith(realRoot)) {
+        if (!options.followSymlinksOut() && !p.toRealPath().startsWith(realRoot)) {
             return null;
         }
         return p;
@@ -485,13 +489,13 @@ public final class StaticFiles implements Handler, AutoCloseable {
 
     /** Whether {@code p} (a sibling named from a checked file) stays under the root, links followed, unless links out are allowed. */
     private boolean inside(Path p) throws IOException {
-        return options.followSymlinksOut || p.toRealPath().startsWith(realRoot);
+        return options.followSymlinksOut() || p.toRealPath().startsWith(realRoot);
     }
 
     private String mediaType(String name) {
         int dot = name.lastIndexOf('.');
         if (dot >= 0) {
-            String custom = options.mediaTypes.get(name.substring(dot + 1).toLowerCase(Locale.ROOT));
+            String custom = options.mediaTypes().get(name.substring(dot + 1).toLowerCase(Locale.ROOT));
             if (custom != null) {
                 return custom;
             }

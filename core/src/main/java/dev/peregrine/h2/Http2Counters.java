@@ -21,9 +21,7 @@ public final class Http2Counters {
     public long streamErrors;
 
     /** The defences' names, in the order of {@link #defences()}: the values of the metric's label. */
-    public static final java.util.List<String> DEFENCES = java.util.List.of("refused_stream", "rapid_reset",
-            "server_reset", "continuation_flood", "settings_flood", "ping_flood", "empty_frames", "header_list_too_large",
-            "stalled_write");
+    public static final java.util.List<String> DEFENCES = dev.peregrine.Metrics.HTTP2_DEFENCES;
 
     /** How often each defence fired, in the order of {@link #DEFENCES}. */
     public long[] defences() {

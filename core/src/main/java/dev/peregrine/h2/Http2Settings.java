@@ -43,6 +43,14 @@ public final class Http2Settings {
     final long floodWindowMillis;
     final long stalledWriteMillis;
 
+    /** The connection layer's form of the API's {@link dev.peregrine.Http2Options} (checked there, value by value). */
+    public static Http2Settings of(dev.peregrine.Http2Options o) {
+        return new Http2Settings(o.maxConcurrentStreams(), o.initialStreamWindow(), o.connectionWindow(),
+                o.headerTableSize(), o.maxHeaderListSize(), o.maxHeaderBlockBytes(), o.maxHeaderBlockFrames(),
+                o.maxClientResets(), o.maxServerResets(), o.maxSettingsFrames(), o.maxPings(), o.maxEmptyFrames(),
+                o.floodWindowMillis(), o.stalledWriteMillis());
+    }
+
     public Http2Settings(int maxConcurrentStreams, int initialStreamWindow, int connectionWindow, int headerTableSize,
                          int maxHeaderListSize, int maxHeaderBlockBytes, int maxHeaderBlockFrames, int maxResetsPerWindow,
                          int maxServerResetsPerWindow, int maxSettingsPerWindow, int maxPingsPerWindow,

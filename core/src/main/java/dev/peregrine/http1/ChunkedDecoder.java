@@ -1,5 +1,7 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.buffer.HttpTokens;
+
 import java.nio.ByteBuffer;
 
 /**

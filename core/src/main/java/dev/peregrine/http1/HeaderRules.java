@@ -1,5 +1,7 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.buffer.HttpTokens;
+
 /**
  * What a handler may put in a response's header fields, checked at the call so that a mistake is an
  * exception there rather than a malformed response on the wire: names are tokens and not framing

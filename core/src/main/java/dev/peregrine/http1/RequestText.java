@@ -1,5 +1,7 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.buffer.HttpTokens;
+
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,7 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.buffer.HttpTokens;
+
 import dev.peregrine.buffer.Ascii;
 import dev.peregrine.buffer.Swar;
 

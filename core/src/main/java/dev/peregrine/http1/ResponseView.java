@@ -20,7 +20,7 @@ import java.util.Arrays;
  *
  * <p>Thread: the owning event loop.
  */
-public final class ResponseView implements Response {
+public final class ResponseView implements Response, dev.peregrine.ServerEngine.AfterHook {
     static final int BODY_NONE = 0;
     static final int BODY_BYTES = 1;
     static final int BODY_BUFFER = 2;
@@ -354,6 +354,7 @@ public final class ResponseView implements Response {
      * handed over ({@code async()}), on the completion's response when it completes (on the loop,
      * before it is encoded). What {@code after(...)} uses, so an after-hook sees the final answer.
      */
+    @Override
     public void afterHandler(dev.peregrine.Handler hook, dev.peregrine.Request req) throws Exception {
         if (handedOver) {
             owner.deferAfter(this, hook);

@@ -5,26 +5,20 @@ import dev.peregrine.Request;
 import dev.peregrine.Response;
 
 /**
- * A handler marked by {@link dev.peregrine.Handlers#streaming}: for a large body the connection calls it, on the loop,
- * as soon as the head has arrived. Immutable. Read and placed at build as {@link BlockingHandler} is.
+ * The server's mark on a streaming route ({@code Handlers.streaming}): for a large body the connection
+ * calls it, on the loop, as soon as the head has arrived. Immutable. Placed at build as
+ * {@link BlockingHandler} is.
  */
 public final class StreamingHandler implements Handler {
     private final Handler delegate;
-    /** Placed by the router's builder as the route's outermost layer (see {@link BlockingHandler}). */
-    private final boolean placed;
 
-    public StreamingHandler(Handler delegate) {
-        this(delegate, false);
-    }
-
-    private StreamingHandler(Handler delegate, boolean placed) {
+    private StreamingHandler(Handler delegate) {
         this.delegate = delegate;
-        this.placed = placed;
     }
 
-    /** The marker the router's builder puts outside a streaming route's filters. */
+    /** The mark the router's builder puts outside a streaming route's filters. */
     public static StreamingHandler placed(Handler decorated) {
-        return new StreamingHandler(decorated, true);
+        return new StreamingHandler(decorated);
     }
 
     /** The wrapped handler. */
@@ -32,12 +26,9 @@ public final class StreamingHandler implements Handler {
         return delegate;
     }
 
-    /** Runs the wrapped handler (on the calling thread); a user's marker hidden in a wrapper is reported once. */
+    /** Runs the wrapped handler (on the calling thread). */
     @Override
     public void handle(Request req, Response res) throws Exception {
-        if (!placed) {
-            HiddenMarker.report("Handlers.streaming");
-        }
         delegate.handle(req, res);
     }
 }

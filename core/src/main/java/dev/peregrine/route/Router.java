@@ -430,7 +430,7 @@ public final class Router {
             }
             for (int i = 0; i < s.length(); i++) {
                 char c = s.charAt(i);
-                if (c > 0xFF || !dev.peregrine.http1.HttpTokens.TCHAR[c]) {
+                if (c > 0xFF || !dev.peregrine.buffer.HttpTokens.TCHAR[c]) {
                     return false;
                 }
             }

@@ -36,25 +36,24 @@ public final class ProtocolSwitches {
     public static final ProtocolSwitches NONE = new ProtocolSwitches(Map.of(), null, Map.of());
 
     /**
-     * How this package reaches a {@code Server.Builder}'s switches: installed once by the builder's
-     * class initializer. The builder's public API does not name {@link Protocol} (the connection
-     * layer is not exported), so the registrations below are internal: for the protocols Peregrine
-     * builds in (WebSocket, HTTP/2 to come) and for tests on the class path.
+     * {@code b}'s switches so far. The builder's public API does not name {@link Protocol} (the
+     * connection layer is not exported), so the registrations below are internal (for the protocols
+     * Peregrine builds in and for tests on the class path) and kept on the builder as an extension
+     * ({@link dev.peregrine.ServerEngine#extension}) the engine reads at start.
      */
-    public interface BuilderSlot {
-        ProtocolSwitches get(dev.peregrine.Server.Builder b);
-
-        void set(dev.peregrine.Server.Builder b, ProtocolSwitches switches);
+    private static ProtocolSwitches get(dev.peregrine.Server.Builder b) {
+        ProtocolSwitches s = dev.peregrine.ServerEngine.extension(b, ProtocolSwitches.class);
+        return s == null ? NONE : s;
     }
 
-    private static volatile BuilderSlot slot;
+    private static void set(dev.peregrine.Server.Builder b, ProtocolSwitches switches) {
+        dev.peregrine.ServerEngine.extension(b, ProtocolSwitches.class, switches);
+    }
 
-    /** Called by {@code Server.Builder}'s class initializer only. */
-    public static void install(BuilderSlot builderSlot) {
-        if (slot != null) {
-            throw new IllegalStateException("already installed");
-        }
-        slot = builderSlot;
+    /** The switches of the server {@code plan} starts. */
+    static ProtocolSwitches of(dev.peregrine.ServerEngine.Plan plan) {
+        ProtocolSwitches s = plan.extension(ProtocolSwitches.class);
+        return s == null ? NONE : s;
     }
 
     /**
@@ -77,10 +76,10 @@ public final class ProtocolSwitches {
      */
     public static dev.peregrine.Server.Builder upgradeIf(dev.peregrine.Server.Builder b, String token,
                                                          java.util.function.Function<RequestView, ? extends Protocol> protocol) {
-        if (!dev.peregrine.http1.HttpTokens.isToken(token)) {
+        if (!dev.peregrine.buffer.HttpTokens.isToken(token)) {
             throw new IllegalArgumentException("upgrade token must be an RFC 9110 token: " + token);
         }
-        slot.set(b, slot.get(b).withUpgrade(token, java.util.Objects.requireNonNull(protocol, "protocol")));
+        set(b, get(b).withUpgrade(token, java.util.Objects.requireNonNull(protocol, "protocol")));
         return b;
     }
 
@@ -91,7 +90,7 @@ public final class ProtocolSwitches {
      */
     public static dev.peregrine.Server.Builder priorKnowledge(dev.peregrine.Server.Builder b,
                                                               Supplier<? extends Protocol> protocol) {
-        slot.set(b, slot.get(b).withPriorKnowledge(java.util.Objects.requireNonNull(protocol, "protocol")));
+        set(b, get(b).withPriorKnowledge(java.util.Objects.requireNonNull(protocol, "protocol")));
         return b;
     }
 
@@ -105,7 +104,7 @@ public final class ProtocolSwitches {
         if (name.isEmpty() || name.equals("http/1.1")) {
             throw new IllegalArgumentException("ALPN name must be non-empty and not http/1.1: " + name);
         }
-        slot.set(b, slot.get(b).withAlpn(name, java.util.Objects.requireNonNull(protocol, "protocol")));
+        set(b, get(b).withAlpn(name, java.util.Objects.requireNonNull(protocol, "protocol")));
         return b;
     }
 

@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * How the client module reaches a running {@link Server}'s loops for the in-memory transport
- * ({@link MemoryPipe}) without the server's API naming a loop: {@code Server}'s class initializer installs
- * the one {@link Slot}.
+ * ({@link MemoryPipe}) without the server's API naming a loop: {@code server/ServerLaunch}'s class
+ * initializer installs the one {@link Slot}, which finds the servers it started.
  *
  * <p>Thread: any.
  */
@@ -24,7 +24,7 @@ public final class ServerLoops {
     private ServerLoops() {
     }
 
-    /** Called by {@code Server}'s class initializer only. */
+    /** Called by {@code server/ServerLaunch}'s class initializer only. */
     public static void install(Slot serverSlot) {
         if (slot != null) {
             throw new IllegalStateException("already installed");
@@ -34,6 +34,6 @@ public final class ServerLoops {
 
     /** {@code server}'s loops for plain HTTP or for TLS; empty when it serves no such listener or has closed. */
     public static List<LoopContext> of(Server server, boolean https) {
-        return slot.loops(server, https); // a Server instance exists: its class initializer has run
+        return slot.loops(server, https); // a Server exists: ServerLaunch started it, so its class initializer has run
     }
 }

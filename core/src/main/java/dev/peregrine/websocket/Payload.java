@@ -3,7 +3,7 @@ package dev.peregrine.websocket;
 import java.nio.ByteBuffer;
 
 /**
- * A message's or a control frame's payload as {@link WebSocketHandler} callbacks see it: a view on
+ * A message's or a control frame's payload as {@link dev.peregrine.WebSocketHandler} callbacks see it: a view on
  * bytes the server owns (the loop's read buffer, or the connection's message buffer), unmasked and,
  * for text, already checked as UTF-8. <b>Valid only during the callback</b>: copy what must outlive it
  * ({@link #bytes()}, {@link #text()}, {@link #copyTo}). Echoing it with

@@ -70,7 +70,7 @@ public interface WebSocketSession {
     /** One fragment of a binary message; {@code last} ends the message. */
     void sendBinaryPart(byte[] part, boolean last, SendCallback callback);
 
-    /** Sends a ping (at most 125 bytes); its pong reaches {@link WebSocketHandler#onPong}. */
+    /** Sends a ping (at most 125 bytes); its pong reaches {@link dev.peregrine.WebSocketHandler#onPong}. */
     void ping(byte[] data);
 
     /** Starts the close handshake with 1000. */

@@ -1,5 +1,7 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.buffer.HttpTokens;
+
 import dev.peregrine.testing.Corpus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

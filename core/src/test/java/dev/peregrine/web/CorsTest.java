@@ -1,5 +1,7 @@
 package dev.peregrine.web;
 
+import dev.peregrine.Cors;
+
 import dev.peregrine.Server;
 import dev.peregrine.TestClient;
 import org.junit.jupiter.api.Test;

@@ -100,7 +100,7 @@ public final class PlaintextApp {
      * {@code /ws/echo}: every text and binary message back as it came, compressed (permessage-deflate)
      * when the client offers it; messages up to 16 MiB, the largest Autobahn|Testsuite sends.
      */
-    static final dev.peregrine.websocket.WebSocketHandler WS_ECHO = new dev.peregrine.websocket.WebSocketHandler() {
+    static final dev.peregrine.WebSocketHandler WS_ECHO = new dev.peregrine.WebSocketHandler() {
         @Override
         public void onText(dev.peregrine.websocket.WebSocketSession session, dev.peregrine.websocket.Payload text) {
             session.send(text);
@@ -111,7 +111,7 @@ public final class PlaintextApp {
             session.send(data);
         }
     };
-    static final dev.peregrine.websocket.WebSocketOptions WS_ECHO_OPTIONS = dev.peregrine.websocket.WebSocketOptions.DEFAULTS
+    static final dev.peregrine.WebSocketOptions WS_ECHO_OPTIONS = dev.peregrine.WebSocketOptions.DEFAULTS
             .maxFrameSize(16 << 20).maxMessageSize(16 << 20);
 
     /** The app's routes on a builder, for tests and benchmarks that start it in-process. */
@@ -171,7 +171,7 @@ public final class PlaintextApp {
         String staticDir = stringSetting(args, "--static");
         if (staticDir != null) {
             int validMillis = intSetting(args, "--static-cache-valid-ms", "STATIC_CACHE_VALID_MS", 0);
-            builder.staticFiles("/static", java.nio.file.Path.of(staticDir), dev.peregrine.files.StaticOptions.builder()
+            builder.staticFiles("/static", java.nio.file.Path.of(staticDir), dev.peregrine.StaticOptions.builder()
                     .cacheValid(java.time.Duration.ofMillis(validMillis)).build());
         }
         if (metrics) {

@@ -1,12 +1,12 @@
 package dev.peregrine.websocket.engine;
 
-import dev.peregrine.http1.HttpTokens;
+import dev.peregrine.buffer.HttpTokens;
 
 import java.util.Locale;
 
 /**
  * The rule for extra header fields of a WebSocket handshake, the server's {@code 101}
- * ({@link dev.peregrine.websocket.Handshake#header}) and the client's {@code GET} alike, checked at the
+ * ({@link dev.peregrine.Handshake#header}) and the client's {@code GET} alike, checked at the
  * call: the fields the handshake itself writes may not be added (RFC 6455 §4.1, §4.2.2: {@code Upgrade},
  * {@code Connection}, every {@code Sec-WebSocket-*}), nor framing fields (neither message has content,
  * RFC 9110 §15.2.2), nor {@code Host} (the client's, from the URI); a name is a token and a value has

@@ -3,7 +3,7 @@ package dev.peregrine.websocket.engine;
 import dev.peregrine.loop.EventLoop;
 import dev.peregrine.offloop.OffLoopExecutor;
 import dev.peregrine.websocket.Payload;
-import dev.peregrine.websocket.WebSocketHandler;
+import dev.peregrine.WebSocketHandler;
 import dev.peregrine.websocket.WebSocketSession;
 
 import java.nio.ByteBuffer;

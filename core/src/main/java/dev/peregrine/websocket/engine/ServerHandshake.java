@@ -1,7 +1,7 @@
 package dev.peregrine.websocket.engine;
 
 import dev.peregrine.Request;
-import dev.peregrine.websocket.Handshake;
+import dev.peregrine.Handshake;
 
 /**
  * The {@link Handshake} {@link WebSocketRoute} hands to {@code WebSocketHandler.onHandshake}: the

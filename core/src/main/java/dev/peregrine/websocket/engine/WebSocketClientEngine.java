@@ -1,8 +1,8 @@
 package dev.peregrine.websocket.engine;
 
 import dev.peregrine.loop.Protocol;
-import dev.peregrine.websocket.WebSocketHandler;
-import dev.peregrine.websocket.WebSocketOptions;
+import dev.peregrine.WebSocketHandler;
+import dev.peregrine.WebSocketOptions;
 
 import java.net.InetSocketAddress;
 import java.util.Map;

@@ -2,8 +2,8 @@ package dev.peregrine.websocket.engine;
 
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.Protocol;
-import dev.peregrine.websocket.WebSocketHandler;
-import dev.peregrine.websocket.WebSocketOptions;
+import dev.peregrine.WebSocketHandler;
+import dev.peregrine.WebSocketOptions;
 import dev.peregrine.websocket.codec.CloseCodes;
 import dev.peregrine.websocket.codec.FrameHeader;
 import dev.peregrine.websocket.codec.FrameWriter;

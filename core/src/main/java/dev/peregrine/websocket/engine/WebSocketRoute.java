@@ -7,8 +7,8 @@ import dev.peregrine.Response;
 import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.offloop.OffLoop;
-import dev.peregrine.websocket.WebSocketHandler;
-import dev.peregrine.websocket.WebSocketOptions;
+import dev.peregrine.WebSocketHandler;
+import dev.peregrine.WebSocketOptions;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

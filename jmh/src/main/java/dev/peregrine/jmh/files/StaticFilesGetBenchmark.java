@@ -3,7 +3,7 @@ package dev.peregrine.jmh.files;
 import dev.peregrine.Server;
 import dev.peregrine.ServerConfig;
 import dev.peregrine.files.StaticFiles;
-import dev.peregrine.files.StaticOptions;
+import dev.peregrine.StaticOptions;
 import dev.peregrine.jmh.server.ServerTimingBenchmark.BenchmarkThreadLoop;
 import dev.peregrine.jmh.server.ServerTimingBenchmark.FakeSocket;
 import dev.peregrine.loop.Connection;

@@ -3,8 +3,8 @@ package dev.peregrine.jmh.websocket;
 import dev.peregrine.Server;
 import dev.peregrine.websocket.Payload;
 import dev.peregrine.websocket.PreparedMessage;
-import dev.peregrine.websocket.WebSocketHandler;
-import dev.peregrine.websocket.WebSocketOptions;
+import dev.peregrine.WebSocketHandler;
+import dev.peregrine.WebSocketOptions;
 import dev.peregrine.websocket.WebSocketSession;
 
 import java.util.Set;

@@ -1,4 +1,4 @@
-package dev.peregrine.web;
+package dev.peregrine;
 
 import java.util.Locale;
 import java.util.function.Predicate;

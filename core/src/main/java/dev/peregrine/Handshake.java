@@ -1,14 +1,12 @@
-package dev.peregrine.websocket;
-
-import dev.peregrine.Request;
+package dev.peregrine;
 
 /**
  * One connection's opening handshake as {@link WebSocketHandler#onHandshake} sees it, after the
  * server's checks passed and before the {@code 101} is written: the request to read, fields to add
  * to the {@code 101}, and an object to keep with the session to come.
  * <pre>{@code
- * .websocket("/ws/chat", new dev.peregrine.websocket.WebSocketHandler() {
- *     public void onHandshake(dev.peregrine.websocket.Handshake h) {
+ * .websocket("/ws/chat", new dev.peregrine.WebSocketHandler() {
+ *     public void onHandshake(dev.peregrine.Handshake h) {
  *         String user = h.request().attribute("user");        // set by an auth filter
  *         h.attach(user).header("Set-Cookie", "seen=1; Path=/; HttpOnly");
  *     }
@@ -37,6 +35,6 @@ public interface Handshake {
      */
     Handshake header(String name, String value);
 
-    /** Keeps {@code attachment} with the session: {@link WebSocketSession#attachment()} from {@code onOpen} on. */
+    /** Keeps {@code attachment} with the session: {@link dev.peregrine.websocket.WebSocketSession#attachment()} from {@code onOpen} on. */
     Handshake attach(Object attachment);
 }

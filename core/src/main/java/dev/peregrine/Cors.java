@@ -1,9 +1,4 @@
-package dev.peregrine.web;
-
-import dev.peregrine.Filter;
-import dev.peregrine.Handler;
-import dev.peregrine.Request;
-import dev.peregrine.Response;
+package dev.peregrine;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -405,7 +400,7 @@ public final class Cors implements Filter {
             }
             for (int i = 0; i < s.length(); i++) {
                 char c = s.charAt(i);
-                if (c > 0xFF || !dev.peregrine.http1.HttpTokens.TCHAR[c]) {
+                if (c > 0xFF || !dev.peregrine.buffer.HttpTokens.TCHAR[c]) {
                     throw new IllegalArgumentException("not a token (RFC 9110 §5.6.2): " + what + " " + s);
                 }
             }

@@ -1,27 +1,26 @@
-package dev.peregrine.files;
+package dev.peregrine;
 
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * How {@link StaticFiles} serves a directory. Immutable; made with {@link #builder()}.
+ * How {@link Server.Builder#staticFiles(String, java.nio.file.Path, StaticOptions)} serves a directory. Immutable; made with {@link #builder()}.
  * <pre>{@code
  * StaticOptions.builder().cacheControl("public, max-age=3600").mediaType("wasm", "application/wasm").build()
  * }</pre>
  */
 public final class StaticOptions {
-    final String index;
-    final String cacheControl;
-    final boolean precompressed;
-    final boolean allowHidden;
-    final boolean followSymlinksOut;
-    final int maxRanges;
-    final int openFileCache;
-    final long cacheValidMillis;
-    final Map<String, String> mediaTypes;
-    final dev.peregrine.Compression compression;
+    private final String index;
+    private final String cacheControl;
+    private final boolean precompressed;
+    private final boolean allowHidden;
+    private final boolean followSymlinksOut;
+    private final int maxRanges;
+    private final int openFileCache;
+    private final long cacheValidMillis;
+    private final Map<String, String> mediaTypes;
+    private final Compression compression;
 
     private StaticOptions(Builder b) {
         index = b.index;
@@ -44,6 +43,56 @@ public final class StaticOptions {
         return builder().build();
     }
 
+    /** The index file served for a directory, or null. */
+    public String index() {
+        return index;
+    }
+
+    /** The Cache-Control value sent, or null: none. */
+    public String cacheControl() {
+        return cacheControl;
+    }
+
+    /** Whether precompressed siblings ({@code .br}, {@code .zst}, {@code .gz}) are served. */
+    public boolean precompressed() {
+        return precompressed;
+    }
+
+    /** Whether hidden files (a name starting with {@code .}) are served. */
+    public boolean allowHidden() {
+        return allowHidden;
+    }
+
+    /** Whether links that lead out of the directory are followed. */
+    public boolean followSymlinksOut() {
+        return followSymlinksOut;
+    }
+
+    /** The most ranges one request may ask for. */
+    public int maxRanges() {
+        return maxRanges;
+    }
+
+    /** How many open files are cached (0: none). */
+    public int openFileCache() {
+        return openFileCache;
+    }
+
+    /** How long a cached file is trusted without a stat, in ms. */
+    public long cacheValidMillis() {
+        return cacheValidMillis;
+    }
+
+    /** Media types by lower-case extension, beside the built-in ones. */
+    public Map<String, String> mediaTypes() {
+        return mediaTypes;
+    }
+
+    /** How text files are compressed on the fly, or null: not. */
+    public Compression compression() {
+        return compression;
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -59,7 +108,7 @@ public final class StaticOptions {
         private int openFileCache = 256;
         private long cacheValidMillis;
         private final Map<String, String> mediaTypes = new HashMap<>();
-        private dev.peregrine.Compression compression = dev.peregrine.Compression.defaults();
+        private Compression compression = Compression.defaults();
 
         private Builder() {
         }
@@ -79,7 +128,7 @@ public final class StaticOptions {
         public Builder cacheControl(String value) {
             for (int i = 0; value != null && i < value.length(); i++) {
                 char c = value.charAt(i);
-                if (c > 0x7E || !dev.peregrine.http1.HttpTokens.FIELD_VALUE[c]) {
+                if (c > 0x7E || !dev.peregrine.buffer.HttpTokens.FIELD_VALUE[c]) {
                     throw new IllegalArgumentException("invalid character in cacheControl at index " + i);
                 }
             }
@@ -95,7 +144,7 @@ public final class StaticOptions {
 
         /**
          * How text files are compressed for clients that accept a coding and have no precompressed sibling
-         * (default {@link dev.peregrine.Compression#defaults()}: br, zstd where their libraries load, gzip and
+         * (default {@link Compression#defaults()}: br, zstd where their libraries load, gzip and
          * deflate, for text, JSON, JavaScript, XML and SVG of at least 1 KiB); null serves every file as it is
          * on disk. Each file version is compressed once per coding and the bytes kept with the open file
          * (up to 8 MiB per file and 64 MiB per directory; larger files leave uncompressed; files up to 64 KiB
@@ -103,7 +152,7 @@ public final class StaticOptions {
          * the open-file cache ({@link #openFileCache} above 0). Independent of the server's
          * {@code compression(...)}, which covers bodies in memory.
          */
-        public Builder compression(dev.peregrine.Compression compression) {
+        public Builder compression(Compression compression) {
             this.compression = compression;
             return this;
         }
@@ -166,7 +215,4 @@ public final class StaticOptions {
             return new StaticOptions(this);
         }
     }
-
-    static final List<String[]> ENCODINGS = List.of(new String[] {"br", ".br"}, new String[] {"zstd", ".zst"},
-            new String[] {"gzip", ".gz"});
 }

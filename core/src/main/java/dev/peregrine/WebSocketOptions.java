@@ -1,4 +1,4 @@
-package dev.peregrine.websocket;
+package dev.peregrine;
 
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +27,7 @@ import java.util.function.Predicate;
  */
 public final class WebSocketOptions {
     public static final WebSocketOptions DEFAULTS = new WebSocketOptions(1 << 20, 1 << 20, 300_000, 0, 5_000,
-            true, 64, List.of(), origin -> true, dev.peregrine.Execution.LOOP);
+            true, 64, List.of(), origin -> true, Execution.LOOP);
 
     private final int maxFrameSize;
     private final int maxMessageSize;
@@ -38,11 +38,11 @@ public final class WebSocketOptions {
     private final int compressionThreshold;
     private final List<String> subprotocols;
     private final Predicate<String> originCheck;
-    private final dev.peregrine.Execution execution;
+    private final Execution execution;
 
     private WebSocketOptions(int maxFrameSize, int maxMessageSize, long idleTimeoutMillis, long pingIntervalMillis,
                              long closeTimeoutMillis, boolean compression, int compressionThreshold,
-                             List<String> subprotocols, Predicate<String> originCheck, dev.peregrine.Execution execution) {
+                             List<String> subprotocols, Predicate<String> originCheck, Execution execution) {
         this.maxFrameSize = maxFrameSize;
         this.maxMessageSize = maxMessageSize;
         this.idleTimeoutMillis = idleTimeoutMillis;
@@ -129,22 +129,22 @@ public final class WebSocketOptions {
     }
 
     /**
-     * Where the route's callbacks run. {@link dev.peregrine.Execution#LOOP} (the default): on the
-     * connection's event loop, and they must not block. {@link dev.peregrine.Execution#BLOCKING}: off
+     * Where the route's callbacks run. {@link Execution#LOOP} (the default): on the
+     * connection's event loop, and they must not block. {@link Execution#BLOCKING}: off
      * the loop, on a virtual thread on JDK 21+ (found at run time) or the server's blocking pool
      * ({@code blockingPoolSize}) on 17-20, one at a time per connection and in order; they may block,
-     * and each {@link Payload} they receive is a copy they may keep. While a connection's callbacks are
+     * and each {@link dev.peregrine.websocket.Payload} they receive is a copy they may keep. While a connection's callbacks are
      * behind (16 events or 256 KiB of payload waiting), the server stops reading from that peer. A
      * server's setting: the client ({@code HttpClient.webSocket}) refuses BLOCKING at the call. See
      * docs/websocket.md "Blocking handlers".
      */
-    public WebSocketOptions execution(dev.peregrine.Execution execution) {
+    public WebSocketOptions execution(Execution execution) {
         return new WebSocketOptions(maxFrameSize, maxMessageSize, idleTimeoutMillis, pingIntervalMillis,
                 closeTimeoutMillis, compression, compressionThreshold, subprotocols, originCheck,
                 Objects.requireNonNull(execution, "execution"));
     }
 
-    public dev.peregrine.Execution execution() {
+    public Execution execution() {
         return execution;
     }
 

@@ -1,4 +1,4 @@
-package dev.peregrine.http1;
+package dev.peregrine.buffer;
 
 /**
  * Byte classes of RFC 9110/9112 as 256-entry tables, built once.

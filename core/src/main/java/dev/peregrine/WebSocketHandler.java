@@ -1,4 +1,7 @@
-package dev.peregrine.websocket;
+package dev.peregrine;
+
+import dev.peregrine.websocket.Payload;
+import dev.peregrine.websocket.WebSocketSession;
 
 /**
  * What a WebSocket route does with its connections ({@code Server.builder().websocket(path, handler)}).
