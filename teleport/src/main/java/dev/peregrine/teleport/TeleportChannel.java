@@ -5,6 +5,7 @@ import dev.peregrine.client.ClientResponse;
 import dev.peregrine.http1.ResponseReader;
 import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.Connection;
+import dev.peregrine.loop.FineTimeout;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.Protocol;
 import dev.peregrine.loop.Timeout;
@@ -19,7 +20,8 @@ import java.util.Map;
 /**
  * One teleport connection of a {@link TeleportClient}, kept up across reconnects, on one loop:
  * the client side of the protocol. Every method runs on that loop (calls arrive through its task
- * queue); every timer (deadlines, batch delay, ping, reconnect backoff) is a node on its wheel.
+ * queue); every timer (deadlines, ping, reconnect backoff) is a node on its wheel, but the batch delay,
+ * a fine deadline of the loop (kept to its latency, not the wheel's 10 ms tick).
  * <pre>
  *   DOWN --connect--&gt; CONNECTING --connected: hello--&gt; HELLO --0x00 + server hello--&gt; OPEN
  *    ^                    | refused / failed / reason byte / bad hello: queued calls fail (CONNECT)  |
@@ -70,7 +72,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     volatile long batches;
     volatile long framesSent;
 
-    private final Timeout batchTimer = new Timeout() {
+    private final FineTimeout batchTimer = new FineTimeout() {
         @Override
         protected void onTimeout() {
             flushBatch();
@@ -151,7 +153,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
         flushScheduled = true;
         if (client.maxBatchDelayMillis > 0) {
-            loop.timers().schedule(batchTimer, client.maxBatchDelayMillis, loop.nowMillis());
+            loop.scheduleFine(batchTimer, client.maxBatchDelayMillis); // to the loop's latency, not the wheel's tick
         } else {
             loop.eventLoop().execute(batchTask); // behind the calls queued with this one: they share the write
         }
@@ -565,7 +567,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
         loop.timers().cancel(pingTimer);
         loop.timers().cancel(helloTimer);
-        loop.timers().cancel(batchTimer);
+        loop.fineTimers().cancel(batchTimer);
         flushScheduled = false;
         pingOutstanding = false;
         goingAway = false;

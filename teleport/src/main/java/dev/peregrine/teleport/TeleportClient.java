@@ -223,7 +223,8 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
 
         /**
          * How long a call may wait for others to share its write (default 0: the batch leaves once the
-         * calls already handed to the loop are queued).
+         * calls already handed to the loop are queued). Whole milliseconds; a batch leaves this long after
+         * its first call, plus the loop's latency (not rounded to the loop's 10 ms timer tick).
          */
         public Builder maxBatchDelay(Duration d) {
             if (d.isNegative()) {
