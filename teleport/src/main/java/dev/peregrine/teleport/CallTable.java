@@ -19,7 +19,16 @@ import java.util.List;
 final class CallTable {
     private TeleportCall[] slots = new TeleportCall[64];
     private int size;
-    private int nextId = 1;
+    private int nextId;
+
+    CallTable() {
+        this(1);
+    }
+
+    /** A table whose first id given is {@code firstId} (a test starts it near the wrap). */
+    CallTable(int firstId) {
+        this.nextId = firstId;
+    }
 
     int size() {
         return size;

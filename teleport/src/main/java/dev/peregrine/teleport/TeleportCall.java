@@ -80,17 +80,19 @@ final class TeleportCall extends Timeout implements Runnable {
     /** The response {@code reader} just read from {@code buf} answers this call (not cancelled). */
     void answer(ResponseReader reader, ByteBuffer buf) {
         done = true;
-        if (future != null) {
-            byte[] body = new byte[reader.bodyLength()];
-            buf.get(reader.bodyStart(), body);
-            future.complete(ClientResponse.of(reader.status(), reader.reason(), reader.namesCopy(), reader.valuesCopy(), body));
-            return;
-        }
+        CompletableFuture<ClientResponse> f = future;
         ReusableResponse r = response;
         ResponseCallback cb = callback;
         ClientRequest req = request;
+        if (f != null) {
+            byte[] body = new byte[reader.bodyLength()];
+            buf.get(reader.bodyStart(), body);
+            channel.calls.recycle(this); // before the caller hears: a call it sends at once takes this one again
+            f.complete(ClientResponse.of(reader.status(), reader.reason(), reader.namesCopy(), reader.valuesCopy(), body));
+            return;
+        }
         REUSE.fill(r, reader, buf);
-        channel.calls.recycle(this); // before the callback: a call it sends at once takes this one again
+        channel.calls.recycle(this);
         REUSE.complete(r, cb, null, req);
     }
 

@@ -36,7 +36,8 @@ import java.util.concurrent.CompletableFuture;
  * Failures are {@link ClientException}s: CONNECT (down, refused, bad handshake; reconnecting with
  * backoff), POOL (the in-flight cap is reached), READ (no response within {@code timeout}: a CANCEL
  * is sent), RESPONSE (bad input: the connection closes and its calls fail), CLOSED, SHUTDOWN.
- * Bodies are in memory: a request with a streamed body is refused at {@link #send}.
+ * Bodies are in memory: a request with a streamed body is refused at {@link #send}. The reuse path,
+ * {@link #send(ClientRequest, ReusableResponse, ResponseCallback)}, allocates nothing per call once warm.
  *
  * <p>Thread: any.
  */
