@@ -1,7 +1,6 @@
 package dev.peregrine.teleport;
 
 import dev.peregrine.client.ClientException;
-import dev.peregrine.client.ClientResponse;
 import dev.peregrine.http1.ResponseReader;
 import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.Connection;
@@ -503,19 +502,19 @@ final class TeleportChannel implements Protocol, ConnectCallback {
 
     private void failAll(ClientException.Phase phase, String why) {
         failInFlight(phase, why);
-        TeleportCall[] calls = queued.toArray(new TeleportCall[0]); // a callback may send again, onto the queue
+        TeleportCall[] failing = queued.toArray(new TeleportCall[0]); // a callback may send again, onto the queue
         queued.clear();
         load = 0;
-        for (TeleportCall call : calls) {
+        for (TeleportCall call : failing) {
             loop.timers().cancel(call);
             call.fail(phase, why);
         }
     }
 
     private void failInFlight(ClientException.Phase phase, String why) {
-        List<TeleportCall> calls = inFlight.drain();
+        List<TeleportCall> failing = inFlight.drain();
         load = queued.size();
-        for (TeleportCall call : calls) {
+        for (TeleportCall call : failing) {
             loop.timers().cancel(call);
             call.fail(phase, why);
         }
