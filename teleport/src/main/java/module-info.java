@@ -6,6 +6,7 @@
 module dev.peregrine.teleport {
     requires transitive dev.peregrine;
     requires transitive dev.peregrine.client;
+    requires org.jctools.core; // CallPool: the free list of calls, taken by any thread
     requires org.lz4.java; // at.yawk.lz4:lz4-java (an automatic module): LZ4 (Lz4Stream)
 
     exports dev.peregrine.teleport;

@@ -19,8 +19,9 @@ public interface HttpSender {
 
     /**
      * Sends {@code request}, fills {@code response} in place and calls {@code callback} (fasthttp's
-     * {@code Do(req, resp)}). {@link HttpClient} and {@link PipelineClient} do it without allocating
-     * once warm (see {@link HttpClient#send(ClientRequest, ReusableResponse, ResponseCallback)}); this
+     * {@code Do(req, resp)}). {@link HttpClient}, {@link PipelineClient} and teleport's
+     * {@code TeleportClient} do it without allocating once warm (see
+     * {@link HttpClient#send(ClientRequest, ReusableResponse, ResponseCallback)}); this
      * default goes through {@link #send(ClientRequest)}, so other senders (a {@link BalancingClient})
      * answer alike but allocate what that does. {@code callback} runs on the thread completing the call.
      *

@@ -32,6 +32,29 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * callback runs, and the callback's thread sees those writes.
  */
 public final class ReusableResponse {
+    static {
+        dev.peregrine.client.internal.ReuseAccess.install(new dev.peregrine.client.internal.ReuseAccess.Operations() {
+            @Override
+            public void claim(ReusableResponse r) {
+                r.claim();
+            }
+
+            @Override
+            public void fill(ReusableResponse r, ResponseReader reader, ByteBuffer buf) {
+                r.fill(reader, buf);
+            }
+
+            @Override
+            public void complete(ReusableResponse r, ResponseCallback callback, ClientException failure, ClientRequest request) {
+                if (failure != null) {
+                    r.clear();
+                }
+                r.unclaim();
+                Call.callBack(callback, r, failure, request);
+            }
+        });
+    }
+
     private final AtomicBoolean inCall = new AtomicBoolean();
     private int status;
     private String reason = "";

@@ -27,6 +27,8 @@ public final class LoopContext {
     final LoopMetrics metrics = new LoopMetrics();
     /** Deadlines of this loop's connections (and anything else on the loop), 10 ms resolution. */
     final TimerWheel timers = new TimerWheel(10, 1024, System.currentTimeMillis());
+    /** Deadlines finer than the wheel's tick (a teleport batch's delay): the loop wakes for them. */
+    final FineTimers fineTimers = new FineTimers();
     /** Protocols for the connections the listener accepts (null for a loop with no listener). */
     private final ProtocolFactory protocols;
     /** Closed plain connections kept, with their protocol, for the next accepted sockets. */
@@ -66,14 +68,57 @@ public final class LoopContext {
     }
 
     /**
-     * Fires due timers; returns how long the loop may sleep (at most {@code maxSleepMillis}).
+     * Fires due timers, the wheel's and the fine ones; returns how long the loop may sleep (at most
+     * {@code maxSleepMillis}): until the wheel's next tick, or the nearest fine deadline (rounded up to
+     * the millisecond) when that is sooner. With no fine deadline armed this reads no extra clock.
      */
     public long runTimers(long maxSleepMillis) {
         long now = System.currentTimeMillis();
         nowMillis = now;
         timers.advance(now);
         long next = timers.millisToNextTick(now);
-        return next < 0 ? maxSleepMillis : Math.min(next, maxSleepMillis);
+        long sleep = next < 0 ? maxSleepMillis : Math.min(next, maxSleepMillis);
+        if (!fineTimers.isEmpty()) {
+            long nanos = System.nanoTime();
+            if (fineTimers.runDue(nanos) > 0) {
+                nanos = System.nanoTime();
+            }
+            long fine = fineTimers.millisToNext(nanos);
+            if (fine >= 0) {
+                sleep = Math.min(sleep, fine);
+            }
+        }
+        return sleep;
+    }
+
+    /**
+     * Fires the fine deadlines that are due (for a loop whose wait is not {@link #runTimers}': the native
+     * transports call this after each wait). Nothing but a length check when none is armed.
+     */
+    public void runFineTimers() {
+        if (fineTimers.isEmpty()) {
+            return;
+        }
+        long nanos = System.nanoTime();
+        if (fineTimers.nextDeadlineNanos() - nanos > 0) {
+            return;
+        }
+        nowMillis = System.currentTimeMillis();
+        fineTimers.runDue(nanos);
+    }
+
+    /**
+     * Arms {@code t} to fire {@code delayMillis} from now, to the loop's own latency rather than the
+     * wheel's 10 ms tick (the loop's wait is cut short for it). For short delays whose length is a
+     * promise (a batch delay); deadlines that only bound a wait (timeouts) belong on {@link #timers()}.
+     */
+    public void scheduleFine(FineTimeout t, long delayMillis) {
+        fineTimers.schedule(t, delayMillis * 1_000_000L, System.nanoTime());
+    }
+
+    /** The loop's fine deadlines ({@link #scheduleFine}). */
+    public FineTimers fineTimers() {
+        return fineTimers;
     }
 
     /**

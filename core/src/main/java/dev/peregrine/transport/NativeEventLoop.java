@@ -32,6 +32,8 @@ import java.util.concurrent.TimeUnit;
  *                           run tasks (execute() from other threads, resumes, the tick every TICK_MILLIS:
  *                                      timer wheel, NativeIo.tick, graceful stop)
  * </pre>
+ * The wheel's resolution is the tick; a fine deadline ({@code LoopContext.scheduleFine}) shortens the
+ * wait itself ({@code FineWaitHandler}) and fires right after it.
  *
  * <p><b>Stopping.</b> {@link #beginStop} closes the listener and asks every connection to finish the
  * response it is writing; the tick closes whatever is left (connections, and closed ones still sending
@@ -76,6 +78,7 @@ public final class NativeEventLoop implements EventLoop, TransportLoop {
         this.limit = limit;
         this.io = maker.open(this, listener, "peregrine-" + transportName + "-" + index);
         this.thread = io.thread();
+        thread.serve(ctx); // its wait also ends at the loop's fine deadlines (a batch delay under the tick)
         ctx.bind(this);
         Runnable resume = io::resumeAccept;
         limit.resumer(index, () -> thread.execute(resume));

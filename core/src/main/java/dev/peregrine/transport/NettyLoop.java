@@ -36,11 +36,22 @@ public final class NettyLoop {
     private final ByteBuffer[] cachedBuffers = new ByteBuffer[4];
     private final long[] cachedAddresses = new long[4];
     private int nextCacheSlot;
+    /** The transport's handler, its wait cut short for the loop's fine deadlines. */
+    private FineWaitHandler handler;
 
-    public NettyLoop(String threadName, IoHandlerFactory handler) {
+    public NettyLoop(String threadName, IoHandlerFactory transportHandler) {
         ThreadFactory threads = r -> new FastThreadLocalThread(r, threadName);
-        this.group = new MultiThreadIoEventLoopGroup(1, threads, handler);
+        IoHandlerFactory finer = executor -> handler = new FineWaitHandler(transportHandler.newHandler(executor), executor);
+        this.group = new MultiThreadIoEventLoopGroup(1, threads, finer);
         this.loop = (IoEventLoop) group.next();
+    }
+
+    /**
+     * Makes the loop's wait honour {@code ctx}'s fine deadlines ({@link FineWaitHandler}). Thread: the
+     * starting thread, before the loop serves anything.
+     */
+    public void serve(dev.peregrine.loop.LoopContext ctx) {
+        handler.serve(ctx);
     }
 
     /** Runs {@code task} on the loop thread soon; false (task dropped) once the loop is shutting down. */

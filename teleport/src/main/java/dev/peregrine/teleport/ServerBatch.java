@@ -2,7 +2,7 @@ package dev.peregrine.teleport;
 
 import dev.peregrine.buffer.OutputSink;
 import dev.peregrine.loop.Connection;
-import dev.peregrine.loop.Timeout;
+import dev.peregrine.loop.FineTimeout;
 
 /**
  * The write side of one teleport server connection: where its frames gather and when they leave, as
@@ -16,7 +16,7 @@ import dev.peregrine.loop.Timeout;
  *   added(): frames / bytes reach the cap --&gt; cut() + write now
  *   delay 0:  end of the input turn --&gt; cut() (the connection writes it as the turn ends);
  *             frames added by loop tasks (off-loop answers) --&gt; one task queued behind them: cut() + write
- *   delay d:  the first frame of a batch arms a timer on the loop's wheel --&gt; at d: cut() + write
+ *   delay d:  the first frame of a batch arms a fine timer of the loop --&gt; at d: cut() + write
  * </pre>
  * {@code cut()} moves the batch into the connection's write buffer: compressed, or copied from
  * {@link PendingFrames}; with no delay and no compression frames written during the input turn are
@@ -35,7 +35,7 @@ final class ServerBatch {
     private long bytes;
     private boolean taskQueued;
     private final Runnable task = this::taskFlush;
-    private final Timeout timer = new Timeout() {
+    private final FineTimeout timer = new FineTimeout() {
         @Override
         protected void onTimeout() {
             write();
@@ -90,7 +90,7 @@ final class ServerBatch {
     private void schedule() {
         if (tl.maxBatchDelayMillis > 0) {
             if (!timer.scheduled()) {
-                c.context().timers().schedule(timer, tl.maxBatchDelayMillis, c.context().nowMillis());
+                c.context().scheduleFine(timer, tl.maxBatchDelayMillis); // to the loop's latency, not the wheel's tick
             }
         } else if (!taskQueued) {
             taskQueued = true;
@@ -142,7 +142,7 @@ final class ServerBatch {
             return;
         }
         if (timer.scheduled()) {
-            c.context().timers().cancel(timer);
+            c.context().fineTimers().cancel(timer);
         }
         frames = 0;
         bytes = 0;
@@ -157,7 +157,7 @@ final class ServerBatch {
     /** The connection closed: what waits is dropped. */
     void clear() {
         if (timer.scheduled()) {
-            c.context().timers().cancel(timer);
+            c.context().fineTimers().cancel(timer);
         }
         frames = 0;
         bytes = 0;

@@ -1,10 +1,10 @@
 package dev.peregrine.teleport;
 
 import dev.peregrine.client.ClientException;
-import dev.peregrine.client.ClientResponse;
 import dev.peregrine.http1.ResponseReader;
 import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.Connection;
+import dev.peregrine.loop.FineTimeout;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.Protocol;
 import dev.peregrine.loop.Timeout;
@@ -13,13 +13,13 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.List;
 
 /**
  * One teleport connection of a {@link TeleportClient}, kept up across reconnects, on one loop:
  * the client side of the protocol. Every method runs on that loop (calls arrive through its task
- * queue); every timer (deadlines, batch delay, ping, reconnect backoff) is a node on its wheel.
+ * queue); every timer (deadlines, ping, reconnect backoff) is a node on its wheel, but the batch delay,
+ * a fine deadline of the loop (kept to its latency, not the wheel's 10 ms tick).
  * <pre>
  *   DOWN --connect--&gt; CONNECTING --connected: hello--&gt; HELLO --0x00 + server hello--&gt; OPEN
  *    ^                    | refused / failed / reason byte / bad hello: queued calls fail (CONNECT)  |
@@ -51,10 +51,11 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     private State state = State.DOWN;
     private Connection c;
     private final ArrayDeque<TeleportCall> queued = new ArrayDeque<>();
-    private final Map<Integer, TeleportCall> inFlight = new HashMap<>();
+    private final CallTable inFlight = new CallTable();
+    /** Calls answered and free for the next send (taken by any thread, given back by this loop). */
+    final CallPool calls;
     /** Calls queued or in flight, read by the client's pick from any thread (a hint only). */
     volatile int load;
-    private int nextId = 1;
     private int peerMaxFrame = Handshake.MIN_FRAME;
     private int cap;
     private long backoff = MIN_BACKOFF;
@@ -70,7 +71,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     volatile long batches;
     volatile long framesSent;
 
-    private final Timeout batchTimer = new Timeout() {
+    private final FineTimeout batchTimer = new FineTimeout() {
         @Override
         protected void onTimeout() {
             flushBatch();
@@ -103,6 +104,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         this.loop = loop;
         this.address = address;
         this.reader = new ResponseReader(client.maxHeadSize, client.maxBodySize);
+        this.calls = new CallPool(this, client.maxInFlight);
     }
 
     String hostKey() {
@@ -151,7 +153,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
         flushScheduled = true;
         if (client.maxBatchDelayMillis > 0) {
-            loop.timers().schedule(batchTimer, client.maxBatchDelayMillis, loop.nowMillis());
+            loop.scheduleFine(batchTimer, client.maxBatchDelayMillis); // to the loop's latency, not the wheel's tick
         } else {
             loop.eventLoop().execute(batchTask); // behind the calls queued with this one: they share the write
         }
@@ -172,11 +174,12 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         long bytes = 0;
         while (!queued.isEmpty() && conn.isOpen()) {
             TeleportCall call = queued.poll();
-            if (call.future.isDone()) {
-                continue; // timed out while queued: never sent
+            if (call.done) {
+                calls.recycle(call); // timed out while queued: never sent, and nothing holds it now
+                continue;
             }
-            call.id = takeId();
-            inFlight.put(call.id, call);
+            call.id = inFlight.freeId();
+            inFlight.put(call);
             byte[] head = call.request.wireHead();
             byte[] body = call.request.body();
             int length = call.payloadLength();
@@ -205,13 +208,6 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             flushOut();
         }
         conn.flush(); // on a connection closed meanwhile this clears the loop's buffer
-    }
-
-    private int takeId() {
-        while (nextId == 0 || inFlight.containsKey(nextId)) {
-            nextId++;
-        }
-        return nextId++;
     }
 
     /** A call's deadline passed: it fails (READ) and, if written, the server is told to drop it. */
@@ -436,9 +432,9 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
         loop.timers().cancel(call);
         if (!call.cancelled) {
-            byte[] body = new byte[reader.bodyLength()];
-            buf.get(reader.bodyStart(), body);
-            call.future.complete(ClientResponse.of(reader.status(), reader.reason(), reader.namesCopy(), reader.valuesCopy(), body));
+            call.answer(reader, buf); // recycles a reuse-path call, then calls back
+        } else {
+            calls.recycle(call); // failed at its deadline; its id is free now, and nothing holds it
         }
         if (goingAway && inFlight.isEmpty()) {
             retire();
@@ -453,13 +449,10 @@ final class TeleportChannel implements Protocol, ConnectCallback {
      * in the order sent, to leave on the next connection (the server ran none of them).
      */
     private void notTaken(int lastId) {
-        java.util.List<TeleportCall> again = new java.util.ArrayList<>();
-        inFlight.values().removeIf(call -> call.id - lastId > 0 && again.add(call));
-        again.sort((a, b) -> Integer.compare(b.id - lastId, a.id - lastId)); // the last sent first: addFirst restores the order
-        again.forEach(call -> {
+        for (TeleportCall call : inFlight.removeAfter(lastId)) { // the last sent first: addFirst restores the order
             call.id = 0;
             queued.addFirst(call);
-        });
+        }
     }
 
     /**
@@ -509,21 +502,22 @@ final class TeleportChannel implements Protocol, ConnectCallback {
 
     private void failAll(ClientException.Phase phase, String why) {
         failInFlight(phase, why);
-        for (TeleportCall call : queued) {
+        TeleportCall[] failing = queued.toArray(new TeleportCall[0]); // a callback may send again, onto the queue
+        queued.clear();
+        load = 0;
+        for (TeleportCall call : failing) {
             loop.timers().cancel(call);
             call.fail(phase, why);
         }
-        queued.clear();
-        load = 0;
     }
 
     private void failInFlight(ClientException.Phase phase, String why) {
-        for (TeleportCall call : inFlight.values()) {
+        List<TeleportCall> failing = inFlight.drain();
+        load = queued.size();
+        for (TeleportCall call : failing) {
             loop.timers().cancel(call);
             call.fail(phase, why);
         }
-        inFlight.clear();
-        load = queued.size();
     }
 
     @Override
@@ -565,7 +559,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
         loop.timers().cancel(pingTimer);
         loop.timers().cancel(helloTimer);
-        loop.timers().cancel(batchTimer);
+        loop.fineTimers().cancel(batchTimer);
         flushScheduled = false;
         pingOutstanding = false;
         goingAway = false;

@@ -5,6 +5,9 @@ import dev.peregrine.client.ClientException;
 import dev.peregrine.client.ClientRequest;
 import dev.peregrine.client.ClientResponse;
 import dev.peregrine.client.HttpSender;
+import dev.peregrine.client.ResponseCallback;
+import dev.peregrine.client.ReusableResponse;
+import dev.peregrine.client.internal.ReuseAccess;
 import dev.peregrine.loop.LoopConfig;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.LoopSetup;
@@ -33,7 +36,8 @@ import java.util.concurrent.CompletableFuture;
  * Failures are {@link ClientException}s: CONNECT (down, refused, bad handshake; reconnecting with
  * backoff), POOL (the in-flight cap is reached), READ (no response within {@code timeout}: a CANCEL
  * is sent), RESPONSE (bad input: the connection closes and its calls fail), CLOSED, SHUTDOWN.
- * Bodies are in memory: a request with a streamed body is refused at {@link #send}.
+ * Bodies are in memory: a request with a streamed body is refused at {@link #send}. The reuse path,
+ * {@link #send(ClientRequest, ReusableResponse, ResponseCallback)}, allocates nothing per call once warm.
  *
  * <p>Thread: any.
  */
@@ -53,6 +57,7 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
     final dev.peregrine.loop.EndpointLayer tls;
     private final TransportServer loops;
     private final TeleportChannel[] channels;
+    private static final ReuseAccess.Operations REUSE = ReuseAccess.get();
     private volatile boolean closed;
 
     private TeleportClient(Builder b) {
@@ -93,17 +98,47 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
 
     @Override
     public CompletableFuture<ClientResponse> send(ClientRequest request) {
+        checkBody(request);
+        CompletableFuture<ClientResponse> future = new CompletableFuture<>();
+        TeleportChannel ch = pick();
+        dispatch(ch, ch.calls.acquire(request, future, null, null));
+        return future; // not call.future: once handed over, the call may be answered and recycled
+    }
+
+    /**
+     * Sends {@code request}, fills {@code response} in place from the RESPONSE frame (the same
+     * {@code ResponseReader} the HTTP/1.1 client reads with) and calls {@code callback} on the channel's
+     * loop, allocating nothing once warm: the call object is recycled, its id table has {@code int}
+     * keys, and a call made on that loop (from a callback) stays on it without a task.
+     *
+     * @throws IllegalStateException when {@code response} is still in a call
+     * @throws IllegalArgumentException when {@code response} or {@code callback} is null, or the body is streamed
+     */
+    @Override
+    public void send(ClientRequest request, ReusableResponse response, ResponseCallback callback) {
+        if (response == null || callback == null) {
+            throw new IllegalArgumentException("response and callback must not be null");
+        }
+        checkBody(request);
+        REUSE.claim(response);
+        TeleportChannel ch = pick();
+        dispatch(ch, ch.calls.acquire(request, null, response, callback));
+    }
+
+    private static void checkBody(ClientRequest request) {
         if (request.producer() != null) {
             throw new IllegalArgumentException("teleport carries bodies in memory: a streamed request body cannot be sent");
         }
-        TeleportChannel ch = pick();
-        TeleportCall call = new TeleportCall(ch, request);
+    }
+
+    private void dispatch(TeleportChannel ch, TeleportCall call) {
         if (closed) {
             call.fail(ClientException.Phase.SHUTDOWN, "teleport client closed");
-            return call.future;
+        } else if (ch.loop.eventLoop().inEventLoop()) {
+            ch.send(call);
+        } else {
+            ch.loop.eventLoop().execute(call); // the call is its own task
         }
-        ch.loop.eventLoop().execute(() -> ch.send(call));
-        return call.future;
     }
 
     /** The channel with the fewest calls under way (a racy hint; ties to the first). */
@@ -223,7 +258,8 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
 
         /**
          * How long a call may wait for others to share its write (default 0: the batch leaves once the
-         * calls already handed to the loop are queued).
+         * calls already handed to the loop are queued). Whole milliseconds; a batch leaves this long after
+         * its first call, plus the loop's latency (not rounded to the loop's 10 ms timer tick).
          */
         public Builder maxBatchDelay(Duration d) {
             if (d.isNegative()) {

@@ -38,7 +38,8 @@ import java.util.function.Consumer;
  *                                          +-- connection key: onWritable, then onReadable
  * </pre>
  * {@link Selector#select(Consumer, long)} hands ready keys to a consumer built once, so no selected-key
- * set is allocated or iterated.
+ * set is allocated or iterated. Its timeout is {@link LoopContext#runTimers}': the wheel's next tick, or
+ * the nearest fine deadline ({@code LoopContext.scheduleFine}) when sooner.
  *
  * <p><b>Wake-up protocol.</b> A producer offers to the MPSC queue, then reads {@code sleeping}; the
  * loop writes {@code sleeping}, then checks the queue. Both are volatile accesses (the queue's index is
