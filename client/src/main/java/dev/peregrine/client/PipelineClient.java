@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       requests written or waiting to be; a call beyond that fails at once with phase
  *       {@link ClientException.Phase#POOL} (the caller sheds or slows down: a queue would hide it).</li>
  *   <li>Requests are batched: the requests that reach a loop in one turn leave in one write at the end
- *       of it, or, with {@code maxBatchDelay}, up to that long later (the loop's timer wheel: 10 ms ticks).</li>
+ *       of it, or, with {@code maxBatchDelay}, up to that long later (a fine deadline of the loop, not rounded to the timer wheel's 10 ms tick).</li>
  *   <li>A broken connection (FIN, RST, a malformed response, {@code Connection: close}, the read timeout)
  *       fails the call whose response had begun; every call behind it got no byte, and the idempotent
  *       ones are sent again on another connection within {@code maxAttempts} and the total timeout.</li>

@@ -3,7 +3,7 @@ package dev.peregrine.client;
 import dev.peregrine.http1.ResponseReader;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.Protocol;
-import dev.peregrine.loop.Timeout;
+import dev.peregrine.loop.FineTimeout;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -16,7 +16,7 @@ import java.util.ArrayDeque;
  *   enqueue(call) --&gt; queued (not written) --flush--&gt; sent (written, waiting, in order)
  *                                                      --&gt; its response complete: answered
  *   flush: at the end of the loop's turn (a task queued behind the calls that arrived with it), or
- *          after maxBatchDelay (a node on the wheel); one write for the whole batch
+ *          after maxBatchDelay (a fine deadline of the loop: LoopContext.scheduleFine); one write for the whole batch
  *   timer: IDLE (nothing sent: maxIdle) | WAITING (something sent: readTimeout, restarted by each arrival)
  *   broken (FIN, RST, bad response, read timeout, Connection: close):
  *     the call whose response had begun fails (CLOSED / RESPONSE / READ);
@@ -77,10 +77,10 @@ final class PipelineConnection implements Protocol {
         if (host.maxBatchDelayMillis > 0 && pending() < host.maxPending) {
             if (!flushScheduled) {
                 flushScheduled = true;
-                host.timers().schedule(batchTimer, host.maxBatchDelayMillis, host.now());
+                host.context().scheduleFine(batchTimer, host.maxBatchDelayMillis); // to the loop's latency, not the wheel's tick
             }
         } else if (!flushScheduled || batchTimer.scheduled()) {
-            host.timers().cancel(batchTimer);
+            host.context().fineTimers().cancel(batchTimer);
             flushScheduled = true;
             host.loop().execute(flushTask); // behind the calls queued to the loop with this one
         }
@@ -122,7 +122,7 @@ final class PipelineConnection implements Protocol {
     /** Writes every queued request in one batch. */
     private void flushQueued() {
         flushScheduled = false;
-        host.timers().cancel(batchTimer);
+        host.context().fineTimers().cancel(batchTimer);
         if (c == null || !c.isOpen()) {
             return; // onClosed handed the calls back
         }
@@ -263,7 +263,7 @@ final class PipelineConnection implements Protocol {
     @Override
     public void onClosed(Connection c) {
         closing = true;
-        host.timers().cancel(batchTimer);
+        host.context().fineTimers().cancel(batchTimer);
         host.closed(this);
         boolean first = true;
         Call call;
@@ -293,7 +293,7 @@ final class PipelineConnection implements Protocol {
     }
 
     /** Fires the batch {@code maxBatchDelay} after its first call. */
-    private final class BatchTimer extends Timeout {
+    private final class BatchTimer extends FineTimeout {
         @Override
         protected void onTimeout() {
             flushQueued();

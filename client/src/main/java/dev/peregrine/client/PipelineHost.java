@@ -82,6 +82,10 @@ final class PipelineHost implements CallSite {
         return calls;
     }
 
+    LoopContext context() {
+        return ctx;
+    }
+
     EventLoop loop() {
         return ctx.eventLoop();
     }
