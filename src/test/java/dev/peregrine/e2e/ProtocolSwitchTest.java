@@ -101,7 +101,7 @@ class ProtocolSwitchTest extends ServerTestBase {
 
     @Test
     void withoutPriorKnowledgeThePrefaceIsAnHttpVersionError() throws IOException {
-        try (Server plain = factory.start()) {
+        try (Server plain = factory.start(b -> b.http2(false))) { // nothing registered for the preface
             try (Socket s = RawClient.connect(plain.port())) {
                 send(s, PREFACE);
                 RawResponse r = RawResponse.read(s.getInputStream());

@@ -1,5 +1,6 @@
 package dev.peregrine.e2e;
 
+import dev.peregrine.Server;
 import dev.peregrine.testing.RawClient;
 import dev.peregrine.testing.RawResponse;
 import org.junit.jupiter.api.Test;
@@ -137,11 +138,14 @@ class SemanticsTest extends ServerTestBase {
     }
 
     @Test
-    void theDefaultJdkClientsH2cUpgradeOfferIsIgnored() throws Exception {
-        HttpClient h2 = HttpClient.newHttpClient();
-        HttpResponse<String> r = h2.send(HttpRequest.newBuilder(URI.create(url("/plaintext"))).build(), HttpResponse.BodyHandlers.ofString());
-        assertEquals(HttpClient.Version.HTTP_1_1, r.version());
-        assertEquals("Hello, World!", r.body());
-        assertTrue(r.headers().firstValue("Upgrade").isEmpty());
+    void withHttp2OffTheDefaultJdkClientsH2cUpgradeOfferIsIgnored() throws Exception {
+        try (Server off = factory.start(b -> b.http2(false))) {
+            HttpClient h2 = HttpClient.newHttpClient();
+            HttpResponse<String> r = h2.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + off.port() + "/plaintext")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(HttpClient.Version.HTTP_1_1, r.version());
+            assertEquals("Hello, World!", r.body());
+            assertTrue(r.headers().firstValue("Upgrade").isEmpty());
+        }
     }
 }

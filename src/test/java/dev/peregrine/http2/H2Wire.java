@@ -109,6 +109,45 @@ final class H2Wire implements AutoCloseable {
         return new Frame(h[3] & 0xff, h[4] & 0xff, ((h[5] & 0x7f) << 24) | (h[6] & 0xff) << 16 | (h[7] & 0xff) << 8 | (h[8] & 0xff), p);
     }
 
+    /**
+     * Sends an HTTP/1.1 request for {@code target} asking {@code Upgrade: h2c} with {@code settings} (a
+     * SETTINGS payload) and returns the answer's head, read byte by byte up to its empty line (the
+     * frames after it stay unread).
+     */
+    String upgrade(String target, byte[] settings) throws IOException {
+        out.write(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+                + "HTTP2-Settings: " + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(settings) + "\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            head.append((char) in.readUnsignedByte());
+        }
+        return head.toString();
+    }
+
+    /** Writes {@code bytes} as they are. */
+    void raw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /**
+     * The next frame, its header checked before its payload is read: a length above {@code maxLength}
+     * or an unknown type means the frame stream lost its alignment (an AssertionError naming where).
+     */
+    Frame readAligned(int maxLength, long at) throws IOException {
+        byte[] h = new byte[9];
+        in.readFully(h);
+        int length = (h[0] & 0xff) << 16 | (h[1] & 0xff) << 8 | (h[2] & 0xff);
+        if (length > maxLength || (h[3] & 0xff) > 9) {
+            throw new AssertionError("misaligned at byte " + at + " of the frames: type " + (h[3] & 0xff) + " length " + length);
+        }
+        byte[] p = new byte[length];
+        in.readFully(p);
+        return new Frame(h[3] & 0xff, h[4] & 0xff, ((h[5] & 0x7f) << 24) | (h[6] & 0xff) << 16 | (h[7] & 0xff) << 8 | (h[8] & 0xff), p);
+    }
+
     /** Reads until a frame of {@code type} (returned) or the end of the connection (null). */
     Frame until(int type) throws IOException {
         try {

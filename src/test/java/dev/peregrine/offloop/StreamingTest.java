@@ -198,7 +198,7 @@ class StreamingTest {
                     }
                 }))
                 .start()) {
-            HttpClient http = HttpClient.newHttpClient();
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(); // chunked framing is HTTP/1.1's
             HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + server.port() + "/big")).build(), HttpResponse.BodyHandlers.ofInputStream());
             assertEquals(200, r.statusCode());
@@ -242,7 +242,7 @@ class StreamingTest {
                 })
                 .get("/fast", (req, res) -> res.text("fast"))
                 .start()) {
-            HttpClient http = HttpClient.newHttpClient();
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(); // chunked framing is HTTP/1.1's
             HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + server.port() + "/produced")).build(), HttpResponse.BodyHandlers.ofInputStream());
             assertEquals("chunked", r.headers().firstValue("Transfer-Encoding").orElse(""));
@@ -407,7 +407,7 @@ class StreamingTest {
                 .get("/blocking", Handlers.blocking((req, res) -> res.sendFile(file)))
                 .get("/small", (req, res) -> res.text("small"))
                 .start()) {
-            HttpClient http = HttpClient.newHttpClient();
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(); // chunked framing is HTTP/1.1's
             for (String path : new String[] {"/inline", "/blocking", "/inline"}) {
                 HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + server.port() + path)).build(), HttpResponse.BodyHandlers.ofInputStream());

@@ -139,7 +139,7 @@ class TlsConnectionTest {
     @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
     void manyConnectionsAtOnceOnTwoLoops(String transport, TlsConfig.Provider provider) throws Exception {
         try (Server server = dev.peregrine.examples.PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0)
-                .threads(2).transport(transport).https(0, TlsTesting.tls(provider).build()).start()) {
+                .threads(2).transport(transport).http2(false).https(0, TlsTesting.tls(provider).build()).start()) { // HTTP/1.1 over TLS
             int clients = 24;
             java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(clients);
             try {
@@ -180,7 +180,7 @@ class TlsConnectionTest {
     @MethodSource("dev.peregrine.tls.TlsTesting#transportsAndProviders")
     void httpsOnlyServerSpeaksTlsOnItsMainPort(String transport, TlsConfig.Provider provider) throws Exception {
         try (Server server = dev.peregrine.examples.PlaintextApp.routes(Server.builder()).host("127.0.0.1").port(0)
-                .threads(1).transport(transport).tls(TlsTesting.tls(provider).build()).start()) {
+                .threads(1).transport(transport).http2(false).tls(TlsTesting.tls(provider).build()).start()) { // HTTP/1.1 over TLS
             assertEquals(server.port(), server.httpsPort());
             try (SSLSocket s = TlsTesting.connect(server.port(), "TLSv1.3", null)) {
                 s.getOutputStream().write("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));

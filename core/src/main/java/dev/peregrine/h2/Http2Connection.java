@@ -20,7 +20,8 @@ import static dev.peregrine.h2.frame.Frames.*;
  *
  * <p><b>Connection states</b>:
  * <pre>
- *   PREFACE --24 preface bytes--&gt; our SETTINGS (+ WINDOW_UPDATE on 0) sent, then FRAMES
+ *   (opened: our SETTINGS (+ WINDOW_UPDATE on 0) sent; after an h2c upgrade stream 1 holds its request)
+ *   PREFACE --24 preface bytes--&gt; FRAMES (an upgrade's stream 1 is dispatched after that read's frames)
  *   PREFACE --anything else--&gt; GOAWAY PROTOCOL_ERROR, close (§3.4)
  *   FRAMES: each whole frame in turn (FrameParser checks what needs no state, this class the rest):
  *     HEADERS (+ CONTINUATION until END_HEADERS: any other frame meanwhile is PROTOCOL_ERROR, §6.10)
@@ -77,7 +78,7 @@ public final class Http2Connection implements Protocol {
     private long recvWindow;
     private int recvUnacked;
 
-    private final Http2Upgrade upgrade; // h2c: the upgraded request becomes stream 1 at open, or null
+    private Http2Upgrade upgrade; // h2c: stream 1 holds the upgraded request until the client's preface is in, or null
 
     public Http2Connection(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf) {
         this(settings, dispatchOf, null);
@@ -155,6 +156,10 @@ public final class Http2Connection implements Protocol {
             }
             frame(buf);
             pos = r;
+        }
+        if (upgrade != null && prefaceRead && !dead) {
+            upgrade.prefaceIn(this); // h2c: stream 1's request goes to its handler now (Http2Upgrade says why)
+            upgrade = null;
         }
         responder.flushBlocked();
         return dead ? end : pos;
@@ -394,8 +399,8 @@ public final class Http2Connection implements Protocol {
         }
     }
 
-    /** END_STREAM came (DATA or trailers): the body must be what content-length said (§8.1.1). */
-    private void requestComplete(Http2Stream s) {
+    /** END_STREAM came (DATA or trailers; an upgrade's preface): the body must be what content-length said (§8.1.1). */
+    void requestComplete(Http2Stream s) {
         if (s.declaredLength >= 0 && s.bodyLength != s.declaredLength) {
             streamError(s.id, PROTOCOL_ERROR);
             return;
@@ -561,18 +566,14 @@ public final class Http2Connection implements Protocol {
     public void onTimeout(Connection c, int phase) {
         if (phase == T_STALLED) {
             counters.stalledWrites++;
-            connectionError(ENHANCE_YOUR_CALM);
-            c.flush();
-            return;
         }
-        if (phase == T_ACTIVE) {
-            connectionError(NO_ERROR);
-            c.flush();
-            return;
+        if (phase != T_IDLE) {
+            connectionError(phase == T_STALLED ? ENHANCE_YOUR_CALM : NO_ERROR);
+        } else {
+            dead = true; // idle: a graceful close, not counted as an error
+            FrameWriter.goAway(c, lastStreamId, NO_ERROR);
+            c.closeAfterOutput();
         }
-        dead = true;
-        FrameWriter.goAway(c, lastStreamId, NO_ERROR);
-        c.closeAfterOutput();
         c.flush();
     }
 

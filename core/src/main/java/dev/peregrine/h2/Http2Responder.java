@@ -58,14 +58,6 @@ final class Http2Responder {
         dispatched(s, d.dispatch(conn.c, conn, s.id, req, res), res, req.methodId() == Methods.HEAD);
     }
 
-    /** Stream 1 of an h2c upgrade: the HTTP/1.1 request is still in the loop's view (see {@link Http2Upgrade}). */
-    void dispatchUpgraded(Http2Stream s) {
-        StreamDispatch d = conn.dispatch;
-        RequestView req = d.request();
-        ResponseView res = d.response();
-        dispatched(s, d.dispatch(conn.c, conn, s.id, req, res), res, req.methodId() == Methods.HEAD);
-    }
-
     private void dispatched(Http2Stream s, int outcome, ResponseView res, boolean head) {
         if (outcome == StreamDispatch.LATER) {
             s.awaiting = true; // the handler runs off the loop: Http2Connection.answer brings its response

@@ -190,14 +190,19 @@ public final class ProtocolSwitches {
      * With prior knowledge on: a first line, here whole, that names no HTTP version at all is neither
      * HTTP/1.x nor the HTTP/2 preface. RFC 9113 §3.4 makes a bad preface a connection error, and
      * before anything is negotiated that is a close without an answer (h2spec 3.5/2); an HTTP/1.x
-     * client always sends {@code HTTP/1.x}, and any line that does still gets its 400 or 505.
+     * client always sends {@code HTTP/1.x}, and any line that does (in any case: a lowercase {@code http/1.1}
+     * is HTTP/1.1's 400 to give) still gets its 400 or 505. Empty lines before it are not a first line
+     * (RFC 9112 §2.2 lets a request follow them): HTTP/1.1 judges.
      */
     private static boolean notHttp(Connection c, ByteBuffer buf, int start, int end) {
+        while (start < end && (buf.get(start) == '\r' || buf.get(start) == '\n')) {
+            start++;
+        }
         for (int i = start; i < end; i++) {
             if (buf.get(i) == '\n') {
                 for (int k = start; k + 6 <= i; k++) {
-                    if (buf.get(k) == ' ' && buf.get(k + 1) == 'H' && buf.get(k + 2) == 'T' && buf.get(k + 3) == 'T'
-                            && buf.get(k + 4) == 'P' && buf.get(k + 5) == '/') {
+                    if (buf.get(k) == ' ' && (buf.get(k + 1) | 0x20) == 'h' && (buf.get(k + 2) | 0x20) == 't'
+                            && (buf.get(k + 3) | 0x20) == 't' && (buf.get(k + 4) | 0x20) == 'p' && buf.get(k + 5) == '/') {
                         return false;
                     }
                 }
