@@ -64,6 +64,8 @@ public final class Http2Connection implements Protocol {
     BufferPool pool;
     Connection c;
     private boolean prefaceRead;
+    /** Set while {@link #onInput} runs: output then leaves with the read's batch, not at once. */
+    private boolean inInput;
     private boolean dead;
     boolean goingAway;
     int lastStreamId;
@@ -120,6 +122,15 @@ public final class Http2Connection implements Protocol {
 
     @Override
     public int onInput(Connection c, ByteBuffer buf, int start, int end) {
+        inInput = true;
+        try {
+            return frames(c, buf, start, end);
+        } finally {
+            inInput = false;
+        }
+    }
+
+    private int frames(Connection c, ByteBuffer buf, int start, int end) {
         int pos = start;
         if (!prefaceRead) {
             int n = Math.min(end - pos, PREFACE.length);
@@ -298,6 +309,12 @@ public final class Http2Connection implements Protocol {
         }
         if (trailers) {
             s.state = Http2Stream.HALF_CLOSED_REMOTE; // END_STREAM was checked in headers()
+            if (s.body != null) { // a body in pieces: trailers end it (not handed over, as HTTP/1.1 hands none to a streamed body)
+                if (s.received != s.declaredLength) {
+                    streamError(id, PROTOCOL_ERROR); // §8.1.1
+                }
+                return;
+            }
             requestComplete(s);
             return;
         }
@@ -321,6 +338,10 @@ public final class Http2Connection implements Protocol {
             }
             responder.dispatch(s, dst, 0, end, 0);
             return;
+        }
+        if (s.declaredLength > dispatch.streamBodyThreshold()
+                && responder.dispatchStreamed(s, dst, 0, end) != StreamDispatch.NOT_STREAMED) {
+            return; // routed at its HEADERS, as HTTP/1.1 routes a large body at its head: in pieces, or answered
         }
         // The body is to come: keep the fields with the stream, the body after them.
         long expected = s.declaredLength >= 0 ? Math.min(s.declaredLength, dispatch.maxBodySize()) : 4096;
@@ -367,9 +388,14 @@ public final class Http2Connection implements Protocol {
             connectionError(ENHANCE_YOUR_CALM); // CVE-2019-9518
             return;
         }
-        long total = (long) s.bodyLength + n;
+        long total = (s.body != null ? s.received : s.bodyLength) + (long) n;
         if (s.declaredLength >= 0 && total > s.declaredLength) {
             streamError(id, PROTOCOL_ERROR); // §8.1.1
+            return;
+        }
+        if (s.body != null) {
+            s.received = total;
+            streamedData(s, b, length - n, n, end);
             return;
         }
         if (total > dispatch.maxBodySize() || s.headEnd + total > pool.maxBufferSize()) {
@@ -389,6 +415,87 @@ public final class Http2Connection implements Protocol {
         s.recvUnacked += length;
         if (s.recvUnacked >= settings.initialStreamWindow / 2) {
             FrameWriter.windowUpdate(c, id, s.recvUnacked);
+            s.recvWindow += s.recvUnacked;
+            s.recvUnacked = 0;
+        }
+    }
+
+    /**
+     * DATA of a body handed over in pieces ({@link Http2Stream#body}): offered to the handler's sink in
+     * order; what it cannot take yet is held in the stream's buffer (never more than the stream window
+     * we advertised, since that window reopens only as the handler consumes: {@link #bodyConsumed}).
+     * Padding is given back at once: no handler consumes it. The connection window was given back on
+     * arrival ({@link #data}), so a stream whose handler is slow never starves the others.
+     */
+    private void streamedData(Http2Stream s, ByteBuffer b, int padding, int n, boolean end) {
+        if (padding > 0) {
+            giveBack(s, padding);
+        }
+        int from = parser.dataStart();
+        if (n > 0 && s.stagedFrom == s.stagedTo) {
+            int took = s.body.offer(b, from, n);
+            from += took;
+            n -= took;
+        }
+        if (n > 0) {
+            stage(s, b, from, n);
+        }
+        if (end) {
+            s.state = Http2Stream.HALF_CLOSED_REMOTE;
+            if (s.received != s.declaredLength) {
+                streamError(s.id, PROTOCOL_ERROR); // §8.1.1: the handler's body stream throws, as on a lost connection
+            }
+        }
+    }
+
+    /** Holds {@code [from, from+n)} of {@code b} behind the stream's held bytes, in a pooled buffer grown as needed. */
+    private void stage(Http2Stream s, ByteBuffer b, int from, int n) {
+        int held = s.stagedTo - s.stagedFrom;
+        if (s.request == null) {
+            s.request = pool.acquire(Math.max(n, 16 * 1024));
+        } else if (s.stagedTo + n > s.request.capacity()) {
+            if (held + n <= s.request.capacity()) {
+                s.request.put(0, s.request, s.stagedFrom, held); // overlapping: copied as if through a temporary
+            } else {
+                s.request = pool.grow(s.request, s.stagedFrom, held, Math.max(held + n, 2 * s.request.capacity()));
+            }
+            s.stagedFrom = 0;
+            s.stagedTo = held;
+        }
+        s.request.put(s.stagedTo, b, from, n);
+        s.stagedTo += n;
+    }
+
+    /**
+     * The handler of {@code s} consumed {@code bytes} of its body ({@link PendingStream#bodyConsumed}):
+     * held bytes move on to it, and its window reopens by as much.
+     */
+    void bodyConsumed(Http2Stream s, int bytes) {
+        giveBack(s, bytes);
+        while (s.body != null && s.stagedFrom < s.stagedTo) {
+            int took = s.body.offer(s.request, s.stagedFrom, s.stagedTo - s.stagedFrom);
+            if (took == 0) {
+                break;
+            }
+            s.stagedFrom += took;
+        }
+        if (s.stagedFrom == s.stagedTo) {
+            s.stagedFrom = 0;
+            s.stagedTo = 0;
+        }
+        if (!inInput) {
+            c.flush(); // from a task of the loop: the WINDOW_UPDATE leaves now
+        }
+    }
+
+    /** Reopens the stream's receive window by {@code n}; a WINDOW_UPDATE once half a window is owed, while the peer may still send. */
+    private void giveBack(Http2Stream s, int n) {
+        if (s.state != Http2Stream.OPEN) {
+            return; // END_STREAM came: nothing more will be sent on it
+        }
+        s.recvUnacked += n;
+        if (s.recvUnacked >= settings.initialStreamWindow / 2) {
+            FrameWriter.windowUpdate(c, s.id, s.recvUnacked);
             s.recvWindow += s.recvUnacked;
             s.recvUnacked = 0;
         }

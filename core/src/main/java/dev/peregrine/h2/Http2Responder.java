@@ -58,6 +58,25 @@ final class Http2Responder {
         dispatched(s, d.dispatch(conn.c, conn, s.id, req, res), res, req.methodId() == Methods.HEAD);
     }
 
+    /**
+     * A request whose large body is still to come ({@link StreamDispatch#dispatchStreamed}): its fields
+     * are {@code [from, headEnd)} of {@code buf}, its body empty so far. Returns the dispatch's outcome;
+     * on {@link StreamDispatch#NOT_STREAMED} nothing was done and the body is gathered as any other.
+     */
+    int dispatchStreamed(Http2Stream s, ByteBuffer buf, int from, int headEnd) {
+        StreamDispatch d = conn.dispatch;
+        RequestView req = d.request();
+        ResponseView res = d.response();
+        RequestHeaders.fill(req, buf, from, headEnd);
+        req.setBody(buf, headEnd, 0);
+        RequestFields.contentLength(req, s.declaredLength);
+        int outcome = d.dispatchStreamed(conn.c, conn, s.id, req, res, s.declaredLength);
+        if (outcome != StreamDispatch.NOT_STREAMED) {
+            dispatched(s, outcome, res, req.methodId() == Methods.HEAD); // answered at once: finish() resets the open stream (NO_ERROR)
+        }
+        return outcome;
+    }
+
     /** Stream 1 of an h2c upgrade: the HTTP/1.1 request is still in the loop's view (see {@link Http2Upgrade}). */
     void dispatchUpgraded(Http2Stream s) {
         StreamDispatch d = conn.dispatch;

@@ -1,0 +1,480 @@
+package dev.peregrine.http2;
+
+import dev.peregrine.BodyListener;
+import dev.peregrine.Completion;
+import dev.peregrine.Execution;
+import dev.peregrine.Handlers;
+import dev.peregrine.Server;
+import dev.peregrine.testing.Await;
+import dev.peregrine.testing.RawClient;
+import dev.peregrine.testing.RawResponse;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Request bodies in pieces over HTTP/2, with raw frames ({@link H2Wire}): a {@code content-length}
+ * above {@code streamBodyThreshold} to a {@code Handlers.streaming} route feeds its
+ * {@link BodyListener} from DATA, and to a blocking route its {@code bodyStream()}; the stream's window
+ * reopens only as the handler consumes, so a client faster than its handler is held to one window
+ * (measured as the bytes the loop's pool lends) while another stream and another connection on the
+ * same loop are answered. Resets, limits and {@code content-length} mismatches mid-body. Every transport.
+ */
+class Http2StreamingBodyTest {
+    private static final int DATA = 0;
+    private static final int HEADERS = 1;
+    private static final int RST_STREAM = 3;
+    private static final int SETTINGS = 4;
+    private static final int GOAWAY = 7;
+    private static final int WINDOW_UPDATE = 8;
+    private static final int NO_ERROR = 0;
+    private static final int PROTOCOL_ERROR = 1;
+    private static final int FLOW_CONTROL_ERROR = 3;
+    private static final int CANCEL = 8;
+    private static final int WINDOW = 256 * 1024; // the server's default initialStreamWindow
+
+    /** What the tests let the slow handler do, and what it saw. */
+    private static final class Slow {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final CompletableFuture<Throwable> failure = new CompletableFuture<>();
+    }
+
+    private static Server start(String transport, Slow slow) {
+        return Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
+                .streamBodyThreshold(0).maxStreamedBodySize(64L * 1024 * 1024).asyncTimeout(java.time.Duration.ofSeconds(20))
+                .get("/plaintext", (req, res) -> res.text("Hello, World!"))
+                .post("/listen", Handlers.streaming((req, res) -> {
+                    String streamed = req.bodyStreamed() ? "streamed" : "whole";
+                    Completion done = res.async();
+                    ByteArrayOutputStream got = new ByteArrayOutputStream();
+                    req.onBody(new BodyListener() {
+                        @Override
+                        public void onData(ByteBuffer data) {
+                            byte[] b = new byte[data.remaining()];
+                            data.get(b);
+                            got.write(b, 0, b.length);
+                        }
+
+                        @Override
+                        public void onEnd() {
+                            done.response().text(streamed + " " + got.toString(StandardCharsets.ISO_8859_1));
+                            done.complete();
+                        }
+                    });
+                }))
+                .post("/listen-throws", Handlers.streaming((req, res) -> {
+                    Completion done = res.async();
+                    req.onBody(new BodyListener() {
+                        @Override
+                        public void onData(ByteBuffer data) {
+                            throw new IllegalStateException("listener refuses");
+                        }
+
+                        @Override
+                        public void onEnd() {
+                            done.response().text("never");
+                            done.complete();
+                        }
+                    });
+                }))
+                .post("/answers-at-once", Handlers.streaming((req, res) -> res.status(202).text("no thanks")))
+                .post("/echo", Execution.BLOCKING, (req, res) -> res.body((req.bodyStreamed() ? "streamed " : "whole ")
+                        + new String(req.bodyStream().readAllBytes(), StandardCharsets.ISO_8859_1)))
+                .post("/whole", Execution.BLOCKING, (req, res) -> { // read whole on the handler's thread (RequestBody's WHOLE)
+                    byte[] b = req.bodyBytes();
+                    res.text(b.length + " " + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b)));
+                })
+                .post("/slow-sha", Execution.BLOCKING, (req, res) -> {
+                    slow.entered.countDown();
+                    assertTrue(slow.release.await(30, TimeUnit.SECONDS));
+                    try {
+                        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                        InputStream in = req.bodyStream();
+                        byte[] buf = new byte[8192];
+                        long n = 0;
+                        for (int r; (r = in.read(buf)) > 0; ) {
+                            sha.update(buf, 0, r);
+                            n += r;
+                        }
+                        res.text(n + " " + HexFormat.of().formatHex(sha.digest()));
+                    } catch (IOException e) {
+                        slow.failure.complete(e);
+                        throw e;
+                    }
+                })
+                .start();
+    }
+
+    private static byte[] post(String path, long length, String... more) {
+        String[] f = new String[10 + more.length];
+        String[] base = {":method", "POST", ":scheme", "http", ":path", path, ":authority", "localhost", "content-length", Long.toString(length)};
+        System.arraycopy(base, 0, f, 0, base.length);
+        System.arraycopy(more, 0, f, base.length, more.length);
+        return H2Wire.block(f);
+    }
+
+    private static String text(H2Wire.Frame f) {
+        return new String(f.payload(), StandardCharsets.ISO_8859_1);
+    }
+
+    /** The DATA of {@code stream} up to END_STREAM; fails on its RST_STREAM or a GOAWAY. */
+    private static String answer(H2Wire w, int stream) throws IOException {
+        StringBuilder b = new StringBuilder();
+        while (true) {
+            H2Wire.Frame f = w.read();
+            if (f.type() == GOAWAY || (f.type() == RST_STREAM && f.stream() == stream)) {
+                throw new AssertionError("frame " + f.type() + " code " + f.int32(f.type() == GOAWAY ? 4 : 0) + " on " + f.stream());
+            }
+            if (f.type() == DATA && f.stream() == stream) {
+                b.append(text(f));
+            }
+            if (f.stream() == stream && f.endStream() && (f.type() == DATA || f.type() == HEADERS)) {
+                return b.toString();
+            }
+        }
+    }
+
+    /** The first frame of {@code type} on {@code stream}, skipping others. */
+    private static H2Wire.Frame next(H2Wire w, int type, int stream) throws IOException {
+        while (true) {
+            H2Wire.Frame f = w.read();
+            if (f.type() == type && f.stream() == stream) {
+                return f;
+            }
+        }
+    }
+
+    private static void awaitLent(Server server, long baseline) {
+        Await.until("the pool took back what it lent: " + server.metrics(), () -> server.metrics().lentBuffers <= baseline);
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void aListenerAndABlockingStreamGetTheBodySplitAtEveryByte(String transport) throws Exception {
+        byte[] body = "pieces of a body, in order".getBytes(StandardCharsets.ISO_8859_1);
+        String want = new String(body, StandardCharsets.ISO_8859_1);
+        try (Server server = start(transport, new Slow()); H2Wire w = new H2Wire(server.port()).start()) {
+            int stream = 1;
+            for (String path : new String[] {"/listen", "/echo"}) {
+                for (int split = 0; split <= body.length; split++) {
+                    w.headers(stream, false, post(path, body.length));
+                    byte[] a = java.util.Arrays.copyOfRange(body, 0, split);
+                    byte[] b = java.util.Arrays.copyOfRange(body, split, body.length);
+                    if (a.length > 0) {
+                        w.frame(DATA, 0, stream, a);
+                    }
+                    w.frame(DATA, 1, stream, b); // END_STREAM
+                    assertEquals("streamed " + want, answer(w, stream), path + " split at " + split);
+                    stream += 2;
+                }
+                // every byte a DATA frame of its own, then trailers end the stream
+                w.headers(stream, false, post(path, body.length));
+                for (byte x : body) {
+                    w.frame(DATA, 0, stream, new byte[] {x});
+                }
+                w.headers(stream, true, H2Wire.block("x-checksum", "none"));
+                assertEquals("streamed " + want, answer(w, stream), path + " byte by byte, trailers");
+                stream += 2;
+                // padded DATA (the padding never reaches the handler, and its window comes back)
+                w.headers(stream, false, post(path, body.length));
+                byte[] padded = new byte[1 + body.length + 7];
+                padded[0] = 7;
+                System.arraycopy(body, 0, padded, 1, body.length);
+                w.frame(DATA, 0x8 | 0x1, stream, padded);
+                assertEquals("streamed " + want, answer(w, stream), path + " padded");
+                stream += 2;
+                // no content-length: the body is gathered whole, as a chunked HTTP/1.1 body is
+                w.headers(stream, false, H2Wire.block(":method", "POST", ":scheme", "http", ":path", path, ":authority", "localhost"));
+                w.frame(DATA, 1, stream, body);
+                assertEquals("whole " + want, answer(w, stream), path + " without content-length");
+                stream += 2;
+            }
+            w.headers(stream, true, H2Wire.get("/plaintext"));
+            assertEquals("Hello, World!", answer(w, stream));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void aClientFasterThanItsHandlerIsHeldToOneWindowWhileOthersAreServed(String transport) throws Exception {
+        Slow slow = new Slow();
+        int size = 4 * 1024 * 1024;
+        byte[] body = new byte[size];
+        new java.util.Random(28).nextBytes(body);
+        try (Server server = start(transport, slow); H2Wire w = new H2Wire(server.port()).start()) {
+            long lentBefore = server.metrics().lentBytes;
+            Sender s = new Sender(w);
+            w.headers(1, false, post("/slow-sha", size));
+            assertTrue(slow.entered.await(20, TimeUnit.SECONDS), "the blocking handler did not start");
+            // Send as the windows allow until they are shut: the handler reads nothing yet.
+            int sent = s.sendUntilBlocked(1, body, 0);
+            assertEquals(WINDOW, sent, "the stream's window is not reopened before the handler reads");
+            long lent = server.metrics().lentBytes - lentBefore;
+            assertTrue(lent <= 2L * WINDOW, "memory lent while the handler does not read: " + lent);
+            // One byte past the window is the client's fault: the window really is shut (RFC 9113 §6.9.1).
+            // A bystander stream on the same connection and a bystander connection on the same loop are answered meanwhile.
+            w.headers(3, true, H2Wire.get("/plaintext"));
+            assertEquals("Hello, World!", s.answer(3));
+            try (RawClient other = new RawClient(server.port())) {
+                long t0 = System.nanoTime();
+                other.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n");
+                RawResponse r = other.read();
+                assertEquals(200, r.status);
+                assertTrue(System.nanoTime() - t0 < TimeUnit.MILLISECONDS.toNanos(300), "a bystander connection waited");
+            }
+            slow.release.countDown();
+            while (sent < size) {
+                sent += s.sendUntilBlocked(1, body, sent);
+                if (sent < size) {
+                    s.awaitWindow(1);
+                }
+            }
+            String want = size + " " + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+            assertEquals(want, s.answer(1));
+            awaitLent(server, 0);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void dataPastTheShutWindowIsAFlowControlError(String transport) throws Exception {
+        Slow slow = new Slow();
+        try (Server server = start(transport, slow); H2Wire w = new H2Wire(server.port()).start()) {
+            w.headers(1, false, post("/slow-sha", 1024 * 1024));
+            assertTrue(slow.entered.await(20, TimeUnit.SECONDS));
+            Sender s = new Sender(w);
+            assertEquals(WINDOW, s.sendUntilBlocked(1, new byte[1024 * 1024], 0));
+            w.frame(DATA, 0, 1, new byte[1]); // the handler read nothing: no WINDOW_UPDATE came for it
+            H2Wire.Frame rst = next(w, RST_STREAM, 1);
+            assertEquals(FLOW_CONTROL_ERROR, rst.int32(0));
+            slow.release.countDown();
+            assertInstanceOf(IOException.class, slow.failure.get(20, TimeUnit.SECONDS), "the handler's body stream throws");
+            w.headers(3, true, H2Wire.get("/plaintext"));
+            assertEquals("Hello, World!", answer(w, 3));
+            awaitLent(server, 0);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void aResetMidBodyFailsTheHandlersStreamAndTheConnectionGoesOn(String transport) throws Exception {
+        Slow slow = new Slow();
+        try (Server server = start(transport, slow); H2Wire w = new H2Wire(server.port()).start()) {
+            w.headers(1, false, post("/slow-sha", 100_000));
+            for (int i = 0; i < 3; i++) {
+                w.frame(DATA, 0, 1, new byte[16_384]);
+            }
+            assertTrue(slow.entered.await(20, TimeUnit.SECONDS));
+            w.frame(RST_STREAM, 0, 1, H2Wire.int32(CANCEL));
+            slow.release.countDown();
+            assertInstanceOf(IOException.class, slow.failure.get(20, TimeUnit.SECONDS), "the handler's body stream throws");
+            // a listener's stream reset mid-body: the connection goes on, nothing stays lent
+            w.headers(3, false, post("/listen", 100));
+            w.frame(DATA, 0, 3, new byte[40]);
+            w.frame(RST_STREAM, 0, 3, H2Wire.int32(CANCEL));
+            w.headers(5, true, H2Wire.get("/plaintext"));
+            assertEquals("Hello, World!", answer(w, 5));
+            awaitLent(server, 0);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void limitsAndMismatchesAnswerTheStreamAlone(String transport) throws Exception {
+        try (Server server = start(transport, new Slow()); H2Wire w = new H2Wire(server.port()).start()) {
+            // above maxStreamedBodySize: 413 from the head, the rest refused (RST_STREAM NO_ERROR, §8.1)
+            w.headers(1, false, post("/echo", 65L * 1024 * 1024));
+            H2Wire.Frame h = next(w, HEADERS, 1);
+            assertEquals("413", new String(h.payload(), 2, 3, StandardCharsets.ISO_8859_1));
+            assertEquals(NO_ERROR, next(w, RST_STREAM, 1).int32(0));
+            // END_STREAM short of content-length (§8.1.1): PROTOCOL_ERROR, for a listener and a blocking handler
+            for (int stream : new int[] {3, 5}) {
+                w.headers(stream, false, post(stream == 3 ? "/listen" : "/echo", 10));
+                w.frame(DATA, 1, stream, new byte[5]);
+                assertEquals(PROTOCOL_ERROR, next(w, RST_STREAM, stream).int32(0));
+            }
+            // more DATA than content-length
+            w.headers(7, false, post("/echo", 10));
+            w.frame(DATA, 0, 7, new byte[11]);
+            assertEquals(PROTOCOL_ERROR, next(w, RST_STREAM, 7).int32(0));
+            // trailers short of content-length
+            w.headers(9, false, post("/listen", 10));
+            w.frame(DATA, 0, 9, new byte[3]);
+            w.headers(9, true, H2Wire.block("x-t", "1"));
+            assertEquals(PROTOCOL_ERROR, next(w, RST_STREAM, 9).int32(0));
+            // a listener that throws: 500, the rest of the body dropped
+            w.headers(11, false, post("/listen-throws", 10));
+            w.frame(DATA, 0, 11, new byte[4]);
+            H2Wire.Frame failed = next(w, HEADERS, 11);
+            assertEquals(0x8e, failed.payload()[0] & 0xff); // :status 500, static index 14
+            // a streaming handler that answers at once: its answer, the rest refused
+            w.headers(13, false, post("/answers-at-once", 10));
+            H2Wire.Frame at = next(w, HEADERS, 13);
+            assertEquals("202", new String(at.payload(), 2, 3, StandardCharsets.ISO_8859_1));
+            // the connection goes on
+            w.headers(15, true, H2Wire.get("/plaintext"));
+            assertEquals("Hello, World!", answer(w, 15));
+            awaitLent(server, 0);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void aBodyGoesOnAfterTheClientsGoAway(String transport) throws Exception {
+        try (Server server = start(transport, new Slow()); H2Wire w = new H2Wire(server.port()).start()) {
+            w.headers(1, false, post("/echo", 6));
+            w.frame(DATA, 0, 1, "abc".getBytes(StandardCharsets.ISO_8859_1));
+            byte[] goAway = new byte[8];
+            System.arraycopy(H2Wire.int32(1), 0, goAway, 0, 4);
+            w.frame(GOAWAY, 0, 0, goAway);
+            w.frame(DATA, 1, 1, "def".getBytes(StandardCharsets.ISO_8859_1));
+            assertEquals("streamed abcdef", answer(w, 1));
+            assertTrue(w.closedByServer(), "no stream left after the GOAWAY: the server closes");
+            awaitLent(server, 0);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void aBlockingHandlerReadsALargeStreamedBodyWhole(String transport) throws Exception {
+        byte[] body = new byte[700_000];
+        java.util.Arrays.fill(body, (byte) 'z');
+        try (Server server = start(transport, new Slow()); H2Wire w = new H2Wire(server.port()).start()) {
+            Sender s = new Sender(w);
+            w.headers(1, false, post("/whole", body.length));
+            int sent = 0;
+            while (sent < body.length) {
+                sent += s.sendUntilBlocked(1, body, sent);
+                if (sent < body.length) {
+                    s.awaitWindow(1);
+                }
+            }
+            assertEquals(body.length + " " + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)), s.answer(1));
+        }
+    }
+
+    /**
+     * A client that respects the server's windows (RFC 9113 §6.9): it learns the initial stream window
+     * from the server's SETTINGS and opens windows by its WINDOW_UPDATEs; DATA frames of 16 KiB.
+     */
+    private static final class Sender {
+        private final H2Wire w;
+        private long connection = 65_535;
+        private long initial = 65_535;
+        private final Map<Integer, Long> streams = new HashMap<>();
+        private final Map<Integer, StringBuilder> answers = new HashMap<>();
+        private final Map<Integer, Boolean> ended = new HashMap<>();
+        private boolean settingsSeen;
+
+        Sender(H2Wire w) throws IOException {
+            this.w = w;
+            while (!settingsSeen || connection == 65_535) { // the server's SETTINGS, then its WINDOW_UPDATE on 0
+                take(w.read());
+            }
+        }
+
+        private long window(int stream) {
+            return streams.computeIfAbsent(stream, k -> initial);
+        }
+
+        /** Sends {@code body} from {@code from} on {@code stream} while the windows allow (END_STREAM with its last byte); returns the bytes sent. */
+        int sendUntilBlocked(int stream, byte[] body, int from) throws IOException {
+            int sent = 0;
+            while (from + sent < body.length) {
+                drainAvailable();
+                int n = (int) Math.min(Math.min(16_384, body.length - from - sent), Math.min(connection, window(stream)));
+                if (n <= 0) {
+                    return sent;
+                }
+                boolean last = from + sent + n == body.length;
+                w.frame(DATA, last ? 1 : 0, stream, java.util.Arrays.copyOfRange(body, from + sent, from + sent + n));
+                connection -= n;
+                streams.put(stream, window(stream) - n);
+                sent += n;
+            }
+            return sent;
+        }
+
+        /** Reads frames until {@code stream}'s and the connection's windows are open. */
+        void awaitWindow(int stream) throws IOException {
+            while (connection <= 0 || window(stream) <= 0) {
+                take(w.read());
+            }
+        }
+
+        String answer(int stream) throws IOException {
+            while (!ended.getOrDefault(stream, false)) {
+                take(w.read());
+            }
+            return answers.get(stream).toString();
+        }
+
+        private void drainAvailable() throws IOException {
+            while (w.socket.getInputStream().available() >= 9) {
+                take(w.read());
+            }
+        }
+
+        private void take(H2Wire.Frame f) throws IOException {
+            switch (f.type()) {
+                case SETTINGS:
+                    if ((f.flags() & 1) == 0) {
+                        for (int at = 0; at < f.payload().length; at += 6) {
+                            int id = (f.payload()[at] & 0xff) << 8 | (f.payload()[at + 1] & 0xff);
+                            if (id == 4) {
+                                long v = f.int32(at + 2) & 0xffff_ffffL;
+                                for (Map.Entry<Integer, Long> e : streams.entrySet()) {
+                                    e.setValue(e.getValue() + v - initial);
+                                }
+                                initial = v;
+                            }
+                        }
+                        w.frame(SETTINGS, 1, 0, new byte[0]);
+                        settingsSeen = true;
+                    }
+                    break;
+                case WINDOW_UPDATE:
+                    if (f.stream() == 0) {
+                        connection += f.int32(0);
+                    } else {
+                        streams.put(f.stream(), window(f.stream()) + f.int32(0));
+                    }
+                    break;
+                case DATA:
+                    answers.computeIfAbsent(f.stream(), k -> new StringBuilder()).append(text(f));
+                    if (f.endStream()) {
+                        ended.put(f.stream(), true);
+                    }
+                    break;
+                case HEADERS:
+                    answers.computeIfAbsent(f.stream(), k -> new StringBuilder());
+                    if (f.endStream()) {
+                        ended.put(f.stream(), true);
+                    }
+                    break;
+                case RST_STREAM:
+                case GOAWAY:
+                    throw new AssertionError("frame " + f.type() + " on " + f.stream() + " code " + f.int32(f.type() == GOAWAY ? 4 : 0));
+                default:
+                    break;
+            }
+        }
+    }
+}
