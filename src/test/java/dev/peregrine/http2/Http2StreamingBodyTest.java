@@ -94,6 +94,34 @@ class Http2StreamingBodyTest {
                         }
                     });
                 }))
+                .post("/listen-sha", Handlers.streaming((req, res) -> {
+                    MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                    long[] n = new long[1];
+                    String streamed = req.bodyStreamed() ? "streamed" : "whole";
+                    Completion done = res.async();
+                    req.onBody(new BodyListener() {
+                        @Override
+                        public void onData(ByteBuffer data) {
+                            n[0] += data.remaining();
+                            sha.update(data);
+                        }
+
+                        @Override
+                        public void onEnd() {
+                            done.response().text(streamed + " " + n[0] + " " + HexFormat.of().formatHex(sha.digest()));
+                            done.complete();
+                        }
+                    });
+                }))
+                .post("/echo-length", Execution.BLOCKING, (req, res) -> {
+                    long n = 0;
+                    InputStream in = req.bodyStream();
+                    byte[] buf = new byte[4096];
+                    for (int r; (r = in.read(buf)) > 0; ) {
+                        n += r;
+                    }
+                    res.text(Long.toString(n));
+                })
                 .post("/answers-at-once", Handlers.streaming((req, res) -> res.status(202).text("no thanks")))
                 .post("/echo", Execution.BLOCKING, (req, res) -> res.body((req.bodyStreamed() ? "streamed " : "whole ")
                         + new String(req.bodyStream().readAllBytes(), StandardCharsets.ISO_8859_1)))
@@ -367,6 +395,32 @@ class Http2StreamingBodyTest {
                 }
             }
             assertEquals(body.length + " " + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)), s.answer(1));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void nghttpAndH2loadUploadManyBodiesAtOnce(String transport) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Http2ClientsTest.installed("nghttp") && Http2ClientsTest.installed("h2load"),
+                "nghttp2-client is not installed");
+        byte[] body = new byte[600_000];
+        new java.util.Random(7).nextBytes(body);
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("h2-upload", ".bin");
+        try (Server server = start(transport, new Slow())) {
+            java.nio.file.Files.write(file, body);
+            String base = "http://127.0.0.1:" + server.port();
+            // nghttp speaks h2c by prior knowledge; -d sends the file as the body, with its content-length
+            String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+            assertEquals("streamed " + body.length + " " + sha, Http2ClientsTest.run("nghttp", "-d", file.toString(), base + "/listen-sha"));
+            // 200 uploads, 20 at once on each of 4 connections, to a listener on the loop and to blocking handlers
+            for (String path : new String[] {"/listen-sha", "/echo-length"}) {
+                String load = Http2ClientsTest.run("h2load", "-n", "200", "-c", "4", "-m", "20", "-d", file.toString(), base + path);
+                assertTrue(load.contains("200 succeeded, 0 failed, 0 errored"), load);
+                assertTrue(load.contains("status codes: 200 2xx"), load);
+            }
+            awaitLent(server, 0);
+        } finally {
+            java.nio.file.Files.delete(file);
         }
     }
 
