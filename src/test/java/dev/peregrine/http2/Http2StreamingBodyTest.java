@@ -424,6 +424,51 @@ class Http2StreamingBodyTest {
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void aDataFrameOfABlockingBodyAllocatesNothingOnTheLoop(String transport) throws Exception {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (Server server = start(transport, new Slow()); H2Wire w = new H2Wire(server.port()).start()) {
+            Sender s = new Sender(w);
+            java.util.List<Long> loops = new java.util.ArrayList<>();
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (t.getName().startsWith("peregrine-" + transport + "-") && t.isAlive()) {
+                    loops.add(t.getId());
+                }
+            }
+            assertTrue(!loops.isEmpty(), "no loop thread found");
+            long[] perUpload = new long[3];
+            int[] sizes = {1 << 20, 1 << 20, 5 << 20}; // warm-up, then 64 and 320 DATA frames of 16 KiB
+            for (int i = 0; i < sizes.length; i++) {
+                int stream = 1 + 2 * i;
+                byte[] body = new byte[sizes[i]];
+                long before = allocated(threads, loops);
+                w.headers(stream, false, post("/echo-length", body.length));
+                int sent = 0;
+                while (sent < body.length) {
+                    sent += s.sendUntilBlocked(stream, body, sent);
+                    if (sent < body.length) {
+                        s.awaitWindow(stream);
+                    }
+                }
+                assertEquals(Integer.toString(body.length), s.answer(stream));
+                perUpload[i] = allocated(threads, loops) - before;
+            }
+            long perFrame = (perUpload[2] - perUpload[1]) / ((sizes[2] - sizes[1]) / 16_384);
+            System.out.println("h2 streamed body, loop allocation per upload " + java.util.Arrays.toString(perUpload) + ", per DATA frame " + perFrame);
+            assertTrue(perFrame <= 16, "bytes allocated on the loop per DATA frame: " + perFrame
+                    + " (uploads: " + java.util.Arrays.toString(perUpload) + ")");
+        }
+    }
+
+    private static long allocated(com.sun.management.ThreadMXBean threads, java.util.List<Long> ids) {
+        long sum = 0;
+        for (long id : ids) {
+            sum += Math.max(0, threads.getThreadAllocatedBytes(id));
+        }
+        return sum;
+    }
+
     /**
      * A client that respects the server's windows (RFC 9113 §6.9): it learns the initial stream window
      * from the server's SETTINGS and opens windows by its WINDOW_UPDATEs; DATA frames of 16 KiB.
