@@ -437,8 +437,10 @@ class Http2StreamingBodyTest {
                 }
             }
             assertTrue(!loops.isEmpty(), "no loop thread found");
-            long[] perUpload = new long[3];
-            int[] sizes = {1 << 20, 1 << 20, 5 << 20}; // warm-up, then 64 and 320 DATA frames of 16 KiB
+            long[] perUpload = new long[5];
+            // warm-up, then twice 64 and 320 DATA frames of 16 KiB: the least difference of the two pairs
+            // (a loop thread's own housekeeping, e.g. io_uring's, may land in one of them)
+            int[] sizes = {1 << 20, 1 << 20, 5 << 20, 1 << 20, 5 << 20};
             for (int i = 0; i < sizes.length; i++) {
                 int stream = 1 + 2 * i;
                 byte[] body = new byte[sizes[i]];
@@ -454,7 +456,7 @@ class Http2StreamingBodyTest {
                 assertEquals(Integer.toString(body.length), s.answer(stream));
                 perUpload[i] = allocated(threads, loops) - before;
             }
-            long perFrame = (perUpload[2] - perUpload[1]) / ((sizes[2] - sizes[1]) / 16_384);
+            long perFrame = Math.min(perUpload[2] - perUpload[1], perUpload[4] - perUpload[3]) / ((sizes[2] - sizes[1]) / 16_384);
             System.out.println("h2 streamed body, loop allocation per upload " + java.util.Arrays.toString(perUpload) + ", per DATA frame " + perFrame);
             assertTrue(perFrame <= 16, "bytes allocated on the loop per DATA frame: " + perFrame
                     + " (uploads: " + java.util.Arrays.toString(perUpload) + ")");
