@@ -25,8 +25,10 @@ import static dev.peregrine.h2.frame.Frames.*;
  *   FRAMES: each whole frame in turn (FrameParser checks what needs no state, this class the rest):
  *     HEADERS (+ CONTINUATION until END_HEADERS: any other frame meanwhile is PROTOCOL_ERROR, §6.10)
  *         --&gt; the block is HPACK-decoded, checked (RequestHeaders), then the stream opens or, with
- *             END_STREAM, is dispatched at once (Http2Responder; off the loop: answered later, PendingStream)
- *     DATA --&gt; the stream's body; END_STREAM dispatches it
+ *             END_STREAM, is dispatched at once (Http2Responder; off the loop: answered later, PendingStream);
+ *             a content-length above streamBodyThreshold is routed now (dispatchStreamed): a blocking
+ *             or streaming route takes its body in pieces (Http2Stream.body)
+ *     DATA --&gt; the stream's body, gathered (END_STREAM dispatches it) or offered to its StreamBody
  *     SETTINGS --&gt; applied, ACKed;  PING --&gt; answered;  WINDOW_UPDATE --&gt; windows, held DATA goes on
  *     RST_STREAM --&gt; the stream is forgotten;  PRIORITY --&gt; ignored (§5.3.2) but for self-dependency
  *     PUSH_PROMISE --&gt; PROTOCOL_ERROR;  unknown types --&gt; ignored (§5.5)
@@ -35,7 +37,10 @@ import static dev.peregrine.h2.frame.Frames.*;
  * </pre>
  * <b>Flow control</b> (§5.2, §6.9): we advertise {@link Http2Settings#initialStreamWindow} and raise
  * the connection window to {@link Http2Settings#connectionWindow} at start; a WINDOW_UPDATE gives back
- * what was received once half a window is used, so a client sending fast never waits on us. Our
+ * what was received once half a window is used, so a client sending fast never waits on us; but a
+ * stream whose body goes to its handler in pieces gets its window back only as the handler consumes
+ * ({@link BodyFeed}): its held bytes never exceed the window we advertised, and since the
+ * connection window is given back on arrival, a slow handler never starves the other streams. Our
  * output respects the peer's connection and stream windows; DATA that does not fit waits in the
  * stream ({@link Http2Responder}) for the peer's WINDOW_UPDATE, for at most
  * {@link Http2Settings#stalledWriteMillis} (the STALLED timer phase).
@@ -64,8 +69,6 @@ public final class Http2Connection implements Protocol {
     BufferPool pool;
     Connection c;
     private boolean prefaceRead;
-    /** Set while {@link #onInput} runs: output then leaves with the read's batch, not at once. */
-    private boolean inInput;
     private boolean dead;
     boolean goingAway;
     int lastStreamId;
@@ -122,15 +125,6 @@ public final class Http2Connection implements Protocol {
 
     @Override
     public int onInput(Connection c, ByteBuffer buf, int start, int end) {
-        inInput = true;
-        try {
-            return frames(c, buf, start, end);
-        } finally {
-            inInput = false;
-        }
-    }
-
-    private int frames(Connection c, ByteBuffer buf, int start, int end) {
         int pos = start;
         if (!prefaceRead) {
             int n = Math.min(end - pos, PREFACE.length);
@@ -309,13 +303,7 @@ public final class Http2Connection implements Protocol {
         }
         if (trailers) {
             s.state = Http2Stream.HALF_CLOSED_REMOTE; // END_STREAM was checked in headers()
-            if (s.body != null) { // a body in pieces: trailers end it (not handed over, as HTTP/1.1 hands none to a streamed body)
-                if (s.received != s.declaredLength) {
-                    streamError(id, PROTOCOL_ERROR); // §8.1.1
-                }
-                return;
-            }
-            requestComplete(s);
+            BodyFeed.trailers(this, s);
             return;
         }
         counters.streams++;
@@ -388,129 +376,7 @@ public final class Http2Connection implements Protocol {
             connectionError(ENHANCE_YOUR_CALM); // CVE-2019-9518
             return;
         }
-        long total = (s.body != null ? s.received : s.bodyLength) + (long) n;
-        if (s.declaredLength >= 0 && total > s.declaredLength) {
-            streamError(id, PROTOCOL_ERROR); // §8.1.1
-            return;
-        }
-        if (s.body != null) {
-            s.received = total;
-            streamedData(s, b, length - n, n, end);
-            return;
-        }
-        if (total > dispatch.maxBodySize() || s.headEnd + total > pool.maxBufferSize()) {
-            responder.earlyAnswer(s, 413);
-            return;
-        }
-        if (s.request.capacity() < s.headEnd + (int) total) {
-            s.request = pool.grow(s.request, 0, s.headEnd + s.bodyLength, s.headEnd + (int) total);
-        }
-        s.request.put(s.headEnd + s.bodyLength, b, parser.dataStart(), n);
-        s.bodyLength = (int) total;
-        if (end) {
-            s.state = Http2Stream.HALF_CLOSED_REMOTE;
-            requestComplete(s);
-            return;
-        }
-        s.recvUnacked += length;
-        if (s.recvUnacked >= settings.initialStreamWindow / 2) {
-            FrameWriter.windowUpdate(c, id, s.recvUnacked);
-            s.recvWindow += s.recvUnacked;
-            s.recvUnacked = 0;
-        }
-    }
-
-    /**
-     * DATA of a body handed over in pieces ({@link Http2Stream#body}): offered to the handler's sink in
-     * order; what it cannot take yet is held in the stream's buffer (never more than the stream window
-     * we advertised, since that window reopens only as the handler consumes: {@link #bodyConsumed}).
-     * Padding is given back at once: no handler consumes it. The connection window was given back on
-     * arrival ({@link #data}), so a stream whose handler is slow never starves the others.
-     */
-    private void streamedData(Http2Stream s, ByteBuffer b, int padding, int n, boolean end) {
-        if (padding > 0) {
-            giveBack(s, padding);
-        }
-        int from = parser.dataStart();
-        if (n > 0 && s.stagedFrom == s.stagedTo) {
-            int took = s.body.offer(b, from, n);
-            from += took;
-            n -= took;
-        }
-        if (n > 0) {
-            stage(s, b, from, n);
-        }
-        if (end) {
-            s.state = Http2Stream.HALF_CLOSED_REMOTE;
-            if (s.received != s.declaredLength) {
-                streamError(s.id, PROTOCOL_ERROR); // §8.1.1: the handler's body stream throws, as on a lost connection
-            }
-        }
-    }
-
-    /** Holds {@code [from, from+n)} of {@code b} behind the stream's held bytes, in a pooled buffer grown as needed. */
-    private void stage(Http2Stream s, ByteBuffer b, int from, int n) {
-        int held = s.stagedTo - s.stagedFrom;
-        if (s.request == null) {
-            s.request = pool.acquire(Math.max(n, 16 * 1024));
-        } else if (s.stagedTo + n > s.request.capacity()) {
-            if (held + n <= s.request.capacity()) {
-                s.request.put(0, s.request, s.stagedFrom, held); // overlapping: copied as if through a temporary
-            } else {
-                s.request = pool.grow(s.request, s.stagedFrom, held, Math.max(held + n, 2 * s.request.capacity()));
-            }
-            s.stagedFrom = 0;
-            s.stagedTo = held;
-        }
-        s.request.put(s.stagedTo, b, from, n);
-        s.stagedTo += n;
-    }
-
-    /**
-     * The handler of {@code s} consumed {@code bytes} of its body ({@link PendingStream#bodyConsumed}):
-     * held bytes move on to it, and its window reopens by as much.
-     */
-    void bodyConsumed(Http2Stream s, int bytes) {
-        giveBack(s, bytes);
-        while (s.body != null && s.stagedFrom < s.stagedTo) {
-            int took = s.body.offer(s.request, s.stagedFrom, s.stagedTo - s.stagedFrom);
-            if (took == 0) {
-                break;
-            }
-            s.stagedFrom += took;
-        }
-        if (s.stagedFrom == s.stagedTo) {
-            s.stagedFrom = 0;
-            s.stagedTo = 0;
-        }
-        if (!inInput) {
-            c.flush(); // from a task of the loop: the WINDOW_UPDATE leaves now
-        }
-    }
-
-    /** Reopens the stream's receive window by {@code n}; a WINDOW_UPDATE once half a window is owed, while the peer may still send. */
-    private void giveBack(Http2Stream s, int n) {
-        if (s.state != Http2Stream.OPEN) {
-            return; // END_STREAM came: nothing more will be sent on it
-        }
-        s.recvUnacked += n;
-        if (s.recvUnacked >= settings.initialStreamWindow / 2) {
-            FrameWriter.windowUpdate(c, s.id, s.recvUnacked);
-            s.recvWindow += s.recvUnacked;
-            s.recvUnacked = 0;
-        }
-    }
-
-    /** END_STREAM came (DATA or trailers): the body must be what content-length said (§8.1.1). */
-    private void requestComplete(Http2Stream s) {
-        if (s.declaredLength >= 0 && s.bodyLength != s.declaredLength) {
-            streamError(s.id, PROTOCOL_ERROR);
-            return;
-        }
-        ByteBuffer req = s.request;
-        s.request = null;
-        responder.dispatch(s, req, 0, s.headEnd, s.bodyLength);
-        pool.release(req);
+        BodyFeed.data(this, s, b, parser.dataStart(), length, n, end);
     }
 
     private void rstStream(int id) {

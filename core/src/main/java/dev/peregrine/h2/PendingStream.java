@@ -105,16 +105,17 @@ public final class PendingStream {
 
     /**
      * The handler consumed {@code bytes} of the stream's request body: held bytes move on to it and the
-     * stream's window reopens by as much (WINDOW_UPDATE once half a window is owed). Dropped when the
-     * stream is gone. Called on the loop, also from inside the sink's {@link StreamBody#offer}.
+     * stream's window reopens by as much (WINDOW_UPDATE once half a window is owed), written at once when
+     * {@code now} (from a loop task; not from inside the sink's {@link StreamBody#offer}, whose read's
+     * batch carries it). Dropped when the stream is gone.
      */
-    public void bodyConsumed(int bytes) {
+    public void bodyConsumed(int bytes, boolean now) {
         if (conn.c == null || !conn.c.isOpen()) {
             return;
         }
         Http2Stream s = conn.streams.get(id);
         if (s != null && s.body != null) {
-            conn.bodyConsumed(s, bytes);
+            BodyFeed.consumed(conn, s, bytes, now);
         }
     }
 

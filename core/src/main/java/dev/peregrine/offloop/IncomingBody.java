@@ -112,7 +112,7 @@ public final class IncomingBody extends InputStream {
             if (remaining == 0) {
                 end();
             }
-            stream.bodyConsumed(length);
+            stream.bodyConsumed(length, false); // inside the connection's input: its batch carries the update
             return length;
         }
         int took = 0;
@@ -293,7 +293,7 @@ public final class IncomingBody extends InputStream {
             int n = (int) (c - reported);
             reported = c;
             if (n > 0 && !discarding) {
-                stream.bodyConsumed(n);
+                stream.bodyConsumed(n, true);
             }
             return;
         }

@@ -29,7 +29,9 @@ public interface StreamHost extends OffLoopHost {
 
     /**
      * The handler consumed {@code bytes} of the stream's request body ({@link IncomingBody}): the stream
-     * may receive as many more (its flow-control window reopens). Dropped when the stream is gone.
+     * may receive as many more (its flow-control window reopens); {@code now}: from a loop task, so the
+     * window's update is written at once (else it leaves with the read being handled). Dropped when the
+     * stream is gone.
      */
-    void bodyConsumed(int bytes);
+    void bodyConsumed(int bytes, boolean now);
 }

@@ -153,8 +153,8 @@ final class Http2StreamWork implements StreamHost, StreamBody {
     }
 
     @Override
-    public void bodyConsumed(int bytes) {
-        stream.bodyConsumed(bytes);
+    public void bodyConsumed(int bytes, boolean now) {
+        stream.bodyConsumed(bytes, now);
     }
 
     // ---------------------------------------------------------------- StreamBody (the stream's DATA)
