@@ -318,8 +318,7 @@ class Http2OffLoopTest {
             assertEquals("streamed over h2", text(data));
             // a streaming route (no longer refused with HTTP_1_1_REQUIRED; bodies in pieces: Http2StreamingBodyTest)
             w.headers(3, true, H2Wire.block(":method", "POST", ":scheme", "http", ":path", "/streaming", ":authority", "localhost"));
-            H2Wire.Frame answered = w.until(DATA);
-            assertEquals(3, answered.stream());
+            H2Wire.Frame answered = dataOf(w, 3, new java.util.ArrayList<>()); // stream 1 may still end with an empty DATA
             assertEquals("streaming", text(answered));
             w.headers(5, true, H2Wire.get("/plaintext"));
             assertEquals("Hello, World!", text(w.until(DATA)));
