@@ -239,6 +239,8 @@ public final class Http2Connection implements Protocol {
             } else if (!parser.flag(FLAG_END_STREAM)) {
                 error = PROTOCOL_ERROR; // §8.1: trailers end the stream
             }
+        } else if (id <= lastStreamId && streams.resetByUs(id)) {
+            error = HeaderBlock.IGNORED; // trailers already on their way when we answered and reset it (§5.1)
         } else if (id <= lastStreamId) {
             connectionError(streams.recentlyClosed(id) ? STREAM_CLOSED : PROTOCOL_ERROR); // §5.1, §5.1.1
             return;
@@ -285,13 +287,16 @@ public final class Http2Connection implements Protocol {
     private void endBlock() {
         int id = block.stream;
         Http2Stream s = streams.get(id);
-        boolean trailers = s != null;
+        boolean trailers = s != null || block.error == HeaderBlock.IGNORED;
         int end = block.decode(settings, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool);
         ByteBuffer dst = block.decoded;
         RequestHeaders fields = block.fields;
         if (end < 0) {
             connectionError(COMPRESSION_ERROR); // §4.3
             return;
+        }
+        if (block.error == HeaderBlock.IGNORED) {
+            return; // decoded, so HPACK stays in step, and dropped
         }
         if (block.error != 0) {
             streamError(id, block.error);
@@ -355,7 +360,7 @@ public final class Http2Connection implements Protocol {
         if (s == null) {
             if (id > lastStreamId) {
                 connectionError(PROTOCOL_ERROR); // §5.1: DATA on an idle stream
-            } else {
+            } else if (!streams.resetByUs(id)) { // DATA already sent when we answered and reset it: ignored (§5.1)
                 streamError(id, STREAM_CLOSED); // §5.1: closed
             }
             return;

@@ -423,10 +423,15 @@ final class Http2Responder {
 
     /** The response is out: the stream closes; one whose request had not ended is reset (§8.1). */
     private void finish(Http2Stream s) {
-        if (s.state == Http2Stream.OPEN) {
-            FrameWriter.rstStream(conn.c, s.id, NO_ERROR);
+        boolean open = s.state == Http2Stream.OPEN;
+        int id = s.id;
+        if (open) {
+            FrameWriter.rstStream(conn.c, id, NO_ERROR);
         }
         conn.closeStream(s);
+        if (open) {
+            conn.streams.noteReset(id); // what the client already sent on it is ignored (§5.1)
+        }
     }
 
     /** Preformatted {@code Name: value\r\n} lines ({@code ResponseView.fields}). */
