@@ -33,8 +33,10 @@ final class HeaderBlock {
     /** The stream whose block this is; 0 when no block is being assembled. */
     int stream;
     boolean endStream;
-    /** The stream error to answer once the block is decoded, or 0. */
+    /** The stream error to answer once the block is decoded, 0, or {@link #IGNORED}. */
     int error;
+    /** {@link #error}: a block on a stream we reset, decoded (HPACK stays in step) and dropped (RFC 9113 §5.1). */
+    static final int IGNORED = -1;
     /** The loop's checker of decoded fields ({@link Http2Loop#requestHeaders}), set by {@link #decode}. */
     RequestHeaders fields;
     private int frames;

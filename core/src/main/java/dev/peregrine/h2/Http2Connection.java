@@ -26,8 +26,10 @@ import static dev.peregrine.h2.frame.Frames.*;
  *   FRAMES: each whole frame in turn (FrameParser checks what needs no state, this class the rest):
  *     HEADERS (+ CONTINUATION until END_HEADERS: any other frame meanwhile is PROTOCOL_ERROR, §6.10)
  *         --&gt; the block is HPACK-decoded, checked (RequestHeaders), then the stream opens or, with
- *             END_STREAM, is dispatched at once (Http2Responder; off the loop: answered later, PendingStream)
- *     DATA --&gt; the stream's body; END_STREAM dispatches it
+ *             END_STREAM, is dispatched at once (Http2Responder; off the loop: answered later, PendingStream);
+ *             a content-length above streamBodyThreshold is routed now (dispatchStreamed): a blocking
+ *             or streaming route takes its body in pieces (Http2Stream.body)
+ *     DATA --&gt; the stream's body, gathered (END_STREAM dispatches it) or offered to its StreamBody
  *     SETTINGS --&gt; applied, ACKed;  PING --&gt; answered;  WINDOW_UPDATE --&gt; windows, held DATA goes on
  *     RST_STREAM --&gt; the stream is forgotten;  PRIORITY --&gt; ignored (§5.3.2) but for self-dependency
  *     PUSH_PROMISE --&gt; PROTOCOL_ERROR;  unknown types --&gt; ignored (§5.5)
@@ -36,7 +38,10 @@ import static dev.peregrine.h2.frame.Frames.*;
  * </pre>
  * <b>Flow control</b> (§5.2, §6.9): we advertise {@link Http2Settings#initialStreamWindow} and raise
  * the connection window to {@link Http2Settings#connectionWindow} at start; a WINDOW_UPDATE gives back
- * what was received once half a window is used, so a client sending fast never waits on us. Our
+ * what was received once half a window is used, so a client sending fast never waits on us; but a
+ * stream whose body goes to its handler in pieces gets its window back only as the handler consumes
+ * ({@link BodyFeed}): its held bytes never exceed the window we advertised, and since the
+ * connection window is given back on arrival, a slow handler never starves the other streams. Our
  * output respects the peer's connection and stream windows; DATA that does not fit waits in the
  * stream ({@link Http2Responder}) for the peer's WINDOW_UPDATE, for at most
  * {@link Http2Settings#stalledWriteMillis} (the STALLED timer phase).
@@ -239,6 +244,8 @@ public final class Http2Connection implements Protocol {
             } else if (!parser.flag(FLAG_END_STREAM)) {
                 error = PROTOCOL_ERROR; // §8.1: trailers end the stream
             }
+        } else if (id <= lastStreamId && streams.resetByUs(id)) {
+            error = HeaderBlock.IGNORED; // trailers already on their way when we answered and reset it (§5.1)
         } else if (id <= lastStreamId) {
             connectionError(streams.recentlyClosed(id) ? STREAM_CLOSED : PROTOCOL_ERROR); // §5.1, §5.1.1
             return;
@@ -285,13 +292,16 @@ public final class Http2Connection implements Protocol {
     private void endBlock() {
         int id = block.stream;
         Http2Stream s = streams.get(id);
-        boolean trailers = s != null;
+        boolean trailers = s != null || block.error == HeaderBlock.IGNORED;
         int end = block.decode(settings, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool);
         ByteBuffer dst = block.decoded;
         RequestHeaders fields = block.fields;
         if (end < 0) {
             connectionError(COMPRESSION_ERROR); // §4.3
             return;
+        }
+        if (block.error == HeaderBlock.IGNORED) {
+            return; // decoded, so HPACK stays in step, and dropped
         }
         if (block.error != 0) {
             streamError(id, block.error);
@@ -303,7 +313,7 @@ public final class Http2Connection implements Protocol {
         }
         if (trailers) {
             s.state = Http2Stream.HALF_CLOSED_REMOTE; // END_STREAM was checked in headers()
-            requestComplete(s);
+            BodyFeed.trailers(this, s);
             return;
         }
         counters.streams++;
@@ -326,6 +336,10 @@ public final class Http2Connection implements Protocol {
             }
             responder.dispatch(s, dst, 0, end, 0);
             return;
+        }
+        if (s.declaredLength > dispatch.streamBodyThreshold()
+                && responder.dispatchStreamed(s, dst, 0, end) != StreamDispatch.NOT_STREAMED) {
+            return; // routed at its HEADERS, as HTTP/1.1 routes a large body at its head: in pieces, or answered
         }
         // The body is to come: keep the fields with the stream, the body after them.
         long expected = s.declaredLength >= 0 ? Math.min(s.declaredLength, dispatch.maxBodySize()) : 4096;
@@ -351,7 +365,7 @@ public final class Http2Connection implements Protocol {
         if (s == null) {
             if (id > lastStreamId) {
                 connectionError(PROTOCOL_ERROR); // §5.1: DATA on an idle stream
-            } else {
+            } else if (!streams.resetByUs(id)) { // DATA already sent when we answered and reset it: ignored (§5.1)
                 streamError(id, STREAM_CLOSED); // §5.1: closed
             }
             return;
@@ -372,43 +386,7 @@ public final class Http2Connection implements Protocol {
             connectionError(ENHANCE_YOUR_CALM); // CVE-2019-9518
             return;
         }
-        long total = (long) s.bodyLength + n;
-        if (s.declaredLength >= 0 && total > s.declaredLength) {
-            streamError(id, PROTOCOL_ERROR); // §8.1.1
-            return;
-        }
-        if (total > dispatch.maxBodySize() || s.headEnd + total > pool.maxBufferSize()) {
-            responder.earlyAnswer(s, 413);
-            return;
-        }
-        if (s.request.capacity() < s.headEnd + (int) total) {
-            s.request = pool.grow(s.request, 0, s.headEnd + s.bodyLength, s.headEnd + (int) total);
-        }
-        s.request.put(s.headEnd + s.bodyLength, b, parser.dataStart(), n);
-        s.bodyLength = (int) total;
-        if (end) {
-            s.state = Http2Stream.HALF_CLOSED_REMOTE;
-            requestComplete(s);
-            return;
-        }
-        s.recvUnacked += length;
-        if (s.recvUnacked >= settings.initialStreamWindow / 2) {
-            FrameWriter.windowUpdate(c, id, s.recvUnacked);
-            s.recvWindow += s.recvUnacked;
-            s.recvUnacked = 0;
-        }
-    }
-
-    /** END_STREAM came (DATA or trailers; an upgrade's preface): the body must be what content-length said (§8.1.1). */
-    void requestComplete(Http2Stream s) {
-        if (s.declaredLength >= 0 && s.bodyLength != s.declaredLength) {
-            streamError(s.id, PROTOCOL_ERROR);
-            return;
-        }
-        ByteBuffer req = s.request;
-        s.request = null;
-        responder.dispatch(s, req, 0, s.headEnd, s.bodyLength);
-        pool.release(req);
+        BodyFeed.data(this, s, b, parser.dataStart(), length, n, end);
     }
 
     private void rstStream(int id) {

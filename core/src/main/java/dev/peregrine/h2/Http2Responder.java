@@ -58,6 +58,25 @@ final class Http2Responder {
         dispatched(s, d.dispatch(conn.c, conn, s.id, req, res), res, req.methodId() == Methods.HEAD);
     }
 
+    /**
+     * A request whose large body is still to come ({@link StreamDispatch#dispatchStreamed}): its fields
+     * are {@code [from, headEnd)} of {@code buf}, its body empty so far. Returns the dispatch's outcome;
+     * on {@link StreamDispatch#NOT_STREAMED} nothing was done and the body is gathered as any other.
+     */
+    int dispatchStreamed(Http2Stream s, ByteBuffer buf, int from, int headEnd) {
+        StreamDispatch d = conn.dispatch;
+        RequestView req = d.request();
+        ResponseView res = d.response();
+        RequestHeaders.fill(req, buf, from, headEnd);
+        req.setBody(buf, headEnd, 0);
+        RequestFields.contentLength(req, s.declaredLength);
+        int outcome = d.dispatchStreamed(conn.c, conn, s.id, req, res, s.declaredLength);
+        if (outcome != StreamDispatch.NOT_STREAMED) {
+            dispatched(s, outcome, res, req.methodId() == Methods.HEAD); // answered at once: finish() resets the open stream (NO_ERROR)
+        }
+        return outcome;
+    }
+
     private void dispatched(Http2Stream s, int outcome, ResponseView res, boolean head) {
         if (outcome == StreamDispatch.LATER) {
             s.awaiting = true; // the handler runs off the loop: Http2Connection.answer brings its response
@@ -396,10 +415,15 @@ final class Http2Responder {
 
     /** The response is out: the stream closes; one whose request had not ended is reset (§8.1). */
     private void finish(Http2Stream s) {
-        if (s.state == Http2Stream.OPEN) {
-            FrameWriter.rstStream(conn.c, s.id, NO_ERROR);
+        boolean open = s.state == Http2Stream.OPEN;
+        int id = s.id;
+        if (open) {
+            FrameWriter.rstStream(conn.c, id, NO_ERROR);
         }
         conn.closeStream(s);
+        if (open) {
+            conn.streams.noteReset(id); // what the client already sent on it is ignored (§5.1)
+        }
     }
 
     /** Preformatted {@code Name: value\r\n} lines ({@code ResponseView.fields}). */

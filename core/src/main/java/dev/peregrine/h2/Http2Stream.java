@@ -32,6 +32,9 @@ import java.nio.channels.FileChannel;
  *                                    +--------+
  *   H: HEADERS (+CONTINUATION)   ES: END_STREAM flag   R: RST_STREAM
  * </pre>
+ * A request body handed over in pieces ({@link #body}: a streaming or blocking route, its
+ * {@code content-length} above {@code streamBodyThreshold}) is dispatched at its HEADERS: the stream
+ * then waits for its handler ({@link #awaiting}) while still open, its DATA going to the handler.
  * In half closed (remote) the stream may wait for a handler off the loop ({@link #awaiting}); the
  * connection's other streams go on meanwhile. A RST_STREAM or the connection's end then closes it and
  * the handler's late answer is dropped. Interim responses (1xx) leave as HEADERS without END_STREAM
@@ -83,6 +86,17 @@ final class Http2Stream {
     boolean responding;
     /** Set while the stream's handler runs off the loop: its answer comes later ({@link StreamDispatch#LATER}). */
     boolean awaiting;
+    /**
+     * The request body handed over in pieces as DATA arrives ({@link StreamBody}), or null when the
+     * body is gathered in {@link #request}. Bytes it could not take yet wait in {@link #request} at
+     * {@code [stagedFrom, stagedTo)}; the stream window is given back only as the handler consumes,
+     * so they never exceed the window we advertised.
+     */
+    StreamBody body;
+    /** With {@link #body}: the body bytes received so far (a streamed body may pass 2 GiB). */
+    long received;
+    int stagedFrom;
+    int stagedTo;
 
     void reset(int id, long sendWindow, long recvWindow) {
         this.id = id;
@@ -103,6 +117,10 @@ final class Http2Stream {
         this.producer = null;
         this.responding = false;
         this.awaiting = false;
+        this.body = null;
+        this.received = 0;
+        this.stagedFrom = 0;
+        this.stagedTo = 0;
     }
 
     /** Whether DATA of this stream waits for the peer's window (or, for a file, the socket). */
@@ -113,6 +131,11 @@ final class Http2Stream {
 
     /** The stream is closed: gives back what it holds (pooled buffers, the file). */
     void release(BufferPool pool) {
+        if (body != null) {
+            StreamBody b = body;
+            body = null;
+            b.abort(); // ended before its body: the handler's stream throws (harmless once the body ended)
+        }
         if (request != null) {
             pool.release(request);
             request = null;

@@ -114,7 +114,7 @@ final class Http2Upgrade {
     void prefaceIn(Http2Connection conn) {
         Http2Stream s = conn.streams.get(1);
         if (s != null && s.request != null) {
-            conn.requestComplete(s);
+            BodyFeed.complete(conn, s);
         }
     }
 

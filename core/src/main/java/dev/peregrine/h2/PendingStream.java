@@ -17,6 +17,8 @@ import dev.peregrine.loop.Connection;
  *                       (res.outputStream: the stream stays awaiting while its writer writes;
  *                        pump() after each wake, END_STREAM when it closes)
  *     refuse()      --&gt; RST_STREAM HTTP_1_1_REQUIRED (§8.7)
+ *   a body in pieces (dispatched at HEADERS, stream still open): receive(body) at dispatch, then
+ *     bodyConsumed(n) --&gt; held DATA moves on to the body, the stream window reopens by n
  *   RST_STREAM from the client / connection closed --&gt; not live: all of the above are dropped
  * </pre>
  * Thread: the connection's loop thread.
@@ -87,6 +89,33 @@ public final class PendingStream {
         if (s != null) {
             conn.responder.pump(s);
             written();
+        }
+    }
+
+    /**
+     * The stream's request body goes to {@code body} as its DATA arrives ({@link StreamDispatch#dispatchStreamed});
+     * called during the dispatch, while the stream is open.
+     */
+    public void receive(StreamBody body) {
+        Http2Stream s = conn.streams.get(id);
+        if (s != null) {
+            s.body = body;
+        }
+    }
+
+    /**
+     * The handler consumed {@code bytes} of the stream's request body: held bytes move on to it and the
+     * stream's window reopens by as much (WINDOW_UPDATE once half a window is owed), written at once when
+     * {@code now} (from a loop task; not from inside the sink's {@link StreamBody#offer}, whose read's
+     * batch carries it). Dropped when the stream is gone.
+     */
+    public void bodyConsumed(int bytes, boolean now) {
+        if (conn.c == null || !conn.c.isOpen()) {
+            return;
+        }
+        Http2Stream s = conn.streams.get(id);
+        if (s != null && s.body != null) {
+            BodyFeed.consumed(conn, s, bytes, now);
         }
     }
 

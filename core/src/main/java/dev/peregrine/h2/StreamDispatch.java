@@ -14,7 +14,7 @@ import dev.peregrine.loop.Connection;
 public interface StreamDispatch {
     /** {@link #dispatch}: the response view holds the answer to encode. */
     int ANSWERED = 0;
-    /** {@link #dispatch}: the answer needs what only HTTP/1.1 carries here (a body in pieces): refuse the stream. */
+    /** {@link #dispatch}: the answer needs what only HTTP/1.1 carries (no such body kind is known today): refuse the stream. */
     int HTTP_1_1_REQUIRED = 1;
     /**
      * {@link #dispatch}: the handler runs off the loop (a blocking route, {@code res.async()}); its answer
@@ -22,6 +22,11 @@ public interface StreamDispatch {
      * served.
      */
     int LATER = 2;
+    /**
+     * {@link #dispatchStreamed}: the route takes its body whole (an inline handler): gather it in memory
+     * and {@link #dispatch} at END_STREAM, as for any body.
+     */
+    int NOT_STREAMED = 3;
 
     /** The loop's request view, which the connection fills for each stream. */
     RequestView request();
@@ -36,6 +41,20 @@ public interface StreamDispatch {
      * encode: compressed, traced, counted), {@link #LATER} or {@link #HTTP_1_1_REQUIRED}.
      */
     int dispatch(Connection c, Http2Connection h2, int streamId, RequestView req, ResponseView res);
+
+    /**
+     * The request of stream {@code streamId}, whose {@code content-length} ({@code length}) is above
+     * {@link #streamBodyThreshold()} and whose DATA is still to come, is routed at its HEADERS, as
+     * HTTP/1.1 routes a large body at its head: a blocking or streaming route gets the body in pieces
+     * (then {@link #LATER}, having given the stream its {@link StreamBody} through
+     * {@link PendingStream#receive}); a body above the route's limit, or a streaming handler answering
+     * at once, is {@link #ANSWERED} ({@code res} holds the answer; the rest of the body is refused);
+     * any other route is {@link #NOT_STREAMED}.
+     */
+    int dispatchStreamed(Connection c, Http2Connection h2, int streamId, RequestView req, ResponseView res, long length);
+
+    /** A {@code content-length} above this streams to blocking and streaming routes (the server's {@code streamBodyThreshold}). */
+    long streamBodyThreshold();
 
     /** The cached {@code Date: ...\r\n} line of the loop. */
     byte[] dateLine();

@@ -25,6 +25,8 @@ final class Streams {
     private Http2Stream[] open;
     private int count;
     private long closedBits;
+    /** The same window as {@link #closedBits}: bit set for a stream we reset while the peer could still send on it. */
+    private long resetBits;
     private int closedTop;
 
     Streams(Http2Connection conn) {
@@ -83,11 +85,30 @@ final class Streams {
         int shift = id - closedTop;
         if (shift > 0) {
             closedBits = shift >= 64 ? 0 : closedBits << shift;
+            resetBits = shift >= 64 ? 0 : resetBits << shift;
             closedTop = id;
             closedBits |= 1;
         } else if (shift > -64) {
             closedBits |= 1L << -shift;
         }
+    }
+
+    /**
+     * We closed stream {@code id} (already {@link #noteClosed noted}) with RST_STREAM while the peer's side
+     * was open (an answer before the whole request, RFC 9113 §8.1): frames the peer had already sent on it
+     * are ignored, not answered (§5.1, closed).
+     */
+    void noteReset(int id) {
+        int back = closedTop - id;
+        if (back >= 0 && back < 64) {
+            resetBits |= 1L << back;
+        }
+    }
+
+    /** Whether {@code id} is a recently closed stream we reset ({@link #noteReset}). */
+    boolean resetByUs(int id) {
+        int back = closedTop - id;
+        return back >= 0 && back < 64 && (resetBits & 1L << back) != 0;
     }
 
     boolean recentlyClosed(int id) {

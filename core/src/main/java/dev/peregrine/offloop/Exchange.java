@@ -351,9 +351,10 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
                     LOG.log(System.Logger.Level.WARNING, "handler failed for " + request
                             + " after its streamed response began; connection closed", t);
                 }
-            } else if (conn.exchange() == this && conn.connection().isClosed()) {
-                // The client left first (its body stream then fails: "request body aborted"): nobody is
-                // answered and nothing is wrong on this side, so no WARNING and stack trace per peer.
+            } else if ((conn.exchange() == this && conn.connection().isClosed())
+                    || (conn instanceof StreamHost && conn.exchange() == null)) {
+                // The client left first, or reset its HTTP/2 stream (its body stream then fails: "request body
+                // aborted"): nobody is answered and nothing is wrong on this side, so no WARNING and stack trace per peer.
                 LOG.log(System.Logger.Level.DEBUG, () -> "handler ended by the client's close for " + request + ": " + t);
             } else {
                 status = srv.handlerFailed(request, t);

@@ -34,7 +34,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * reader offers to {@code free} and then reads {@code paused}. One of them sees the other, so reading
  * never stays off while a chunk is free.
  *
- * <p>Thread: {@link #feed}, {@link #onReadable}, {@link #abort} on the loop; the {@link InputStream}
+ * <p><b>Over HTTP/2</b> ({@code server.Http2StreamWork} as the host, a {@link StreamHost}) nothing is
+ * read from the socket: the stream {@link #offer}s each DATA payload. A listener takes it whole; a
+ * blocking handler's chunks take what they can (the stream holds the rest), and every chunk given back
+ * is reported to the host ({@link StreamHost#bodyConsumed}, from a loop task), which reopens the
+ * stream's flow-control window by as much: a slow handler holds its client to one window of bytes.
+ *
+ * <p>Thread: {@link #feed}, {@link #offer}, {@link #onReadable}, {@link #abort} on the loop; the {@link InputStream}
  * methods on the handler's thread.
  */
 public final class IncomingBody extends InputStream {
@@ -50,7 +56,17 @@ public final class IncomingBody extends InputStream {
     /** The inline handler's listener, or null for a blocking handler's {@link InputStream}. */
     private final BodyListener listener;
     private final boolean inline;
+    /**
+     * An HTTP/2 stream's body ({@link StreamHost}): DATA is {@link #offer}ed, never read from the socket,
+     * and what the handler consumes is reported to the host ({@link StreamHost#bodyConsumed}), which
+     * reopens the stream's window: the backpressure that pausing reads gives over HTTP/1.1.
+     */
+    private final StreamHost stream;
     private volatile boolean paused;
+    /** Handler thread writes (its only writer), the loop reads: bytes of chunks given back so far. */
+    private volatile long consumedBytes;
+    /** Loop: {@link #consumedBytes} already reported to the {@link #stream} host. */
+    private long reported;
 
     // Loop.
     private long remaining;
@@ -74,6 +90,53 @@ public final class IncomingBody extends InputStream {
         this.listener = listener;
         this.inline = inline;
         this.discarding = inline && listener == null;
+        this.stream = conn instanceof StreamHost ? (StreamHost) conn : null;
+    }
+
+    /**
+     * Loop, HTTP/2: offers the body bytes {@code [from, from+length)} of {@code b} (a DATA payload, or
+     * bytes the stream held); returns how many were taken. A listener takes all of them (they are
+     * consumed when it returns); a blocking handler's stream takes what its free chunks hold (at most
+     * {@link #CHUNKS}), the rest waiting in the stream until chunks come back. After an abort, or with
+     * nobody listening, the bytes are dropped (and count as consumed, so the client may finish).
+     */
+    public int offer(ByteBuffer b, int from, int length) {
+        if (inline || discarding) {
+            remaining -= length;
+            if (!ended) {
+                deliver(b, from, length);
+            }
+            if (exchange != null) {
+                exchange.touch();
+            }
+            if (remaining == 0) {
+                end();
+            }
+            stream.bodyConsumed(length, false); // inside the connection's input: its batch carries the update
+            return length;
+        }
+        int took = 0;
+        while (took < length) {
+            Chunk c = free.poll();
+            if (c == null && created < CHUNKS) {
+                created++;
+                c = new Chunk(CHUNK_SIZE);
+            }
+            if (c == null) {
+                break; // the stream holds the rest until the handler gives a chunk back
+            }
+            int n = Math.min(length - took, c.data.length);
+            b.get(from + took, c.data, 0, n);
+            put(c, n);
+            took += n;
+        }
+        if (took > 0) {
+            exchange.touch();
+        }
+        if (remaining == 0) {
+            end();
+        }
+        return took;
     }
 
     /** Loop: whether every byte of the body has arrived. */
@@ -216,7 +279,7 @@ public final class IncomingBody extends InputStream {
             discarding = true;
             filled.clear();
             filled.offer(Chunk.ABORT);
-            if (paused) {
+            if (paused && stream == null) {
                 paused = false;
                 conn.connection().readInterest(true);
             }
@@ -225,6 +288,15 @@ public final class IncomingBody extends InputStream {
 
     private void resume() {
         resumeScheduled.set(false);
+        if (stream != null) { // HTTP/2: what the handler consumed reopens the stream's window, held DATA moves on
+            long c = consumedBytes;
+            int n = (int) (c - reported);
+            reported = c;
+            if (n > 0 && !discarding) {
+                stream.bodyConsumed(n, true);
+            }
+            return;
+        }
         if (paused && conn.bodyIn() == this) {
             paused = false;
             conn.connection().readInterest(true);
@@ -298,6 +370,14 @@ public final class IncomingBody extends InputStream {
             return;
         }
         current = null;
+        if (stream != null) {
+            consumedBytes += c.length; // this thread alone writes it
+            free.offer(c);
+            if (resumeScheduled.compareAndSet(false, true)) {
+                exchange.loop().execute(resume);
+            }
+            return;
+        }
         free.offer(c);
         if (paused && resumeScheduled.compareAndSet(false, true)) {
             exchange.loop().execute(resume);

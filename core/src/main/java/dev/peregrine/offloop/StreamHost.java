@@ -8,7 +8,7 @@ import dev.peregrine.http1.ResponseView;
  * {@code server.Http2StreamWork}): the {@link Exchange}'s final answer, and its interim responses go to that stream in the connection's own framing, never as HTTP/1.1 bytes, and the
  * connection's other streams are served meanwhile. A response body in pieces goes through a
  * {@link PipedOutput} the stream pulls ({@link #pump}), never through {@link #bodyOut()}, which is
- * null as {@link #bodyIn()} is. Such a host never counts responses against the connection ({@link #lastAllowed} is false): the exchange does not call {@link #exchangeDone},
+ * null; a request body in pieces is {@link IncomingBody#offer}ed the stream's DATA. Such a host never counts responses against the connection ({@link #lastAllowed} is false): the exchange does not call {@link #exchangeDone},
  * {@link #startBody} or {@link #pumpBody} on it.
  *
  * <p>Thread: the loop thread.
@@ -26,4 +26,12 @@ public interface StreamHost extends OffLoopHost {
 
     /** The handler's {@code res.outputStream()} ({@link PipedOutput}) has bytes or its end for the stream. */
     void pump();
+
+    /**
+     * The handler consumed {@code bytes} of the stream's request body ({@link IncomingBody}): the stream
+     * may receive as many more (its flow-control window reopens); {@code now}: from a loop task, so the
+     * window's update is written at once (else it leaves with the read being handled). Dropped when the
+     * stream is gone.
+     */
+    void bodyConsumed(int bytes, boolean now);
 }

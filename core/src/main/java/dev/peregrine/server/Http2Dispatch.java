@@ -12,6 +12,7 @@ import dev.peregrine.loop.Connection;
 import dev.peregrine.offloop.BlockingHandler;
 import dev.peregrine.offloop.BodySource;
 import dev.peregrine.offloop.Exchange;
+import dev.peregrine.offloop.IncomingBody;
 import dev.peregrine.offloop.InlineSite;
 import dev.peregrine.offloop.OffLoopHost;
 import dev.peregrine.offloop.StreamingHandler;
@@ -35,8 +36,13 @@ import dev.peregrine.offloop.StreamingHandler;
  *   res.outputStream (blocking, async)  the handler writes into a bounded ring (offloop.PipedOutput),
  *                                      blocking while it is full; the stream pulls it likewise
  *   several ranges (multipart/byteranges)  the part heads and the ranges, read likewise
- *   Handlers.streaming                 RST_STREAM HTTP_1_1_REQUIRED (RFC 9113 §8.7): clients ask
- *                                      again over HTTP/1.1 (curl does); nothing hangs
+ *   a content-length above              routed at HEADERS (dispatchStreamed), as HTTP/1.1 routes it at
+ *   streamBodyThreshold, to a blocking  the head: DATA feeds an offloop.IncomingBody (the blocking
+ *   or a Handlers.streaming route       handler's bodyStream(), the streaming handler's BodyListener
+ *                                      on the loop) through Http2StreamWork; the stream window reopens
+ *                                      only as the handler consumes (backpressure); 413 from the head
+ *                                      above maxStreamedBodySize
+ *   Handlers.streaming, smaller body   inline, the body whole (onBody hands it over at once)
  * </pre>
  *
  * <p>Thread: the loop thread.
@@ -76,9 +82,8 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
             srv.tracer.begin(req, res);
         }
         Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
-        if (h instanceof StreamingHandler) {
-            return HTTP_1_1_REQUIRED; // its body would come in pieces (not over HTTP/2 yet)
-        }
+        // A streaming route whose body came whole (no content-length, or one under streamBodyThreshold)
+        // runs inline as over HTTP/1.1: onBody hands the whole body over at once.
         boolean timing = srv.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers();
         long since = timing ? System.nanoTime() : 0;
         if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered through the work
@@ -87,18 +92,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
             work.started(Exchange.blocking(work, req, (BlockingHandler) h, -1));
             return LATER;
         }
-        srv.offLoop.runningFor(this);
-        srv.enterHandler(h);
-        try {
-            h.handle(req, res);
-        } catch (Throwable t) {
-            int status = srv.handlerFailed(req, t);
-            srv.offLoop.handlerThrew();
-            res.reset();
-            res.error(status);
-        } finally {
-            srv.exitHandler();
-        }
+        runInline(h, req, res);
         Exchange x = srv.offLoop.takePending();
         if (x != null) { // the handler called async(): its completion answers through the work
             Http2StreamWork work = pendingWork;
@@ -113,6 +107,93 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
                     System.nanoTime() - since);
         }
         return outcome;
+    }
+
+    /** Runs {@code h} on the loop; an exception becomes the server's failure answer, as over HTTP/1.1. */
+    private void runInline(Handler h, RequestView req, ResponseView res) {
+        srv.offLoop.runningFor(this);
+        srv.enterHandler(h);
+        try {
+            h.handle(req, res);
+        } catch (Throwable t) {
+            int status = srv.handlerFailed(req, t);
+            srv.offLoop.handlerThrew();
+            res.reset();
+            res.error(status);
+        } finally {
+            srv.exitHandler();
+        }
+    }
+
+    /**
+     * A body above {@code streamBodyThreshold} still to come: routed at the stream's HEADERS, as
+     * {@code Http1ServerProtocol.streamBody} routes it at the head. A blocking route gets an
+     * {@link Exchange} whose {@code bodyStream()} is fed from DATA; a streaming route's handler runs now
+     * and its {@code BodyListener} is fed from DATA on the loop; both through an {@link IncomingBody}
+     * that {@link Http2StreamWork} offers the DATA to. Above {@code maxStreamedBodySize}: 413 from the
+     * head. A streaming handler that answers at once (no {@code async()}): its answer goes, the rest of
+     * the body is refused (the stream is reset with NO_ERROR once answered, RFC 9113 §8.1).
+     */
+    @Override
+    public int dispatchStreamed(Connection c, Http2Connection h2, int streamId, RequestView req, ResponseView res, long length) {
+        req.setRemoteAddress(c.endpoint().remoteAddress());
+        Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
+        boolean blocking = h instanceof BlockingHandler;
+        if (!blocking && !(h instanceof StreamingHandler)) {
+            return NOT_STREAMED; // gathered in memory (maxBodySize) and dispatched at END_STREAM
+        }
+        current = c;
+        currentH2 = h2;
+        currentStream = streamId;
+        pendingWork = null;
+        res.reset();
+        if (srv.tracer != null) {
+            srv.tracer.begin(req, res);
+        }
+        boolean timing = srv.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers();
+        long since = timing ? System.nanoTime() : 0;
+        if (length > srv.config.maxStreamedBodySize()) { // answered from the head, before the body is read
+            srv.metrics.rejected(413);
+            res.error(413);
+            if (timing) {
+                RequestDurations.requestDone(srv, RequestDurations.key(req.routeId(), req.methodId(), 0), 413, System.nanoTime() - since);
+            }
+            return ANSWERED;
+        }
+        if (blocking) {
+            Http2StreamWork work = new Http2StreamWork(srv, this, PendingStream.of(h2, streamId));
+            work.timing(timing, since, req);
+            Exchange x = Exchange.blocking(work, req, (BlockingHandler) h, length);
+            work.started(x);
+            work.receive(x.body());
+            return LATER;
+        }
+        req.expectListener();
+        runInline(h, req, res);
+        dev.peregrine.BodyListener listener = req.takeBodyListener();
+        Exchange x = srv.offLoop.takePending();
+        if (x == null) { // answered at once: the rest of the body is refused
+            pendingWork = null;
+            int outcome = finish(req, res, req.methodId() == Methods.HEAD);
+            if (timing && outcome == ANSWERED) {
+                RequestDurations.requestDone(srv, RequestDurations.key(req.routeId(), req.methodId(), 0), res.statusCode(),
+                        System.nanoTime() - since);
+            }
+            return outcome;
+        }
+        Http2StreamWork work = pendingWork;
+        pendingWork = null;
+        work.started(x);
+        work.timing(timing, since, req);
+        IncomingBody body = new IncomingBody(work, x, length, listener, true);
+        x.attachBody(body);
+        work.receive(body);
+        return LATER;
+    }
+
+    @Override
+    public long streamBodyThreshold() {
+        return srv.config.streamBodyThreshold();
     }
 
     /**

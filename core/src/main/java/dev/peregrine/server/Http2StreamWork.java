@@ -1,6 +1,7 @@
 package dev.peregrine.server;
 
 import dev.peregrine.h2.PendingStream;
+import dev.peregrine.h2.StreamBody;
 import dev.peregrine.h2.StreamDispatch;
 import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseView;
@@ -24,13 +25,19 @@ import dev.peregrine.offloop.StreamHost;
  *   dispatch --&gt; Exchange (blocking executor / the completion's thread) --&gt; loop: answer(res)
  *     live stream: finish, HEADERS + DATA, duration recorded;  gone: dropped
  * </pre>
- * Thread: the loop thread.
+ * A request body above {@code streamBodyThreshold} (a blocking or streaming route) is routed at the
+ * stream's HEADERS and streamed to its handler: this work is the stream's {@link StreamBody}, offering
+ * each DATA payload to its {@link IncomingBody} and passing back what the handler consumed, which
+ * reopens the stream's window ({@link PendingStream#bodyConsumed}).
+ * <p>Thread: the loop thread.
  */
-final class Http2StreamWork implements StreamHost {
+final class Http2StreamWork implements StreamHost, StreamBody {
     private final ServerLoop srv;
     private final Http2Dispatch dispatch;
     private final PendingStream stream;
     private Exchange exchange;
+    /** The request body streamed to the handler as DATA arrives, until it ended or was aborted; null otherwise. */
+    private IncomingBody body;
     /** Ops: whether the request is timed, since when (nanoTime), its series ({@link RequestDurations}). */
     private boolean timing;
     private long since;
@@ -44,6 +51,12 @@ final class Http2StreamWork implements StreamHost {
 
     void started(Exchange x) {
         exchange = x;
+    }
+
+    /** The stream's DATA goes to {@code b} from now on ({@link StreamBody}), through this work. */
+    void receive(IncomingBody b) {
+        body = b;
+        stream.receive(this);
     }
 
     void timing(boolean on, long sinceNanos, RequestView req) {
@@ -109,7 +122,7 @@ final class Http2StreamWork implements StreamHost {
 
     @Override
     public IncomingBody bodyIn() {
-        return null;
+        return body;
     }
 
     @Override
@@ -133,7 +146,31 @@ final class Http2StreamWork implements StreamHost {
     }
 
     @Override
-    public void bodyInEnded(IncomingBody body) {
-        throw new IllegalStateException("no streamed request body over HTTP/2");
+    public void bodyInEnded(IncomingBody b) {
+        if (body == b) {
+            body = null;
+        }
+    }
+
+    @Override
+    public void bodyConsumed(int bytes, boolean now) {
+        stream.bodyConsumed(bytes, now);
+    }
+
+    // ---------------------------------------------------------------- StreamBody (the stream's DATA)
+
+    @Override
+    public int offer(java.nio.ByteBuffer b, int from, int length) {
+        IncomingBody in = body;
+        return in == null ? length : in.offer(b, from, length); // ended or aborted: what still comes is dropped
+    }
+
+    @Override
+    public void abort() {
+        IncomingBody in = body;
+        body = null;
+        if (in != null) {
+            in.abort();
+        }
     }
 }

@@ -1,0 +1,152 @@
+package dev.peregrine.tls;
+
+import dev.peregrine.BodyListener;
+import dev.peregrine.Completion;
+import dev.peregrine.Execution;
+import dev.peregrine.Handlers;
+import dev.peregrine.Server;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Large uploads over HTTP/2 from real clients, streamed to the handler as DATA arrives (a body above
+ * {@code streamBodyThreshold}): the JDK HttpClient over TLS (ALPN h2; it sends a request body over h2c
+ * only by prior knowledge, which it lacks), curl over TLS and by prior knowledge with
+ * {@code --data-binary @file}, 8 MiB each, hashed by the server: a blocking handler reading
+ * {@code bodyStream()} and a {@code Handlers.streaming} listener on the loop. Every transport and TLS provider.
+ */
+class Http2UploadClientsTest {
+    private static final int SIZE = 8 * 1024 * 1024;
+    private static final byte[] BODY = new byte[SIZE];
+    private static final String WANT;
+
+    static {
+        new java.util.Random(9113).nextBytes(BODY);
+        try {
+            WANT = SIZE + " " + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(BODY));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    static Stream<org.junit.jupiter.params.provider.Arguments> cases() {
+        return TlsTesting.transportsAndProviders();
+    }
+
+    private static Server start(String transport, TlsConfig.Provider provider) {
+        return Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
+                .maxStreamedBodySize(64L * 1024 * 1024)
+                .post("/sha", Execution.BLOCKING, (req, res) -> {
+                    MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                    InputStream in = req.bodyStream();
+                    byte[] buf = new byte[16_384];
+                    long n = 0;
+                    for (int r; (r = in.read(buf)) > 0; ) {
+                        sha.update(buf, 0, r);
+                        n += r;
+                    }
+                    res.text(n + " " + HexFormat.of().formatHex(sha.digest()) + " " + req.bodyStreamed() + " " + req.version());
+                })
+                .post("/listen-sha", Handlers.streaming((req, res) -> {
+                    MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                    long[] n = new long[1];
+                    boolean streamed = req.bodyStreamed();
+                    Completion done = res.async();
+                    req.onBody(new BodyListener() {
+                        @Override
+                        public void onData(ByteBuffer data) {
+                            n[0] += data.remaining();
+                            sha.update(data);
+                        }
+
+                        @Override
+                        public void onEnd() {
+                            done.response().text(n[0] + " " + HexFormat.of().formatHex(sha.digest()) + " " + streamed + " "
+                                    + done.request().version());
+                            done.complete();
+                        }
+                    });
+                }))
+                .https(0, TlsTesting.tls(provider).build()).start();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void jdkClientUploadsOverAlpnH2(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = start(transport, provider)) {
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+                    .sslContext(TlsTesting.clientContext(TlsTesting.CERT.certificate())).build();
+            String base = "https://localhost:" + server.httpsPort();
+            List<CompletableFuture<HttpResponse<String>>> both = new ArrayList<>();
+            for (String path : new String[] {"/sha", "/listen-sha"}) { // two uploads at once on one connection
+                both.add(client.sendAsync(HttpRequest.newBuilder(URI.create(base + path))
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(BODY)).build(), HttpResponse.BodyHandlers.ofString()));
+            }
+            for (CompletableFuture<HttpResponse<String>> f : both) {
+                HttpResponse<String> r = f.get(60, TimeUnit.SECONDS);
+                assertEquals(HttpClient.Version.HTTP_2, r.version());
+                assertEquals(200, r.statusCode(), r.body());
+                assertEquals(WANT + " true HTTP/2.0", r.body());
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void curlUploadsOverTlsAndByPriorKnowledge(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = start(transport, provider)) {
+            Path ca = Files.createTempFile("h2-ca", ".pem");
+            Path file = Files.createTempFile("h2-upload", ".bin");
+            try {
+                Files.writeString(ca, TlsTesting.CERT.certificatePem());
+                Files.write(file, BODY);
+                for (String path : new String[] {"/sha", "/listen-sha"}) {
+                    assertEquals(WANT + " true HTTP/2.0 2", curl("--cacert", ca.toString(), "--http2", "-H", "Expect:",
+                            "--data-binary", "@" + file, "-w", " %{http_version}", "https://localhost:" + server.httpsPort() + path));
+                    assertEquals(WANT + " true HTTP/2.0 2", curl("--http2-prior-knowledge", "-H", "Expect:",
+                            "--data-binary", "@" + file, "-w", " %{http_version}", "http://127.0.0.1:" + server.port() + path));
+                }
+            } finally {
+                Files.delete(ca);
+                Files.delete(file);
+            }
+        }
+    }
+
+    private static String curl(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("curl", "-s", "-S"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> {
+            try {
+                return p.getInputStream().readAllBytes();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "curl timed out");
+        String text = new String(out.get(30, TimeUnit.SECONDS), StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), () -> "curl failed: " + text);
+        return text;
+    }
+}
