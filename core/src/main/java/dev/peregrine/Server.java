@@ -184,7 +184,7 @@ public final class Server implements AutoCloseable {
         long busyLoopIntervalMillis = 1000;
         boolean shutdownHook;
         /** HTTP/2 (prior knowledge, ALPN h2, Upgrade: h2c), {@link #http2}, and its limits. */
-        boolean http2;
+        boolean http2 = true;
         Http2Options http2Options = Http2Options.DEFAULTS;
         long drainDelayMillis;
         /** The server once started, for the endpoints that read it (metrics, readiness). */
@@ -306,9 +306,9 @@ public final class Server implements AutoCloseable {
          * With {@code true}, the server also speaks HTTP/2 (see docs/http2.md): by prior knowledge on
          * the plain port, through ALPN {@code h2} on TLS ports (preferred over {@code http/1.1}), and
          * through {@code Upgrade: h2c}. Streams reach the same routes and filters; inline, blocking
-         * and {@code async()} handlers answer over HTTP/2, files and {@code res.stream} too; a body in
-         * pieces (streaming routes, {@code res.outputStream}, several ranges of a file) refuses the stream with
-         * HTTP_1_1_REQUIRED so clients retry over HTTP/1.1. Default false.
+         * and {@code async()} handlers answer over HTTP/2, files, several ranges, {@code res.stream} and
+         * {@code res.outputStream} too; a request body in pieces (streaming routes) refuses the stream with
+         * HTTP_1_1_REQUIRED so clients retry over HTTP/1.1. Default true ({@code false}: HTTP/1.1 only).
          */
         public Builder http2(boolean on) {
             this.http2 = on;
