@@ -162,6 +162,7 @@ class Http2UpgradeLargeAnswerTest {
                 assertEquals("handled 1", new String(data.payload(), java.nio.charset.StandardCharsets.US_ASCII));
                 assertEquals(1, data.stream());
             }
+            assertEquals(1, server.metrics().requests, "one request answered, counted once (not again for its 101)");
         }
     }
 }

@@ -341,8 +341,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
     private void dispatch(RequestView req) {
         req.setRemoteAddress(c.endpoint().remoteAddress());
         if (switches.hasUpgrades() && switches.upgrade(c, req, srv.encoder)) {
-            srv.metrics.requests++;
-            return;
+            return; // RFC 9110 §7.8: the 101 is interim, the new protocol answers (and counts) the request (h2c: stream 1)
         }
         ResponseView res = srv.response;
         res.reset();
