@@ -29,9 +29,12 @@ class ServerBatchTest {
 
     /** The teleport loop's state, reached by reflection (white-box: the server does not expose its loops). */
     private static TeleportLoop loop(Server s) throws Exception {
-        java.lang.reflect.Field f = Server.class.getDeclaredField("runningTeleport");
+        java.lang.reflect.Field engineSide = Server.class.getDeclaredField("running"); // the server package's ServerLaunch
+        engineSide.setAccessible(true);
+        Object launch = engineSide.get(s);
+        java.lang.reflect.Field f = launch.getClass().getDeclaredField("runningTeleport");
         f.setAccessible(true);
-        List<LoopContext> loops = ((dev.peregrine.transport.TransportServer) f.get(s)).loops();
+        List<LoopContext> loops = ((dev.peregrine.transport.TransportServer) f.get(launch)).loops();
         return (TeleportLoop) loops.get(0).protocols();
     }
 
