@@ -193,6 +193,7 @@ final class IoUringEndpoint implements NativeEndpoint {
             return;
         } else if (res == ENOBUFS) {
             starved = true; // the bytes wait in the socket: the pump reads them with recv(2)
+            ring.ranDry();
         } else {
             recvError = -res;
         }

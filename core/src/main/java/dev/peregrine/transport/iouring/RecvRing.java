@@ -224,6 +224,37 @@ final class RecvRing {
         inRing++;
     }
 
+    /**
+     * A receive found the ring empty ({@code ENOBUFS}): counted ({@link #starvations}), and said once per
+     * loop at DEBUG (more buffers, {@code ioUringRecvBuffers}, would spare those connections a recv each).
+     */
+    void ranDry() {
+        STARVATIONS.increment();
+        if (!ranDrySaid) {
+            ranDrySaid = true;
+            LOG.log(System.Logger.Level.DEBUG, "io_uring: a loop's receive ring of " + count
+                    + " buffers ran dry; connections poll and recv until it is refilled");
+        }
+    }
+
+    /** Receives that found a ring empty, all loops of the process together (a diagnostic; tests read it). */
+    static long starvations() {
+        return STARVATIONS.sum();
+    }
+
+    private static final java.util.concurrent.atomic.LongAdder STARVATIONS = new java.util.concurrent.atomic.LongAdder();
+    private boolean ranDrySaid;
+
+    /** Buffers the kernel may fill now (tests check none is lost). */
+    int available() {
+        return inRing;
+    }
+
+    /** Buffers in the ring. */
+    int size() {
+        return count;
+    }
+
     /** Whether enough buffers are back for a receive that ran out ({@code ENOBUFS}) to be armed again. */
     boolean refilled() {
         return inRing >= Math.max(1, count / 4);
