@@ -192,7 +192,10 @@ final class IoUringEndpoint implements NativeEndpoint {
             }
             return;
         } else if (res == ENOBUFS) {
-            starved = true; // the bytes wait in the socket: the pump reads them with recv(2)
+            if (more) {
+                return; // a kernel that keeps the receive armed retries it: recv(2) beside it could reorder bytes
+            }
+            starved = true; // the receive ended; the bytes wait in the socket: the pump reads them with recv(2)
             ring.ranDry();
         } else {
             recvError = -res;
