@@ -97,13 +97,13 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
     /**
      * On the io_uring transport: buffers in each loop's provided-buffer ring, 16 KiB each, that
      * connections receive into with one multishot receive each (docs/transports.md); rounded up to a
-     * power of two, at most 32768. The ring costs {@code buffers x 16 KiB} of native memory per loop
+     * power of two, at most 16384. The ring costs {@code buffers x 16 KiB} of native memory per loop
      * (256: 4 MiB). 0 turns it off: connections receive with a poll and {@code recv}. Other transports
      * ignore it. Default 256.
      */
     public B ioUringRecvBuffers(int buffers) {
-        if (buffers < 0 || buffers > 32768) {
-            throw new IllegalArgumentException("ioUringRecvBuffers must be 0..32768: " + buffers);
+        if (buffers < 0 || buffers > 16384) {
+            throw new IllegalArgumentException("ioUringRecvBuffers must be 0..16384: " + buffers);
         }
         this.ioUringRecvBuffers = buffers;
         return self();

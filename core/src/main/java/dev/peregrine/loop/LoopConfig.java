@@ -185,8 +185,8 @@ public final class LoopConfig {
         }
 
         public Builder recvRingBuffers(int n) {
-            if (n < 0 || n > 32768) {
-                throw new IllegalArgumentException("recvRingBuffers must be 0..32768: " + n);
+            if (n < 0 || n > 16384) {
+                throw new IllegalArgumentException("recvRingBuffers must be 0..16384: " + n);
             }
             recvRingBuffers = n;
             return this;

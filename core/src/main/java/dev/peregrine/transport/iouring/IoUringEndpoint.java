@@ -22,7 +22,7 @@ import java.nio.channels.FileChannel;
  *
  * <p><b>Input, with the loop's {@link RecvRing}.</b> One multishot receive per connection, armed at the
  * start: the kernel fills a ring buffer whenever bytes arrive and posts a completion naming it, with no
- * system call of ours. Each completion is queued ({@link RecvQueue}) and is readiness for the endpoint's
+ * system call of ours. Each completion is queued (linked through the ring, no object per connection) and is readiness for the endpoint's
  * {@link ReadPump}, which calls {@link Connection#onReadable()} while the connection wants input (its
  * javadoc draws how); the connection's read ({@link #readSocket}) copies the queued bytes into the
  * loop's read buffer (or the connection's lent one) and each buffer goes back to the ring as it is
@@ -100,9 +100,15 @@ final class IoUringEndpoint implements NativeEndpoint {
     private final int maxSendBuffer;
     private final InetSocketAddress remote;
     private final ReadPump pump;
-    /** The loop's receive ring and what it holds for this connection; null: poll and recv. */
+    /** The loop's receive ring; null: poll and recv. */
     private final RecvRing ring;
-    private final RecvQueue received;
+    /**
+     * The ring buffers received and not read yet, in order: the first and last id of a queue linked
+     * through the ring ({@link RecvRing#next}), -1 when empty; bytes of the first already read.
+     */
+    private int recvFirst = -1;
+    private int recvLast = -1;
+    private int recvOffset;
     /** Whether the connection takes input (its read interest). */
     private boolean reading = true;
     /** The end of stream, queued behind {@link #received}. */
@@ -142,7 +148,6 @@ final class IoUringEndpoint implements NativeEndpoint {
         this.maxSendBuffer = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
         this.pump = new ReadPump(loop, this);
         this.ring = io.recvRing();
-        this.received = ring != null ? new RecvQueue(ring) : null;
     }
 
     @Override
@@ -169,10 +174,15 @@ final class IoUringEndpoint implements NativeEndpoint {
     @Override
     public void received(int res, int bid, boolean more) {
         if (bid >= 0) {
-            ring.taken();
             if (closed || res <= 0) {
+                ring.taken(bid, 0, -1);
                 ring.recycle(bid); // nobody will read it (a completion naming a buffer carries bytes; be safe)
                 bid = -1;
+            } else {
+                recvLast = ring.taken(bid, res, recvLast);
+                if (recvFirst < 0) {
+                    recvFirst = bid;
+                }
             }
         }
         if (closed) {
@@ -182,12 +192,11 @@ final class IoUringEndpoint implements NativeEndpoint {
             if (bid < 0) {
                 return; // bytes without a buffer cannot happen with IOSQE_BUFFER_SELECT
             }
-            received.add(bid, res);
         } else if (res == 0) {
             recvEnded = true;
         } else if (res == ECANCELED) {
             // The pause's cancel ended the receive: armed again if reading resumed meanwhile.
-            if (reading && received.isEmpty()) {
+            if (reading && recvFirst < 0) {
                 armInput();
             }
             return;
@@ -237,8 +246,8 @@ final class IoUringEndpoint implements NativeEndpoint {
         if (ring == null) {
             return fd.read(dst);
         }
-        if (!received.isEmpty()) {
-            return received.copyTo(dst);
+        if (recvFirst >= 0) {
+            return copyReceived(dst);
         }
         if (recvError != 0) {
             throw new IOException("recv failed: errno " + recvError);
@@ -247,6 +256,32 @@ final class IoUringEndpoint implements NativeEndpoint {
             return -1;
         }
         return starved ? fd.read(dst) : 0;
+    }
+
+    /**
+     * Copies received bytes into {@code dst} from its position (advanced), as far as they fit; each ring
+     * buffer emptied goes back to the ring at once. Returns the bytes copied.
+     */
+    private int copyReceived(ByteBuffer dst) {
+        int copied = 0;
+        while (recvFirst >= 0 && dst.hasRemaining()) {
+            int bid = recvFirst;
+            int length = ring.length(bid);
+            int k = Math.min(length - recvOffset, dst.remaining());
+            dst.put(dst.position(), ring.buffer(bid), recvOffset, k);
+            dst.position(dst.position() + k);
+            copied += k;
+            recvOffset += k;
+            if (recvOffset == length) {
+                recvFirst = ring.next(bid);
+                if (recvFirst < 0) {
+                    recvLast = -1;
+                }
+                recvOffset = 0;
+                ring.recycle(bid);
+            }
+        }
+        return copied;
     }
 
     /**
@@ -410,7 +445,7 @@ final class IoUringEndpoint implements NativeEndpoint {
         }
         if (!on) {
             fd.cancelRecv();
-        } else if (!fd.receiving() && received.isEmpty()) {
+        } else if (!fd.receiving() && recvFirst < 0) {
             armInput(); // queued bytes first: the read that empties the queue arms it
         }
     }
@@ -441,7 +476,12 @@ final class IoUringEndpoint implements NativeEndpoint {
         pump.close();
         if (ring != null) {
             fd.cancelRecv(); // its last completions return their buffers to the ring
-            received.clear();
+            while (recvFirst >= 0) { // and those not read go back unread
+                int bid = recvFirst;
+                recvFirst = ring.next(bid);
+                ring.recycle(bid);
+            }
+            recvLast = -1;
         }
         if (files != null) {
             files.forget(); // the descriptor's number is not ours once it closes

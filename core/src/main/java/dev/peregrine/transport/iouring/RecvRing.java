@@ -76,6 +76,13 @@ final class RecvRing {
     private final long slabAddress;
     /** One view per buffer id (made once: reading a completion allocates nothing). */
     private final ByteBuffer[] views;
+    /**
+     * The connections' queues of filled buffers not read yet, linked through the buffers: the bytes in
+     * each buffer, and the next buffer of the same connection's queue (-1: its last). A buffer is in at
+     * most one queue, so a connection needs only its queue's first and last id, and no object.
+     */
+    private final int[] lengths;
+    private final int[] next;
     private int handedOut;
     private volatile IoUringIoHandler handler;
     /** Netty's mapping of the kernel's ring, found at the first {@link #attach}; null before or when it failed. */
@@ -91,13 +98,15 @@ final class RecvRing {
         this.slab = ByteBuffer.allocateDirect(count * BUFFER_SIZE);
         this.slabAddress = Buffer.memoryAddress(slab);
         this.views = new ByteBuffer[count];
+        this.lengths = new int[count];
+        this.next = new int[count];
         for (int i = 0; i < count; i++) {
             views[i] = slab.slice(i * BUFFER_SIZE, BUFFER_SIZE);
         }
     }
 
     /**
-     * A ring of {@code n} buffers (rounded up to a power of two, 2 to 32768) for one loop, or null (receive
+     * A ring of {@code n} buffers (rounded up to a power of two, 2 to 16384: Netty takes the size as a {@code short}) for one loop, or null (receive
      * then polls and reads): {@code n} is 0 ({@code LoopConfig.recvRingBuffers}, the server's
      * {@code ioUringRecvBuffers}), or the kernel or the access it needs is missing (one INFO line, once
      * per JVM).
@@ -117,7 +126,7 @@ final class RecvRing {
             sayOnce(why);
             return null;
         }
-        n = Math.max(2, Math.min(32768, Integer.highestOneBit(n - 1) << 1));
+        n = Math.max(2, Math.min(16384, Integer.highestOneBit(n - 1) << 1));
         return new RecvRing(n);
     }
 
@@ -148,8 +157,9 @@ final class RecvRing {
                 // Only Netty's own consumer reports reads; it is not used.
             }
         };
-        IoUringIoHandlerConfig config = new IoUringIoHandlerConfig().setBufferRingConfig(
-                new IoUringBufferRingConfig(GROUP, (short) count, count, count, false, allocator));
+        IoUringIoHandlerConfig config = new IoUringIoHandlerConfig().setBufferRingConfig(IoUringBufferRingConfig.builder()
+                .bufferGroupId(GROUP).bufferRingSize((short) count).batchSize(count).incremental(false)
+                .allocator(allocator).build());
         IoHandlerFactory netty = IoUringIoHandler.newFactory(config);
         return executor -> {
             IoHandler h = netty.newHandler(executor);
@@ -202,14 +212,33 @@ final class RecvRing {
         return false;
     }
 
-    /** The bytes of buffer {@code bid}, at {@code [0, BUFFER_SIZE)}: read them before {@link #recycle}. */
+    /** The bytes of buffer {@code bid}, at {@code [0, length(bid))}: read them before {@link #recycle}. */
     ByteBuffer buffer(int bid) {
         return views[bid];
     }
 
-    /** A completion named buffer {@code bid}: the kernel no longer has it. */
-    void taken() {
+    /**
+     * A completion named buffer {@code bid}, holding {@code length} bytes: the kernel no longer has it, and
+     * it joins a connection's queue behind {@code last} (-1: the queue was empty). Returns the queue's new last.
+     */
+    int taken(int bid, int length, int last) {
         inRing--;
+        lengths[bid] = length;
+        next[bid] = -1;
+        if (last >= 0) {
+            next[last] = bid;
+        }
+        return bid;
+    }
+
+    /** Bytes in buffer {@code bid} (as its completion said). */
+    int length(int bid) {
+        return lengths[bid];
+    }
+
+    /** The buffer after {@code bid} in its connection's queue, or -1. */
+    int next(int bid) {
+        return next[bid];
     }
 
     /** Gives buffer {@code bid} back to the kernel (its bytes are read, or dropped). */
