@@ -22,8 +22,8 @@ import java.nio.channels.FileChannel;
  *
  * <p><b>Input, with the loop's {@link RecvRing}.</b> One multishot receive per connection, armed at the
  * start: the kernel fills a ring buffer whenever bytes arrive and posts a completion naming it, with no
- * system call of ours. Each completion is queued (linked through the ring, no object per connection) and is readiness for the endpoint's
- * {@link ReadPump}, which calls {@link Connection#onReadable()} while the connection wants input (its
+ * system call of ours. Each completion is queued (linked through the ring: no object per connection)
+ * and is readiness for the endpoint's {@link ReadPump}, which calls {@link Connection#onReadable()} while the connection wants input (its
  * javadoc draws how); the connection's read ({@link #readSocket}) copies the queued bytes into the
  * loop's read buffer (or the connection's lent one) and each buffer goes back to the ring as it is
  * emptied. So the protocol sees what it sees on the other transports: a read into its buffer, the rest
