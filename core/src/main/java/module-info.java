@@ -37,6 +37,7 @@ module dev.peregrine {
     requires jdk.jfr;
 
     requires static io.netty.common;
+    requires static io.netty.buffer; // the io_uring receive ring hands Netty our buffers as ByteBufs (transport/iouring/RecvRing)
     requires static io.netty.transport;
     requires static io.netty.transport.unix.common;
     requires static io.netty.transport.classes.epoll;

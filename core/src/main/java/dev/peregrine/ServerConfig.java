@@ -44,6 +44,7 @@ public final class ServerConfig {
     private final int threads;
     private final Transport transport;
     private final boolean reusePort;
+    private final int ioUringRecvBuffers;
     private final int backlog;
     private final int maxRequestLineLength;
     private final int maxHeadSize;
@@ -81,6 +82,7 @@ public final class ServerConfig {
         threads = b.threads;
         transport = b.transport;
         reusePort = b.reusePort;
+        ioUringRecvBuffers = b.ioUringRecvBuffers;
         backlog = b.backlog;
         maxRequestLineLength = b.maxRequestLineLength;
         maxHeadSize = b.maxHeadSize;
@@ -136,6 +138,11 @@ public final class ServerConfig {
     /** The transport asked for (AUTO unless one was chosen); {@link Server#transport()} says which runs. */
     public Transport transport() {
         return transport;
+    }
+
+    /** Buffers of each io_uring loop's receive ring (0: none, poll and recv). */
+    public int ioUringRecvBuffers() {
+        return ioUringRecvBuffers;
     }
 
     /** Whether each loop binds its own socket with {@code SO_REUSEPORT} where supported. */

@@ -17,6 +17,7 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
     int threads = Runtime.getRuntime().availableProcessors();
     Transport transport;
     boolean reusePort = true;
+    int ioUringRecvBuffers = dev.peregrine.loop.LoopConfig.DEFAULT_RECV_RING_BUFFERS;
     int backlog = 1024;
     int maxRequestLineLength = 8 * 1024;
     int maxHeadSize = 16 * 1024;
@@ -91,6 +92,21 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
      */
     public B transport(String transport) {
         return transport(Transport.parse(transport));
+    }
+
+    /**
+     * On the io_uring transport: buffers in each loop's provided-buffer ring, 16 KiB each, that
+     * connections receive into with one multishot receive each (docs/transports.md); rounded up to a
+     * power of two, at most 16384. The ring costs {@code buffers x 16 KiB} of native memory per loop
+     * (256: 4 MiB). 0 turns it off: connections receive with a poll and {@code recv}. Other transports
+     * ignore it. Default 256.
+     */
+    public B ioUringRecvBuffers(int buffers) {
+        if (buffers < 0 || buffers > 16384) {
+            throw new IllegalArgumentException("ioUringRecvBuffers must be 0..16384: " + buffers);
+        }
+        this.ioUringRecvBuffers = buffers;
+        return self();
     }
 
     /** Whether each loop binds its own socket with {@code SO_REUSEPORT}. Default true. */

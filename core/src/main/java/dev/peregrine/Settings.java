@@ -59,6 +59,8 @@ final class Settings {
                     b -> "available processors"),
             new Setting("transport", "string", "`auto` (epoll where it runs, else NIO), `epoll`, `io_uring` (else as `auto`, one INFO line) or `nio`.",
                     Server.Builder::transport, b -> "auto"),
+            integer("ioUringRecvBuffers", "io_uring: 16 KiB buffers in each loop's receive ring (native memory per loop); 0: poll and recv instead.",
+                    Server.Builder::ioUringRecvBuffers, b -> String.valueOf(b.ioUringRecvBuffers)),
             bool("reusePort", "Each loop binds its own socket with SO_REUSEPORT.", Server.Builder::reusePort, b -> b.reusePort),
             integer("backlog", "Listen backlog.", Server.Builder::backlog, b -> String.valueOf(b.backlog)),
             bytes("maxRequestLineLength", "Longest request line (414 beyond).", (b, n) -> b.maxRequestLineLength(toInt(n)), b -> b.maxRequestLineLength),

@@ -141,6 +141,35 @@ class ModulePathTest {
         assertTrue(run.out.contains("body=hi from dev.peregrine"), run.toString());
         assertTrue(run.out.contains("transport=IO_URING"), run.toString());
         assertNoWarnings(run);
+        if (kernelHasRecvRing()) {
+            // The receive ring is reached through Netty internals, which the module path closes: one INFO line.
+            assertTrue(run.err.contains("no multishot receive into a provided-buffer ring"), run.toString());
+        }
+    }
+
+    /** With the {@code --add-opens} docs/transports.md names, the receive ring is used: no INFO line about it. */
+    @Test
+    void ioUringsReceiveRingWorksOnTheModulePathWithItsAddOpens() throws Exception {
+        assumeTrue(dev.peregrine.transport.iouring.IoUringAvailability.isAvailable() && kernelHasRecvRing(),
+                "io_uring, or its provided-buffer rings and multishot receive, are not available on this machine");
+        List<Path> path = new ArrayList<>(peregrineModules());
+        path.addAll(nettyModules(io.netty.channel.uring.IoUring.class, "libnetty_transport_native_io_uring42_"));
+        Path app = compile("demo.app", APP_MODULE, "demo/Main.java", APP_MAIN, path);
+        String nativeModule = "io.netty.transport.io_uring.linux." + System.getProperty("os.arch").replace("amd64", "x86_64");
+        Run run = run(app, path, List.of(
+                "--add-modules", "io.netty.transport.classes.io_uring," + nativeModule,
+                "--add-opens", "io.netty.transport.classes.io_uring/io.netty.channel.uring=dev.peregrine",
+                "--enable-native-access=io.netty.common",
+                "-Dperegrine.transport=io_uring"));
+        assertEquals(0, run.exit, run.toString());
+        assertTrue(run.out.contains("body=hi from dev.peregrine"), run.toString());
+        assertTrue(run.out.contains("transport=IO_URING"), run.toString());
+        assertFalse(run.err.contains("no multishot receive"), run.toString());
+        assertNoWarnings(run);
+    }
+
+    private static boolean kernelHasRecvRing() {
+        return io.netty.channel.uring.IoUring.isRegisterBufferRingSupported() && io.netty.channel.uring.IoUring.isRecvMultishotEnabled();
     }
 
     @Test

@@ -13,6 +13,8 @@ package dev.peregrine.loop;
 public final class LoopConfig {
     /** The default size of a loop's read buffer and of its write buffer. */
     public static final int DEFAULT_BUFFER_SIZE = 64 * 1024;
+    /** The default number of buffers in an io_uring loop's receive ring. */
+    public static final int DEFAULT_RECV_RING_BUFFERS = 256;
 
     private final int threads;
     private final int readBufferSize;
@@ -25,6 +27,7 @@ public final class LoopConfig {
     private final int backlog;
     private final boolean reusePort;
     private final int maxConnections;
+    private final int recvRingBuffers;
 
     private LoopConfig(Builder b) {
         threads = b.threads;
@@ -38,6 +41,7 @@ public final class LoopConfig {
         backlog = b.backlog;
         reusePort = b.reusePort;
         maxConnections = b.maxConnections;
+        recvRingBuffers = b.recvRingBuffers;
     }
 
     public static Builder builder() {
@@ -99,6 +103,11 @@ public final class LoopConfig {
         return maxConnections;
     }
 
+    /** Buffers in an io_uring loop's provided-buffer receive ring; 0: none (poll and recv). Other transports ignore it. */
+    public int recvRingBuffers() {
+        return recvRingBuffers;
+    }
+
     /** Collects the values; checks each at its setter, so a mistake fails where it is made. */
     public static final class Builder {
         private int threads = Runtime.getRuntime().availableProcessors();
@@ -112,6 +121,7 @@ public final class LoopConfig {
         private int backlog = 1024;
         private boolean reusePort = true;
         private int maxConnections = 100_000;
+        private int recvRingBuffers = DEFAULT_RECV_RING_BUFFERS;
 
         private Builder() {
         }
@@ -171,6 +181,14 @@ public final class LoopConfig {
 
         public Builder maxConnections(int n) {
             maxConnections = positive("maxConnections", n);
+            return this;
+        }
+
+        public Builder recvRingBuffers(int n) {
+            if (n < 0 || n > 16384) {
+                throw new IllegalArgumentException("recvRingBuffers must be 0..16384: " + n);
+            }
+            recvRingBuffers = n;
             return this;
         }
 

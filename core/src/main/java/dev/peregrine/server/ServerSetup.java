@@ -69,6 +69,7 @@ public final class ServerSetup {
                 .host(config.host())
                 .backlog(config.backlog())
                 .reusePort(config.reusePort())
+                .recvRingBuffers(config.ioUringRecvBuffers())
                 .maxConnections(config.maxConnections())
                 .build();
     }

@@ -22,4 +22,16 @@ public interface Readiness {
      */
     default void sent(int res) {
     }
+
+    /**
+     * A multishot receive (io_uring's {@code IORING_OP_RECV} into a provided-buffer ring) completed, also
+     * after the socket was closed: the buffer it names must go back to the ring. Readiness-based
+     * transports never call it.
+     *
+     * @param res bytes received into buffer {@code bid}, 0 at end of stream, or a negative errno
+     * @param bid the ring buffer holding the bytes, or -1 when the completion names none
+     * @param more whether the receive stays armed (else it ended and is armed again when wanted)
+     */
+    default void received(int res, int bid, boolean more) {
+    }
 }

@@ -20,10 +20,32 @@ import java.nio.channels.FileChannel;
  * One connection on an io_uring {@link NativeEventLoop}: the {@link SocketEndpoint} its
  * {@link Connection} talks to, and the receiver of its socket's poll and send completions.
  *
- * <p><b>Input.</b> A one-shot read poll is armed whenever the socket has shown it is empty (a read
- * shorter than asked, {@code EAGAIN}), and at the start; its completion is readiness for the endpoint's
- * {@link ReadPump}, which calls {@link Connection#onReadable()} while the connection wants input (its
- * javadoc draws how); {@code onReadable()} reads into the loop's read buffer (or the connection's lent one).
+ * <p><b>Input, with the loop's {@link RecvRing}.</b> One multishot receive per connection, armed at the
+ * start: the kernel fills a ring buffer whenever bytes arrive and posts a completion naming it, with no
+ * system call of ours. Each completion is queued (linked through the ring: no object per connection)
+ * and is readiness for the endpoint's {@link ReadPump}, which calls {@link Connection#onReadable()} while the connection wants input (its
+ * javadoc draws how); the connection's read ({@link #readSocket}) copies the queued bytes into the
+ * loop's read buffer (or the connection's lent one) and each buffer goes back to the ring as it is
+ * emptied. So the protocol sees what it sees on the other transports: a read into its buffer, the rest
+ * kept by the connection's {@code InputHold}.
+ * <pre>
+ *   armed --recv(n, bid, more)--&gt; queue (bid, n) --&gt; pump: onReadable() -- read: copy, bid back to the ring
+ *     |      queue empty: a short read; readDrained(): armed? nothing : arm again (if reading)
+ *     |--recv(0)          end of stream: queued behind the bytes, read as -1; not armed again
+ *     |--recv(-errno)     queued behind the bytes, thrown by the read that reaches it
+ *     |--recv(-ENOBUFS)   the ring ran dry: STARVED, reads recv(2) the socket, the poll below tells
+ *     |                   when; when a read drains it and a quarter of the ring is back: arm again
+ *     |--readInterest(false) (backpressure: paused, closing) --&gt; cancel; completions already on the
+ *     |                   way are queued; readInterest(true) arms again (or the cancel's end does)
+ *     '--ended by the kernel (no F_MORE) --&gt; armed again by the read that finds the queue empty
+ * </pre>
+ * End of stream and errors are reported to the pump as a hang-up, so it reads on past a short read until
+ * the read returns -1 or throws. An idle connection holds no ring buffer: the kernel takes one only when
+ * bytes arrive.
+ *
+ * <p><b>Input without a ring</b> (it cannot be had, is turned off, or ran dry). A one-shot read poll is
+ * armed whenever the socket has shown it is empty (a read shorter than asked, {@code EAGAIN}), and at
+ * the start; its completion is readiness for the pump; {@code onReadable()} reads the socket.
  * <pre>
  *   poll(in) completes ---&gt; pump: onReadable() ... read: short / EAGAIN: arm the poll again
  *                                                      EOF or error: nothing armed again
@@ -57,7 +79,7 @@ import java.nio.channels.FileChannel;
  * (what it has not taken is then dropped). A send in flight at the descriptor's close completes in the
  * next {@code io_uring_enter} ({@link NettyIoUring.Fd#close}) and frees the buffer then.
  *
- * <p>An idle connection holds no buffer: only its armed poll, in the kernel.
+ * <p>An idle connection holds no buffer: only its armed receive or poll, in the kernel.
  *
  * <p>Thread: the owning loop only.
  */
@@ -65,6 +87,8 @@ final class IoUringEndpoint implements NativeEndpoint {
     /** Largest send buffer lent to a connection (the default write buffer's size: one batch). */
     static final int MAX_SEND_BUFFER = 64 << 10;
     private static final int EAGAIN = -11;
+    private static final int ENOBUFS = -105;
+    private static final int ECANCELED = -125;
     /** How long a closed connection's last bytes may take to leave (the peer reads slowly or not at all). */
     static final long LINGER_MILLIS = 5_000;
 
@@ -76,6 +100,23 @@ final class IoUringEndpoint implements NativeEndpoint {
     private final int maxSendBuffer;
     private final InetSocketAddress remote;
     private final ReadPump pump;
+    /** The loop's receive ring; null: poll and recv. */
+    private final RecvRing ring;
+    /**
+     * The ring buffers received and not read yet, in order: the first and last id of a queue linked
+     * through the ring ({@link RecvRing#next}), -1 when empty; bytes of the first already read.
+     */
+    private int recvFirst = -1;
+    private int recvLast = -1;
+    private int recvOffset;
+    /** Whether the connection takes input (its read interest). */
+    private boolean reading = true;
+    /** The end of stream, queued behind {@link #received}. */
+    private boolean recvEnded;
+    /** The errno a receive failed with, queued behind {@link #received}; 0 when none. */
+    private int recvError;
+    /** The ring ran dry ({@code ENOBUFS}): the socket is polled and read until it is refilled. */
+    private boolean starved;
 
     private boolean writing;
     private boolean closed;
@@ -106,6 +147,7 @@ final class IoUringEndpoint implements NativeEndpoint {
         this.pool = loop.context().pool();
         this.maxSendBuffer = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
         this.pump = new ReadPump(loop, this);
+        this.ring = io.recvRing();
     }
 
     @Override
@@ -113,11 +155,61 @@ final class IoUringEndpoint implements NativeEndpoint {
         return pump;
     }
 
-    /** Registers the accepted socket and arms its first read poll. */
+    /** Registers the accepted socket and arms its first receive (or read poll). */
     @Override
     public void register() throws IOException {
         io.register(fd, this);
-        fd.armRead();
+        armInput();
+    }
+
+    /** Arms what brings input: the multishot receive, or the read poll without a ring or while it is dry. */
+    void armInput() {
+        if (ring == null || starved) {
+            fd.armRead();
+        } else if (!recvEnded && recvError == 0) {
+            fd.armRecv(ring.group());
+        }
+    }
+
+    @Override
+    public void received(int res, int bid, boolean more) {
+        if (bid >= 0) {
+            if (closed || res <= 0) {
+                ring.taken(bid, 0, -1);
+                ring.recycle(bid); // nobody will read it (a completion naming a buffer carries bytes; be safe)
+                bid = -1;
+            } else {
+                recvLast = ring.taken(bid, res, recvLast);
+                if (recvFirst < 0) {
+                    recvFirst = bid;
+                }
+            }
+        }
+        if (closed) {
+            return;
+        }
+        if (res > 0) {
+            if (bid < 0) {
+                return; // bytes without a buffer cannot happen with IOSQE_BUFFER_SELECT
+            }
+        } else if (res == 0) {
+            recvEnded = true;
+        } else if (res == ECANCELED) {
+            // The pause's cancel ended the receive: armed again if reading resumed meanwhile.
+            if (reading && recvFirst < 0) {
+                armInput();
+            }
+            return;
+        } else if (res == ENOBUFS) {
+            if (more) {
+                return; // a kernel that keeps the receive armed retries it: recv(2) beside it could reorder bytes
+            }
+            starved = true; // the receive ended; the bytes wait in the socket: the pump reads them with recv(2)
+            ring.ranDry();
+        } else {
+            recvError = -res;
+        }
+        pump.event(false, true, recvEnded || recvError != 0);
     }
 
     @Override
@@ -151,13 +243,65 @@ final class IoUringEndpoint implements NativeEndpoint {
 
     @Override
     public int readSocket(ByteBuffer dst) throws IOException {
-        return fd.read(dst);
+        if (ring == null) {
+            return fd.read(dst);
+        }
+        if (recvFirst >= 0) {
+            return copyReceived(dst);
+        }
+        if (recvError != 0) {
+            throw new IOException("recv failed: errno " + recvError);
+        }
+        if (recvEnded) {
+            return -1;
+        }
+        return starved ? fd.read(dst) : 0;
     }
 
-    /** The kernel has nothing more now: the poll tells when it has. */
+    /**
+     * Copies received bytes into {@code dst} from its position (advanced), as far as they fit; each ring
+     * buffer emptied goes back to the ring at once. Returns the bytes copied.
+     */
+    private int copyReceived(ByteBuffer dst) {
+        int copied = 0;
+        while (recvFirst >= 0 && dst.hasRemaining()) {
+            int bid = recvFirst;
+            int length = ring.length(bid);
+            int k = Math.min(length - recvOffset, dst.remaining());
+            dst.put(dst.position(), ring.buffer(bid), recvOffset, k);
+            dst.position(dst.position() + k);
+            copied += k;
+            recvOffset += k;
+            if (recvOffset == length) {
+                recvFirst = ring.next(bid);
+                if (recvFirst < 0) {
+                    recvLast = -1;
+                }
+                recvOffset = 0;
+                ring.recycle(bid);
+            }
+        }
+        return copied;
+    }
+
+    /**
+     * The connection has read everything there is now: the next completion brings more when the receive
+     * is armed; else it is armed again (or, without a ring or while it is dry, the poll).
+     */
     @Override
     public void readDrained() {
-        fd.armRead();
+        if (ring == null) {
+            fd.armRead();
+        } else if (starved) {
+            if (ring.refilled()) {
+                starved = false; // what the socket holds now comes with the receive's first completion
+                fd.armRecv(ring.group());
+            } else {
+                fd.armRead();
+            }
+        } else if (reading && !fd.receiving()) {
+            armInput();
+        }
     }
 
     @Override
@@ -287,9 +431,23 @@ final class IoUringEndpoint implements NativeEndpoint {
 
     private static volatile boolean noSendFileSaid;
 
+    /**
+     * Backpressure: a paused connection stops receiving (its receive is cancelled, so no ring buffer
+     * piles up behind it), and receives again when it resumes; the poll path keeps its poll armed and
+     * only remembers the readiness, as before.
+     */
     @Override
     public void readInterest(boolean on) {
+        reading = on;
         pump.readInterest(on);
+        if (ring == null || closed) {
+            return;
+        }
+        if (!on) {
+            fd.cancelRecv();
+        } else if (!fd.receiving() && recvFirst < 0) {
+            armInput(); // queued bytes first: the read that empties the queue arms it
+        }
     }
 
     @Override
@@ -316,6 +474,15 @@ final class IoUringEndpoint implements NativeEndpoint {
         }
         closed = true;
         pump.close();
+        if (ring != null) {
+            fd.cancelRecv(); // its last completions return their buffers to the ring
+            while (recvFirst >= 0) { // and those not read go back unread
+                int bid = recvFirst;
+                recvFirst = ring.next(bid);
+                ring.recycle(bid);
+            }
+            recvLast = -1;
+        }
         if (files != null) {
             files.forget(); // the descriptor's number is not ours once it closes
             files = null;

@@ -14,7 +14,7 @@ import java.util.Arrays;
 
 /**
  * The io_uring side of one {@link NativeEventLoop}: its Netty thread and ring ({@link NettyIoUring#loop}),
- * its send slots, and how it accepts: one multishot {@code IORING_OP_ACCEPT} entry on the listener, each
+ * its provided-buffer ring for receive ({@link RecvRing}, where it can be had), its send slots, and how it accepts: one multishot {@code IORING_OP_ACCEPT} entry on the listener, each
  * completion a connection handed to {@link NativeEventLoop#dispatch}.
  *
  * <p><b>maxConnections.</b> A multishot accept takes connections without asking, so the limit is
@@ -39,6 +39,8 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
     private final NettyLoop loop;
     private final NettyIoUring.Slots slots = new NettyIoUring.Slots();
     private final NettyIoUring.Fd listener;
+    /** The loop's receive buffers, or null: connections poll and recv. */
+    private RecvRing recvRing;
     private final Runnable resumeAcceptTask = this::resumeAccept;
     /** Accepted descriptors waiting for a slot under maxConnections (a small queue, in arrival order). */
     private int[] parked = new int[8];
@@ -50,7 +52,8 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
     IoUringIo(NativeEventLoop owner, NativeIo.Listener listener, String threadName) {
         this.owner = owner;
         this.listener = (NettyIoUring.Fd) listener;
-        this.loop = NettyIoUring.loop(threadName);
+        this.recvRing = RecvRing.create(owner.context().config().recvRingBuffers());
+        this.loop = NettyIoUring.loop(threadName, recvRing);
     }
 
     @Override
@@ -161,6 +164,18 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
         return new IoUringEndpoint(owner, this, socket, remote != null ? remote : socket.remoteAddress(), limit);
     }
 
+    /**
+     * The loop's receive ring once it is reachable, or null (connections poll and recv). Asked by each new
+     * connection; the first finds the ring (one INFO line when it cannot). Thread: the loop.
+     */
+    RecvRing recvRing() {
+        RecvRing r = recvRing;
+        if (r != null && !r.attach()) {
+            recvRing = r = null;
+        }
+        return r;
+    }
+
     /** Registers a socket of this loop (its completions go to {@code endpoint}). */
     void register(NettyIoUring.Fd socket, Readiness endpoint) throws IOException {
         socket.register(loop, slots, endpoint, null);
@@ -198,7 +213,7 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
             public NativeEndpoint endpoint(InetSocketAddress remote, ConnectionLimit limit) {
                 IoUringEndpoint e = new IoUringEndpoint(owner, IoUringIo.this, fd, remote, limit);
                 fd.owner(e);
-                fd.armRead(); // the first read poll
+                e.armInput(); // the first receive (or read poll)
                 return e;
             }
 

@@ -32,18 +32,24 @@ import java.nio.ByteBuffer;
  * <pre>
  *   listener:   IORING_OP_ACCEPT, multishot where the kernel has it (one entry, one completion per
  *               connection, accepted SOCK_NONBLOCK | SOCK_CLOEXEC), else one entry per connection
- *   connection: IORING_OP_POLL_ADD (POLLIN | POLLRDHUP), one-shot, armed while the socket has shown
+ *   connection: IORING_OP_RECV, multishot, IOSQE_BUFFER_SELECT from the loop's {@link RecvRing}: one
+ *               entry, one completion per buffer filled (the buffer's id in flags &gt;&gt; 16), armed
+ *               again only when the kernel ends it (no IORING_CQE_F_MORE) and the connection reads;
+ *               where there is no ring, or the ring ran out (ENOBUFS) until it is refilled:
+ *               IORING_OP_POLL_ADD (POLLIN | POLLRDHUP), one-shot, armed while the socket has shown
  *               it is empty; IORING_OP_SENDMSG, at most one in flight, from the connection's lent send
  *               buffer; IORING_OP_POLL_ADD (POLLOUT), one-shot, while a connect is under way or output
  *               waits with no send in flight
- *   close:      IORING_OP_ASYNC_CANCEL for each poll or accept still armed, then close(2) -- after the
+ *   close:      IORING_OP_ASYNC_CANCEL for each poll, receive or accept still armed (a receive also
+ *               while its connection pauses reading), then close(2) -- after the
  *               last send's completion when one is in flight (its entry may not have reached the kernel
  *               yet, and the descriptor's number must not go to another socket before it has); sends
  *               are MSG_DONTWAIT, so that completion comes in the next io_uring_enter
  * </pre>
- * Input moves with {@code recv} on our direct buffers' addresses, on the loop thread, when a poll
- * completion says it can: a one-shot poll completes at once when armed on a socket that is already
- * ready, so no readiness is lost between a short read and the re-arming. Output is copied into a send
+ * Input arrives in the ring's buffers without a system call of ours, or, without a ring, moves with
+ * {@code recv} on our direct buffers' addresses, on the loop thread, when a poll completion says it can:
+ * a one-shot poll completes at once when armed on a socket that is already ready, so no readiness is
+ * lost between a short read and the re-arming. Output is copied into a send
  * entry, so every connection's output of a loop turn reaches the kernel in that turn's one
  * {@code io_uring_enter} ({@link IoUringEndpoint} explains the send buffer).
  *
@@ -57,11 +63,7 @@ import java.nio.ByteBuffer;
  *                           32 msg_control = 0 | 40 msg_controllen = 0 | 48 msg_flags = 0 |
  *                           56 iov_base (per send) | 64 iov_len (per send)
  * </pre>
- * Netty 4.2.18's provided-buffer rings ({@code IoUringBufferRing}) can be had only through
- * package-private calls (finding the ring, taking a buffer by its id, giving it back), so multishot
- * receive into a ring is not used here.
- *
- * <p>Nothing outside this file (and the shared {@link NettyLoop} and {@link NettySockets}) may name a
+ * <p>Nothing outside this file (and {@link RecvRing}, which reaches the provided-buffer ring) (and the shared {@link NettyLoop} and {@link NettySockets}) may name a
  * Netty type, so that the classes of this package load (and
  * {@link IoUringAvailability} answers) when Netty's io_uring jar is not on the class path at all.
  */
@@ -71,6 +73,11 @@ final class NettyIoUring {
     private static final byte IORING_OP_ACCEPT = 13;
     private static final byte IORING_OP_ASYNC_CANCEL = 14;
     private static final byte IORING_OP_SENDMSG = 9;
+    private static final byte IORING_OP_RECV = 27;
+    private static final byte IOSQE_BUFFER_SELECT = 1 << 5;
+    private static final short IORING_RECV_MULTISHOT = 1 << 1;
+    private static final int IORING_CQE_F_BUFFER = 1;
+    private static final int IORING_CQE_BUFFER_SHIFT = 16;
     private static final int MSG_NOSIGNAL = 0x4000;
     /** Makes a send complete at once with {@code -EAGAIN} on a full socket instead of waiting in the kernel. */
     private static final int MSG_DONTWAIT = 0x40;
@@ -97,6 +104,7 @@ final class NettyIoUring {
     private static final short DATA_ACCEPT = 3;
     private static final short DATA_CANCEL = 4;
     private static final short DATA_SEND = 5;
+    private static final short DATA_RECV = 6;
 
     private NettyIoUring() {
     }
@@ -109,10 +117,10 @@ final class NettyIoUring {
         return NettySockets.reason(IoUring.unavailabilityCause());
     }
 
-    /** A loop thread running Netty's {@link IoUringIoHandler}. */
-    static NettyLoop loop(String threadName) {
+    /** A loop thread running Netty's {@link IoUringIoHandler}, with {@code ring} registered when not null. */
+    static NettyLoop loop(String threadName, RecvRing ring) {
         IoUring.ensureAvailability();
-        return new NettyLoop(threadName, IoUringIoHandler.newFactory());
+        return new NettyLoop(threadName, ring != null ? ring.factory() : IoUringIoHandler.newFactory());
     }
 
     /** Whether one accept entry serves every connection (kernel 5.19+). */
@@ -195,11 +203,15 @@ final class NettyIoUring {
         private long writePoll;
         private long accept;
         private long send;
+        private long recv;
+        /** The armed receive's cancel is submitted (its last completion is due). */
+        private boolean recvCancelled;
         /** The entries this socket submits, built once (see the class comment). */
         private IoUringIoOps readOps;
         private IoUringIoOps writeOps;
         private IoUringIoOps acceptOps;
         private IoUringIoOps sendOps;
+        private IoUringIoOps recvOps;
         /** This socket's send slot (-1: none yet), the slab it is in and its offset there. */
         private int slot = -1;
         private ByteBuffer slotSlab;
@@ -287,6 +299,35 @@ final class NettyIoUring {
                             0, POLLIN | POLLRDHUP, DATA_READ, (short) 0, (short) 0, 0, 0L);
                 }
                 readPoll = submit(readOps);
+            }
+        }
+
+        /**
+         * Arms the multishot receive into buffer group {@code group} unless it is armed: every completion
+         * until the one without {@code IORING_CQE_F_MORE} goes to {@link Readiness#received}.
+         */
+        void armRecv(short group) {
+            if (recv == 0 && !closed) {
+                if (recvOps == null) {
+                    // len 0: each completion fills at most one buffer of the group (the kernel wants 0 for multishot).
+                    recvOps = new IoUringIoOps(IORING_OP_RECV, IOSQE_BUFFER_SELECT, IORING_RECV_MULTISHOT,
+                            socket.intValue(), 0L, 0L, 0, 0, DATA_RECV, group, (short) 0, 0, 0L);
+                }
+                recvCancelled = false;
+                recv = submit(recvOps);
+            }
+        }
+
+        /** Whether a receive is armed (its cancel may be under way). */
+        boolean receiving() {
+            return recv != 0;
+        }
+
+        /** Cancels the armed receive, once; its last completion (-ECANCELED, or bytes) still comes. */
+        void cancelRecv() {
+            if (recv != 0 && !recvCancelled) {
+                recvCancelled = true;
+                cancel(recv);
             }
         }
 
@@ -391,6 +432,7 @@ final class NettyIoUring {
                 cancel(readPoll);
                 cancel(writePoll);
                 cancel(accept);
+                cancelRecv();
                 if (send != 0) {
                     // Non-blocking, it completes in the next io_uring_enter; the owner may send on from there
                     // (the bytes written before the close), and the descriptor closes after the last one.
@@ -448,6 +490,16 @@ final class NettyIoUring {
                     } else {
                         acceptor.accepted(res, more);
                     }
+                    break;
+                }
+                case DATA_RECV: {
+                    int flags = e.flags();
+                    boolean more = (flags & IORING_CQE_F_MORE) != 0;
+                    if (!more) {
+                        recv = 0;
+                    }
+                    int bid = (flags & IORING_CQE_F_BUFFER) != 0 ? flags >>> IORING_CQE_BUFFER_SHIFT : -1;
+                    owner.received(res, bid, more); // also after close: a buffer named here goes back to the ring
                     break;
                 }
                 case DATA_SEND:
