@@ -165,9 +165,9 @@ public final class Server implements AutoCloseable {
 
     /**
      * Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. The setters of
-     * limits, timeouts, listeners and protocols are inherited from {@link ServerSettings}; this class
-     * holds what the server serves (routes, filters, groups, static files, WebSockets, the operations
-     * endpoints), how it starts and stops, and the start itself.
+     * limits, timeouts, listeners and protocols come from the builder's one (package-private)
+     * superclass, {@code ServerSettings}; this class holds what the server serves (routes, filters,
+     * groups, static files, WebSockets, the operations endpoints), how it stops, and the start itself.
      */
     public static final class Builder extends ServerSettings<Builder> {
         /** What modules keep on the builder ({@link ServerEngine#extension}): the protocol switches, say. */

@@ -281,7 +281,7 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
 
     /**
      * Open connections per listener, all loops together; accepting pauses at the limit. The HTTPS
-     * port of {@link Server.Builder#https} counts its own connections against the same number. Default 100,000.
+     * port of {@link #https} counts its own connections against the same number. Default 100,000.
      */
     public B maxConnections(int count) {
         this.maxConnections = positive(count, "maxConnections");
