@@ -163,29 +163,25 @@ public final class Server implements AutoCloseable {
         }
     }
 
-    /** Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. */
-    public static final class Builder extends RouteSettings<Builder> {
+    /**
+     * Collects settings and routes; {@link #start()} binds and runs. Not thread-safe. The setters of
+     * limits, timeouts, listeners and protocols come from the builder's one (package-private)
+     * superclass, {@code ServerSettings}; this class holds what the server serves (routes, filters,
+     * groups, static files, WebSockets, the operations endpoints), how it stops, and the start itself.
+     */
+    public static final class Builder extends ServerSettings<Builder> {
         /** What modules keep on the builder ({@link ServerEngine#extension}): the protocol switches, say. */
         final Map<Class<?>, Object> extensions = new java.util.HashMap<>();
-        int httpsPort = -1;
-        /** {@link #teleport}'s port, or -1; and the listener it adds (module {@code peregrine-teleport}). */
-        int teleportPort = -1;
-        /** TLS of the teleport listener ({@link #teleport(int, TlsConfig)}), or null. */
-        TlsConfig teleportTls;
-        TlsConfig tlsConfig;
-        /** Whether {@link #tls} made the main port speak TLS (then there is no second listener). */
-        boolean tlsOnMainPort;
+        final RouteTable routes = new RouteTable();
+        Compression compression;
+        ErrorPage errorPage;
+        /** Resources routes hold (the static files' open-file caches), closed when the server stops. */
+        final List<AutoCloseable> closeAtStop = new java.util.ArrayList<>();
         // Off-loop execution (Handlers.blocking, Response.async, streamed bodies).
         /** Where handlers of routes registered without an {@link Execution} run. */
         Execution execution = Execution.LOOP;
-        long blockedLoopWarningMillis = 100;
-        /** {@link #busyLoopWarning}: the share of an interval (percent; 0: off) and the interval. */
-        int busyLoopPercent = 50;
-        long busyLoopIntervalMillis = 1000;
+        // How the server stops ({@link #shutdownHook}, {@link #drainDelay}): read by start() and close().
         boolean shutdownHook;
-        /** HTTP/2 (prior knowledge, ALPN h2, Upgrade: h2c), {@link #http2}, and its limits. */
-        boolean http2 = true;
-        Http2Options http2Options = Http2Options.DEFAULTS;
         long drainDelayMillis;
         /** The server once started, for the endpoints that read it (metrics, readiness). */
         final OpsEndpoints.ServerRef self = new OpsEndpoints.ServerRef();
@@ -193,9 +189,6 @@ public final class Server implements AutoCloseable {
         String metricsPath;
         String livePath;
         String readyPath;
-        /** Ops (issue 13): PROXY protocol on every listener, or null. */
-        dev.peregrine.proxy.ProxyProtocol proxyProtocol;
-        dev.peregrine.proxy.ProxyProtocol httpsProxyProtocol;
         /** Bad outside values ({@link Settings}), reported by {@link #start()}. */
         private final List<String> settingProblems;
         final List<String> unknownSettings;
@@ -223,64 +216,6 @@ public final class Server implements AutoCloseable {
         }
 
         /**
-         * Also serves the routes over TLS on {@code port} (0 picks a free one, see
-         * {@link Server#httpsPort()}), with the certificates and settings of {@code tls}. The HTTPS
-         * listener runs its own loops (as many as {@link #threads}), see {@link Server}.
-         */
-        public Builder https(int port, TlsConfig tls) {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException("port out of range: " + port);
-            }
-            this.httpsPort = port;
-            this.tlsConfig = java.util.Objects.requireNonNull(tls, "tls");
-            this.tlsOnMainPort = false;
-            return this;
-        }
-
-        /**
-         * Also serves the routes over teleport (docs/teleport.md: HTTP/1.1 messages multiplexed by id
-         * on one connection between Peregrine peers) on {@code port} (0 picks a free one, see
-         * {@link Server#teleportPort()}; -1 serves none), with loops of its own as {@link #https} has.
-         * Needs the {@code peregrine-teleport} module; without it this throws {@link IllegalStateException}.
-         */
-        public Builder teleport(int port) {
-            if (port < -1 || port > 65535) {
-                throw new IllegalArgumentException("port out of range: " + port);
-            }
-            if (port >= 0) {
-                ServerEngine.get().requireListener("teleport");
-            }
-            this.teleportPort = port;
-            this.teleportTls = null;
-            return this;
-        }
-
-        /**
-         * As {@link #teleport(int)}, over TLS from the first byte with the certificates of {@code tls},
-         * chosen by ALPN {@code peregrine-tp/1} (docs/teleport.md). Compression is then up to each client
-         * (off by default; see the document for the CRIME-style risk).
-         */
-        public Builder teleport(int port, TlsConfig tls) {
-            if (port < 0) {
-                throw new IllegalArgumentException("port out of range: " + port);
-            }
-            teleport(port);
-            this.teleportTls = java.util.Objects.requireNonNull(tls, "tls");
-            return this;
-        }
-
-        /**
-         * Makes the main {@link #port} speak TLS instead of plain HTTP: an HTTPS-only server with one
-         * set of loops. Replaces an earlier {@link #https} setting.
-         */
-        public Builder tls(TlsConfig tls) {
-            this.tlsConfig = java.util.Objects.requireNonNull(tls, "tls");
-            this.tlsOnMainPort = true;
-            this.httpsPort = -1;
-            return this;
-        }
-
-        /**
          * Where the handlers of routes registered without an explicit {@link Execution} run: on the
          * loop (the default) or, for Helidon-style services whose handlers block, every one off it.
          * Applies to every such route, whether registered before or after this call.
@@ -303,32 +238,6 @@ public final class Server implements AutoCloseable {
         }
 
         /**
-         * With {@code true}, the server also speaks HTTP/2 (see docs/http2.md): by prior knowledge on
-         * the plain port, through ALPN {@code h2} on TLS ports (preferred over {@code http/1.1}), and
-         * through {@code Upgrade: h2c}. Streams reach the same routes and filters; inline, blocking
-         * and {@code async()} handlers answer over HTTP/2, files, several ranges, {@code res.stream} and
-         * {@code res.outputStream} too; a request body in pieces (streaming routes) refuses the stream with
-         * HTTP_1_1_REQUIRED so clients retry over HTTP/1.1. Default true ({@code false}: HTTP/1.1 only).
-         */
-        public Builder http2(boolean on) {
-            this.http2 = on;
-            return this;
-        }
-
-        /**
-         * Speaks HTTP/2 as {@link #http2(boolean) http2(true)} does, with {@code options}' limits
-         * instead of the defaults ({@link Http2Options#DEFAULTS}).
-         */
-        public Builder http2(Http2Options options) {
-            if (options == null) {
-                throw new NullPointerException("options");
-            }
-            this.http2 = true;
-            this.http2Options = options;
-            return this;
-        }
-
-        /**
          * How long {@link Server#close()} (and so SIGTERM with {@link #shutdownHook}) keeps serving
          * after readiness turned 503, before it stops accepting: long enough for load balancers to
          * stop sending (a few probe periods). Default 0: close stops at once.
@@ -338,6 +247,220 @@ public final class Server implements AutoCloseable {
                 throw new IllegalArgumentException("drainDelay must not be negative: " + delay);
             }
             this.drainDelayMillis = delay.toMillis();
+            return this;
+        }
+
+        /**
+         * Registers {@code handler} for {@code method} on {@code path}, run where {@link Server.Builder#execution}
+         * says. {@code method} is any token ({@code GET}, {@code PROPFIND}, {@code PURGE},
+         * {@code QUERY}...; not CONNECT). {@code path} may hold {@code {name}} segments (one segment
+         * each, {@code req.pathParam("name")}) and end in {@code /*} (the rest of the path,
+         * {@code req.pathParam("*")}); parameters that could leave their segment are answered 400.
+         */
+        public Builder route(String method, String path, Handler handler) {
+            return register(method, path, null, handler);
+        }
+
+        /**
+         * Registers {@code handler} for {@code method} on {@code path}, run as {@code execution} says
+         * whatever the server's default. Decorators wrapped around {@code handler} cannot change it.
+         */
+        public Builder route(String method, String path, Execution execution, Handler handler) {
+            return register(method, path, java.util.Objects.requireNonNull(execution, "execution"), handler);
+        }
+
+        private Builder register(String method, String path, Execution mode, Handler handler) {
+            return register(method, path, mode, handler, null);
+        }
+
+        /** Registers a route of a group ({@code scope}: its filters; null outside groups). */
+        Builder register(String method, String path, Execution mode, Handler handler, RouteTable.Scope scope) {
+            routes.add(method, path, mode, handler, scope, 0);
+            return this;
+        }
+
+        /** Registers a blocking route with its own timeout ({@code scope}: its group's filters, or null). */
+        Builder register(String method, String path, Duration timeout, Handler handler, RouteTable.Scope scope) {
+            routes.add(method, path, Execution.BLOCKING, handler, scope, checkTimeout(timeout, "timeout"));
+            return this;
+        }
+
+        /**
+         * Registers {@code handler} for {@code method} on {@code path} as a blocking route with its own
+         * timeout: if it has not produced its response after {@code timeout}, the server answers 503
+         * for it (one WARNING naming the request), discards whatever it writes later and interrupts its
+         * thread. Overrides {@link #blockingTimeout} for this route.
+         */
+        public Builder route(String method, String path, Duration timeout, Handler handler) {
+            return register(method, path, timeout, handler, null);
+        }
+
+        public Builder get(String path, Handler handler) {
+            return route("GET", path, handler);
+        }
+
+        public Builder get(String path, Execution execution, Handler handler) {
+            return route("GET", path, execution, handler);
+        }
+
+        public Builder post(String path, Handler handler) {
+            return route("POST", path, handler);
+        }
+
+        public Builder post(String path, Execution execution, Handler handler) {
+            return route("POST", path, execution, handler);
+        }
+
+        public Builder put(String path, Handler handler) {
+            return route("PUT", path, handler);
+        }
+
+        public Builder put(String path, Execution execution, Handler handler) {
+            return route("PUT", path, execution, handler);
+        }
+
+        public Builder delete(String path, Handler handler) {
+            return route("DELETE", path, handler);
+        }
+
+        public Builder delete(String path, Execution execution, Handler handler) {
+            return route("DELETE", path, execution, handler);
+        }
+
+        public Builder patch(String path, Handler handler) {
+            return route("PATCH", path, handler);
+        }
+
+        public Builder patch(String path, Execution execution, Handler handler) {
+            return route("PATCH", path, execution, handler);
+        }
+
+        public Builder head(String path, Handler handler) {
+            return route("HEAD", path, handler);
+        }
+
+        public Builder head(String path, Execution execution, Handler handler) {
+            return route("HEAD", path, execution, handler);
+        }
+
+        public Builder options(String path, Handler handler) {
+            return route("OPTIONS", path, handler);
+        }
+
+        public Builder options(String path, Execution execution, Handler handler) {
+            return route("OPTIONS", path, execution, handler);
+        }
+
+        /**
+         * Runs {@code filter} around every route's handler (first registered outermost) and around the
+         * router's own answers (404, 405, 501, automatic OPTIONS), so it sees every routed request.
+         */
+        public Builder filter(Filter filter) {
+            routes.filter(filter);
+            return this;
+        }
+
+        /**
+         * Runs {@code handler} before every route's handler, on the route's execution; if it answers with an
+         * error status ({@code res.status() >= 400}) the route does not run.
+         */
+        public Builder before(Handler handler) {
+            return filter((req, res, next) -> {
+                handler.handle(req, res);
+                if (res.status() < 400) {
+                    next.handle(req, res);
+                }
+            });
+        }
+
+        /**
+         * Runs {@code handler} after every route's handler, on the route's execution, with the final answer:
+         * it reads {@link Response#status()}, {@link Response#header(String)} and {@link Response#bodyLength()}
+         * and may add headers. When the handler went {@link Response#async()}, it runs on the completion's
+         * response once that completes (on the loop), before it is sent. Not after an exception the
+         * exception mapping did not answer.
+         */
+        public Builder after(Handler handler) {
+            return filter((req, res, next) -> {
+                next.handle(req, res);
+                if (res.committed() && res instanceof ServerEngine.AfterHook) {
+                    ((ServerEngine.AfterHook) res).afterHandler(handler, req); // the completion's answer, when it comes
+                } else if (!res.committed()) {
+                    handler.handle(req, res);
+                }
+            });
+        }
+
+        /** Answers requests whose handler throws a {@code type} (or subtype) with {@code handler} instead of 500. */
+        public <E extends Throwable> Builder exception(Class<E> type, ExceptionHandler<? super E> handler) {
+            routes.exception(type, handler);
+            return this;
+        }
+
+        /**
+         * Gives every error the server answers itself a body of the application's (JSON, HTML...): the
+         * router's 404/405/501/400, the parser's rejections (400, 413, 414, 431, 408...), a failed
+         * handler's 500 and {@code res.error(status)}; see {@link ErrorPage}.
+         */
+        public Builder errorPage(ErrorPage page) {
+            this.errorPage = java.util.Objects.requireNonNull(page, "page");
+            return this;
+        }
+
+        /** Answers requests for paths no route knows (instead of the plain 404). */
+        public Builder notFound(Handler handler) {
+            routes.notFound(handler);
+            return this;
+        }
+
+        /** Registers routes under {@code prefix}: {@code group("/api", g -> g.get("/users", h))}. */
+        public Builder group(String prefix, java.util.function.Consumer<RouteGroup> routes) {
+            if (!prefix.startsWith("/") || prefix.endsWith("/")) {
+                throw new IllegalArgumentException("group prefix must start with '/' and not end with it: " + prefix);
+            }
+            routes.accept(new RouteGroup(this, prefix, new RouteTable.Scope(null)));
+            return this;
+        }
+
+        /**
+         * Compresses response bodies in memory with gzip or deflate when clients accept them (see
+         * {@link Compression} for which responses); off by default.
+         */
+        public Builder compression(Compression compression) {
+            this.compression = compression;
+            return this;
+        }
+
+        /**
+         * Serves the files under {@code directory} at {@code prefix} ({@code "/static"} serves
+         * {@code directory/a/b.css} at {@code /static/a/b.css}) for GET and HEAD, with the defaults of
+         * {@link StaticOptions}: validators and conditional requests, ranges,
+         * precompressed siblings, no escape from the directory. {@code prefix} itself redirects to
+         * {@code prefix/}.
+         *
+         * @throws IllegalArgumentException when {@code directory} is not a directory
+         */
+        public Builder staticFiles(String prefix, java.nio.file.Path directory) {
+            return staticFiles(prefix, directory, StaticOptions.defaults());
+        }
+
+        /** {@link #staticFiles(String, java.nio.file.Path)} with {@code options}. */
+        public Builder staticFiles(String prefix, java.nio.file.Path directory, StaticOptions options) {
+            String p = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
+            if (!p.startsWith("/")) {
+                throw new IllegalArgumentException("prefix must start with '/': " + prefix);
+            }
+            Handler files = ServerEngine.get().staticFiles(directory, options);
+            if (files instanceof AutoCloseable) {
+                closeAtStop.add((AutoCloseable) files);
+            }
+            get(p + "/*", files);
+            head(p + "/*", files);
+            if (!p.isEmpty()) {
+                Handler toSlash = (req, res) -> res.status(301).header("Location", p + "/").text("");
+                get(p, toSlash);
+                head(p, toSlash);
+            }
             return this;
         }
 
@@ -374,65 +497,6 @@ public final class Server implements AutoCloseable {
         public Builder healthEndpoints(String livePath, String readyPath) {
             this.livePath = OpsEndpoints.checkPath(livePath, "healthEndpoints");
             this.readyPath = OpsEndpoints.checkPath(readyPath, "healthEndpoints");
-            return this;
-        }
-
-        // ---- ops (issue 13): load-balancer settings, kept together ----
-
-        /**
-         * Expects the PROXY protocol header (HAProxy's, v1 or v2) at the start of every connection to
-         * the main {@link #port} (plain, or TLS with {@link #tls}), from the peers {@code proxy} trusts;
-         * the header's client becomes {@code req.remoteAddress()}. Other peers and malformed headers
-         * are closed (one DEBUG line, counted in the metrics); under TLS the header precedes the
-         * handshake. {@code null} turns it off (the default). The second HTTPS port of {@link #https}
-         * is a listener of its own: see {@link #httpsProxyProtocol}.
-         */
-        public Builder proxyProtocol(dev.peregrine.proxy.ProxyProtocol proxy) {
-            this.proxyProtocol = proxy;
-            return this;
-        }
-
-        /**
-         * The same as {@link #proxyProtocol} for the second HTTPS port of {@link #https}, which may
-         * sit behind a different balancer than the main port (or none). {@code null}: off (the default).
-         */
-        public Builder httpsProxyProtocol(dev.peregrine.proxy.ProxyProtocol proxy) {
-            this.httpsProxyProtocol = proxy;
-            return this;
-        }
-
-        /**
-         * How long one inline handler call may hold its event loop before one WARNING (rate-limited,
-         * with the route and the loop's stack) says so; {@link Duration#ZERO} turns the check off.
-         * The check is a watchdog thread: it costs the loop two opaque stores per handler call.
-         * Default 100 ms.
-         */
-        public Builder blockedLoopWarning(Duration threshold) {
-            if (threshold.isNegative()) {
-                throw new IllegalArgumentException("blockedLoopWarning must not be negative: " + threshold);
-            }
-            this.blockedLoopWarningMillis = threshold.toMillis();
-            return this;
-        }
-
-        /**
-         * Reports a loop that inline handlers held for more than {@code percent} of {@code interval},
-         * however short each call was (fifty 20 ms calls a second hold a loop as long as one of a
-         * second, and no single call reaches {@link #blockedLoopWarning}): one WARNING naming the routes
-         * that held it and their shares, at most once per 10 s per loop, counted in
-         * {@code peregrine.busy_loop.warnings}. The watchdog samples which handler each loop runs (the
-         * same two opaque stores per call as {@link #blockedLoopWarning}; no clock read on the loop), 50
-         * times per interval. {@code percent} 0 turns it off. Default 50% of 1 s.
-         */
-        public Builder busyLoopWarning(int percent, Duration interval) {
-            if (percent < 0 || percent > 100) {
-                throw new IllegalArgumentException("busyLoopWarning percent must be 0..100: " + percent);
-            }
-            if (interval.toMillis() < 50) {
-                throw new IllegalArgumentException("busyLoopWarning interval must be at least 50 ms: " + interval);
-            }
-            this.busyLoopPercent = percent;
-            this.busyLoopIntervalMillis = interval.toMillis();
             return this;
         }
 

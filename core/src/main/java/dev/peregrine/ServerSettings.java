@@ -1,13 +1,18 @@
 package dev.peregrine;
 
+import dev.peregrine.tls.TlsConfig;
+
 import java.time.Duration;
 
 /**
- * The scalar settings of {@link Server.Builder}: address, loop count, transport, limits, buffers
- * and timeouts, each with its default and its check (an out-of-range value throws at the call). The
- * builder inherits them; routes, TLS, protocols and the operations endpoints stay in the builder.
- * {@link ServerConfig} reads these fields when the server starts, and {@link Settings} fills them
- * from {@code peregrine.*} properties and {@code PEREGRINE_*} variables.
+ * Every setting of {@link Server.Builder}, each with its default and its check (an out-of-range value
+ * throws at the call): address, loop count, transport, limits, buffers and timeouts; the listeners
+ * (HTTPS, TLS, teleport, PROXY protocol) and HTTP/2; the web features (request ids, access log,
+ * blocking timeout); the loop watchdog. The builder extends this one class and keeps what the server
+ * serves (routes, filters, groups, static files, WebSockets, the operations endpoints) and its start.
+ * {@link ServerConfig} and the engine ({@link ServerEngine.Plan}) read these fields when the server
+ * starts, and {@link Settings} fills them from {@code peregrine.*} properties and {@code PEREGRINE_*}
+ * variables.
  *
  * @param <B> the builder type the setters return
  */
@@ -50,6 +55,31 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
     long teleportMaxBatchDelayMillis;
     int teleportMaxBatchFrames = 1024;
     int teleportMaxBatchBytes = 64 * 1024;
+    // web features (dev.peregrine.web): all off by default
+    boolean requestIds;
+    dev.peregrine.web.AccessLog accessLog;
+    /** The blocking handlers' timeout; 0: only asyncTimeout bounds them. */
+    long blockingTimeoutMillis;
+    // listeners and protocols, read by the engine (ServerEngine.Plan)
+    int httpsPort = -1;
+    /** {@link #teleport}'s port, or -1; and the listener it adds (module {@code peregrine-teleport}). */
+    int teleportPort = -1;
+    /** TLS of the teleport listener ({@link #teleport(int, TlsConfig)}), or null. */
+    TlsConfig teleportTls;
+    TlsConfig tlsConfig;
+    /** Whether {@link #tls} made the main port speak TLS (then there is no second listener). */
+    boolean tlsOnMainPort;
+    /** HTTP/2 (prior knowledge, ALPN h2, Upgrade: h2c), {@link #http2}, and its limits. */
+    boolean http2 = true;
+    Http2Options http2Options = Http2Options.DEFAULTS;
+    /** Ops (issue 13): PROXY protocol on every listener, or null. */
+    dev.peregrine.proxy.ProxyProtocol proxyProtocol;
+    dev.peregrine.proxy.ProxyProtocol httpsProxyProtocol;
+    // the loop watchdog (server.LoopWatchdog)
+    long blockedLoopWarningMillis = 100;
+    /** {@link #busyLoopWarning}: the share of an interval (percent; 0: off) and the interval. */
+    int busyLoopPercent = 50;
+    long busyLoopIntervalMillis = 1000;
 
     /** The builder itself, returned by every setter. */
     abstract B self();
@@ -267,7 +297,7 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
 
     /**
      * Open connections per listener, all loops together; accepting pauses at the limit. The HTTPS
-     * port of {@link Server.Builder#https} counts its own connections against the same number. Default 100,000.
+     * port of {@link #https} counts its own connections against the same number. Default 100,000.
      */
     public B maxConnections(int count) {
         this.maxConnections = positive(count, "maxConnections");
@@ -367,6 +397,192 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
         return self();
     }
 
+    /**
+     * Gives every routed request an id: the client's {@code X-Request-Id} when valid (1 to 128
+     * letters, digits or {@code - _ . : + / = @}), else a new one (a random prefix per loop and
+     * a counter: see {@link dev.peregrine.web.RequestIds}). The id is {@code req.requestId()},
+     * goes back in the response's {@code X-Request-Id} (also for the router's own answers, errors
+     * and timeouts) and into the {@link #accessLog access log}. Off by default: then nothing is
+     * done or allocated. Requests the parser rejects get none.
+     */
+    public B requestIds(boolean on) {
+        this.requestIds = on;
+        return self();
+    }
+
+    /**
+     * Writes one line per answered request to {@code log} (combined or JSON lines, from a writer
+     * thread: see {@link dev.peregrine.web.AccessLog}); {@code null} turns it off (the default).
+     * The server starts the log's writer at {@link Server.Builder#start()} and closes it at {@link Server#close()}.
+     */
+    public B accessLog(dev.peregrine.web.AccessLog log) {
+        this.accessLog = log;
+        return self();
+    }
+
+    /**
+     * How long a blocking handler may take to produce its response (like fasthttp's
+     * {@code TimeoutHandler}): past it, the server answers 503 for it (one WARNING naming the
+     * request), discards what the handler writes later, and interrupts its thread so that a
+     * blocking call it waits in can end; the connection carries on. Progress of a streamed request
+     * body restarts the clock; once a streamed response has begun, {@code asyncTimeout} bounds the
+     * silence between its chunks. A route may have its own ({@link Server.Builder#route(String, String, Duration, Handler)}).
+     * {@link Duration#ZERO} (the default): only {@link #asyncTimeout} bounds blocking handlers (it
+     * answers 503 and interrupts too).
+     */
+    public B blockingTimeout(Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("blockingTimeout must not be negative: " + timeout);
+        }
+        this.blockingTimeoutMillis = timeout.isZero() ? 0 : Math.max(1, timeout.toMillis());
+        return self();
+    }
+
+    // ---- listeners and protocols ----
+
+    /**
+     * Also serves the routes over TLS on {@code port} (0 picks a free one, see
+     * {@link Server#httpsPort()}), with the certificates and settings of {@code tls}. The HTTPS
+     * listener runs its own loops (as many as {@link #threads}), see {@link Server}.
+     */
+    public B https(int port, TlsConfig tls) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port out of range: " + port);
+        }
+        this.httpsPort = port;
+        this.tlsConfig = java.util.Objects.requireNonNull(tls, "tls");
+        this.tlsOnMainPort = false;
+        return self();
+    }
+
+    /**
+     * Also serves the routes over teleport (docs/teleport.md: HTTP/1.1 messages multiplexed by id
+     * on one connection between Peregrine peers) on {@code port} (0 picks a free one, see
+     * {@link Server#teleportPort()}; -1 serves none), with loops of its own as {@link #https} has.
+     * Needs the {@code peregrine-teleport} module; without it this throws {@link IllegalStateException}.
+     */
+    public B teleport(int port) {
+        if (port < -1 || port > 65535) {
+            throw new IllegalArgumentException("port out of range: " + port);
+        }
+        if (port >= 0) {
+            ServerEngine.get().requireListener("teleport");
+        }
+        this.teleportPort = port;
+        this.teleportTls = null;
+        return self();
+    }
+
+    /**
+     * As {@link #teleport(int)}, over TLS from the first byte with the certificates of {@code tls},
+     * chosen by ALPN {@code peregrine-tp/1} (docs/teleport.md). Compression is then up to each client
+     * (off by default; see the document for the CRIME-style risk).
+     */
+    public B teleport(int port, TlsConfig tls) {
+        if (port < 0) {
+            throw new IllegalArgumentException("port out of range: " + port);
+        }
+        teleport(port);
+        this.teleportTls = java.util.Objects.requireNonNull(tls, "tls");
+        return self();
+    }
+
+    /**
+     * Makes the main {@link #port} speak TLS instead of plain HTTP: an HTTPS-only server with one
+     * set of loops. Replaces an earlier {@link #https} setting.
+     */
+    public B tls(TlsConfig tls) {
+        this.tlsConfig = java.util.Objects.requireNonNull(tls, "tls");
+        this.tlsOnMainPort = true;
+        this.httpsPort = -1;
+        return self();
+    }
+
+    /**
+     * With {@code true}, the server also speaks HTTP/2 (see docs/http2.md): by prior knowledge on
+     * the plain port, through ALPN {@code h2} on TLS ports (preferred over {@code http/1.1}), and
+     * through {@code Upgrade: h2c}. Streams reach the same routes and filters; inline, blocking
+     * and {@code async()} handlers answer over HTTP/2, files, several ranges, {@code res.stream} and
+     * {@code res.outputStream} too; a request body in pieces (streaming routes) refuses the stream with
+     * HTTP_1_1_REQUIRED so clients retry over HTTP/1.1. Default true ({@code false}: HTTP/1.1 only).
+     */
+    public B http2(boolean on) {
+        this.http2 = on;
+        return self();
+    }
+
+    /**
+     * Speaks HTTP/2 as {@link #http2(boolean) http2(true)} does, with {@code options}' limits
+     * instead of the defaults ({@link Http2Options#DEFAULTS}).
+     */
+    public B http2(Http2Options options) {
+        if (options == null) {
+            throw new NullPointerException("options");
+        }
+        this.http2 = true;
+        this.http2Options = options;
+        return self();
+    }
+
+    // ---- ops (issue 13): load-balancer settings, kept together ----
+
+    /**
+     * Expects the PROXY protocol header (HAProxy's, v1 or v2) at the start of every connection to
+     * the main {@link #port} (plain, or TLS with {@link #tls}), from the peers {@code proxy} trusts;
+     * the header's client becomes {@code req.remoteAddress()}. Other peers and malformed headers
+     * are closed (one DEBUG line, counted in the metrics); under TLS the header precedes the
+     * handshake. {@code null} turns it off (the default). The second HTTPS port of {@link #https}
+     * is a listener of its own: see {@link #httpsProxyProtocol}.
+     */
+    public B proxyProtocol(dev.peregrine.proxy.ProxyProtocol proxy) {
+        this.proxyProtocol = proxy;
+        return self();
+    }
+
+    /**
+     * The same as {@link #proxyProtocol} for the second HTTPS port of {@link #https}, which may
+     * sit behind a different balancer than the main port (or none). {@code null}: off (the default).
+     */
+    public B httpsProxyProtocol(dev.peregrine.proxy.ProxyProtocol proxy) {
+        this.httpsProxyProtocol = proxy;
+        return self();
+    }
+
+    /**
+     * How long one inline handler call may hold its event loop before one WARNING (rate-limited,
+     * with the route and the loop's stack) says so; {@link Duration#ZERO} turns the check off.
+     * The check is a watchdog thread: it costs the loop two opaque stores per handler call.
+     * Default 100 ms.
+     */
+    public B blockedLoopWarning(Duration threshold) {
+        if (threshold.isNegative()) {
+            throw new IllegalArgumentException("blockedLoopWarning must not be negative: " + threshold);
+        }
+        this.blockedLoopWarningMillis = threshold.toMillis();
+        return self();
+    }
+
+    /**
+     * Reports a loop that inline handlers held for more than {@code percent} of {@code interval},
+     * however short each call was (fifty 20 ms calls a second hold a loop as long as one of a
+     * second, and no single call reaches {@link #blockedLoopWarning}): one WARNING naming the routes
+     * that held it and their shares, at most once per 10 s per loop, counted in
+     * {@code peregrine.busy_loop.warnings}. The watchdog samples which handler each loop runs (the
+     * same two opaque stores per call as {@link #blockedLoopWarning}; no clock read on the loop), 50
+     * times per interval. {@code percent} 0 turns it off. Default 50% of 1 s.
+     */
+    public B busyLoopWarning(int percent, Duration interval) {
+        if (percent < 0 || percent > 100) {
+            throw new IllegalArgumentException("busyLoopWarning percent must be 0..100: " + percent);
+        }
+        if (interval.toMillis() < 50) {
+            throw new IllegalArgumentException("busyLoopWarning interval must be at least 50 ms: " + interval);
+        }
+        this.busyLoopPercent = percent;
+        this.busyLoopIntervalMillis = interval.toMillis();
+        return self();
+    }
+
     static long millis(Duration d, String what) {
         long ms = d.toMillis();
         if (ms <= 0) {
@@ -380,5 +596,13 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
             throw new IllegalArgumentException(what + " must be positive: " + v);
         }
         return v;
+    }
+
+    /** A route's own timeout in ms, checked at the call. */
+    static long checkTimeout(Duration timeout, String what) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException(what + " must be positive: " + timeout);
+        }
+        return Math.max(1, timeout.toMillis());
     }
 }

@@ -48,11 +48,9 @@ class SettingsTest {
                 dev.peregrine.proxy.ProxyProtocol.class);
         Set<String> methods = new TreeSet<>();
         List<Method> declared = new java.util.ArrayList<>(List.of(Server.Builder.class.getDeclaredMethods()));
-        declared.addAll(List.of(ServerSettings.class.getDeclaredMethods())); // the scalar setters the builder inherits
-        declared.addAll(List.of(WebSettings.class.getDeclaredMethods()));
+        declared.addAll(List.of(ServerSettings.class.getDeclaredMethods())); // the setters the builder inherits
         for (Method m : declared) {
-            boolean returnsBuilder = m.getReturnType() == Server.Builder.class || m.getReturnType() == ServerSettings.class
-                    || m.getReturnType() == WebSettings.class;
+            boolean returnsBuilder = m.getReturnType() == Server.Builder.class || m.getReturnType() == ServerSettings.class;
             if (Modifier.isPublic(m.getModifiers()) && returnsBuilder
                     && m.getParameterCount() > 0
                     && List.of(m.getParameterTypes()).stream().allMatch(scalar::contains)) {
