@@ -281,7 +281,7 @@ public final class Server implements AutoCloseable {
 
         /** Registers a blocking route with its own timeout ({@code scope}: its group's filters, or null). */
         Builder register(String method, String path, Duration timeout, Handler handler, RouteTable.Scope scope) {
-            routes.add(method, path, Execution.BLOCKING, handler, scope, checkTimeout(timeout, "timeout"));
+            routes.add(method, path, Execution.BLOCKING, handler, scope, Checks.checkTimeout(timeout, "timeout"));
             return this;
         }
 

@@ -251,7 +251,7 @@ public interface ServerEngine {
         }
     }
 
-    /** One (route, method, status) series of request durations: bucket counts (as {@link #durationBounds}) and the sum in ns. */
+    /** One (route, method, status) series of request durations: bucket counts (as {@link Counts#durationBounds()}) and the sum in ns. */
     record DurationSeries(String route, String method, int status, long[] buckets, long sumNanos) {
     }
 }

@@ -1,5 +1,8 @@
 package dev.peregrine;
 
+import static dev.peregrine.Checks.millis;
+import static dev.peregrine.Checks.positive;
+
 import dev.peregrine.tls.TlsConfig;
 
 import java.time.Duration;
@@ -22,7 +25,7 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
     int threads = Runtime.getRuntime().availableProcessors();
     Transport transport;
     boolean reusePort = true;
-    int ioUringRecvBuffers = dev.peregrine.loop.LoopConfig.DEFAULT_RECV_RING_BUFFERS;
+    int ioUringRecvBuffers = 256; // as LoopConfig.DEFAULT_RECV_RING_BUFFERS (the client's loops); the API names no loop type
     int backlog = 1024;
     int maxRequestLineLength = 8 * 1024;
     int maxHeadSize = 16 * 1024;
@@ -581,28 +584,5 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
         this.busyLoopPercent = percent;
         this.busyLoopIntervalMillis = interval.toMillis();
         return self();
-    }
-
-    static long millis(Duration d, String what) {
-        long ms = d.toMillis();
-        if (ms <= 0) {
-            throw new IllegalArgumentException(what + " must be positive: " + d);
-        }
-        return ms;
-    }
-
-    static int positive(int v, String what) {
-        if (v <= 0) {
-            throw new IllegalArgumentException(what + " must be positive: " + v);
-        }
-        return v;
-    }
-
-    /** A route's own timeout in ms, checked at the call. */
-    static long checkTimeout(Duration timeout, String what) {
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException(what + " must be positive: " + timeout);
-        }
-        return Math.max(1, timeout.toMillis());
     }
 }
