@@ -138,6 +138,15 @@ public final class PlaintextApp {
             LoadCommand.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+            System.out.println(USAGE);
+            return;
+        }
+        String unknown = unknownArgument(args);
+        if (unknown != null) { // a mistyped flag would otherwise start a server without what it asked for
+            System.err.println("peregrine: " + unknown + "\n" + USAGE);
+            System.exit(2);
+        }
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             // one line per record instead of JUL's two
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT %4$s %5$s%6$s%n");
@@ -221,6 +230,36 @@ public final class PlaintextApp {
             throw new UncheckedIOException(e);
         }
         return tls.identity(dev.chain(), dev.privateKey()).build();
+    }
+
+    /** The server's flags, each taking a value ({@code --flag value} or {@code --flag=value}). */
+    static final java.util.List<String> FLAGS = java.util.List.of("--port", "--threads", "--https-port", "--tls-cert",
+            "--tls-key", "--tls-provider", "--idle-timeout-ms", "--max-connections", "--metrics", "--static",
+            "--static-cache-valid-ms", "--http2");
+
+    static final String USAGE = "usage: java -jar peregrine-examples.jar [--port N] [--threads N]\n"
+            + "         [--https-port N [--tls-cert chain.pem --tls-key key.pem] [--tls-provider jdk|bc]]\n"
+            + "         [--idle-timeout-ms N] [--max-connections N] [--metrics 1] [--static DIR [--static-cache-valid-ms N]]\n"
+            + "         [--http2 0|1]\n"
+            + "       java -jar peregrine-examples.jar fetch|load|teleport-proxy|teleport-wire ... (see the README)";
+
+    /**
+     * What is wrong with the server's arguments, or null: every one must be a known flag with its
+     * value, so that a typo ({@code --htps-port}) stops the app instead of starting it without HTTPS.
+     */
+    static String unknownArgument(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            int eq = a.indexOf('=');
+            String flag = eq > 0 ? a.substring(0, eq) : a;
+            if (!FLAGS.contains(flag)) {
+                return "unknown argument '" + a + "'";
+            }
+            if (eq < 0 && ++i == args.length) {
+                return flag + " needs a value";
+            }
+        }
+        return null;
     }
 
     static String stringSetting(String[] args, String flag) {
