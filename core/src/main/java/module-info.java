@@ -8,7 +8,7 @@
  * API package, its codec and engine are internal) and the web features: request ids and the access log ({@code web};
  * CORS is in the API package). The API package names none of the packages that implement it: it finds
  * {@code dev.peregrine.server.Engine} through {@code ServerEngine} and {@link java.util.ServiceLoader} ({@code uses}/{@code provides} below).
- * The loops, codecs, buffers, transports and TLS engine are exported only to
+ * The loops, codecs, exchange views, buffers, transports and TLS engine are exported only to
  * {@code dev.peregrine.client} and {@code dev.peregrine.teleport}, which run on the same connection layer;
  * the HTTP/1.1 server protocol ({@code server}), its off-loop work ({@code offloop}) and the router
  * ({@code route}) are exported only to {@code dev.peregrine.teleport} (which serves the same routes), the
@@ -68,6 +68,7 @@ module dev.peregrine {
     exports dev.peregrine.jfr to jdk.jfr;
     exports dev.peregrine.buffer to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.http1 to dev.peregrine.client, dev.peregrine.teleport;
+    exports dev.peregrine.exchange to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.loop to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.tls.engine to dev.peregrine.client, dev.peregrine.teleport;
     exports dev.peregrine.websocket.engine to dev.peregrine.client;

@@ -126,14 +126,14 @@ class PackageDependenciesTest {
     void theConnectionLayerNamesNoProtocolAndOffLoopWorkNeverNamesTheServer() throws IOException {
         Map<String, Set<String>> g = graph();
         for (String forbidden : List.of("server", "offloop", "route", "files", "web", "transport", "tls.engine", "proxy.engine",
-                "http1")) {
+                "http1", "exchange")) {
             assertTrue(!g.get("loop").contains(forbidden), "loop names " + forbidden + ": " + g.get("loop"));
         }
         assertTrue(!g.get("offloop").contains("server"), "offloop names server: " + g.get("offloop"));
         // The connection layer has a configuration of its own (LoopConfig), so a client starts loops
         // without anything of the server's API.
         assertTrue(!g.get("loop").contains(""), "loop names the API package: " + g.get("loop"));
-        for (String codec : List.of("http1", "buffer", "form", "cookie", "compress")) {
+        for (String codec : List.of("http1", "exchange", "buffer", "form", "cookie", "compress")) {
             for (String above : List.of("loop", "offloop", "server", "transport")) {
                 assertTrue(!g.getOrDefault(codec, Set.of()).contains(above), codec + " names " + above + ": " + g.get(codec));
             }
@@ -142,6 +142,23 @@ class PackageDependenciesTest {
             if (!e.getKey().equals("server")) {
                 assertTrue(!e.getValue().contains("server"), e.getKey() + " names server: nothing above it does");
             }
+        }
+    }
+
+    /**
+     * Issue 22: {@code http1} is the HTTP/1.1 byte codec (parser, framer, chunked codec, encoder) and
+     * {@code exchange} the protocol-neutral views it fills and reads (HTTP/2 and teleport fill them
+     * too). The views build on the codec, never the reverse: the parser writes a {@code RequestHead}
+     * and the encoder reads a {@code ResponseSource}, which the views extend.
+     */
+    @Test
+    void theHttp1CodecNamesNothingOfTheExchange() throws IOException {
+        Map<String, Set<String>> g = graph();
+        assertTrue(g.containsKey("exchange") && g.containsKey("http1"), "packages moved? " + g.keySet());
+        assertTrue(!g.get("http1").contains("exchange"), "http1 names exchange: " + g.get("http1"));
+        assertTrue(g.get("exchange").contains("http1"), "exchange builds on http1: " + g.get("exchange"));
+        for (String above : List.of("", "route", "h2", "offloop", "server", "files", "websocket.engine")) {
+            assertTrue(!g.get("http1").contains(above), "the codec http1 names " + above + ": " + g.get("http1"));
         }
     }
 

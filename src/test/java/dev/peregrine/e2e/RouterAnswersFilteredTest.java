@@ -47,7 +47,7 @@ class RouterAnswersFilteredTest extends ServerTestBase {
                     res.header("X-Filtered", "yes");
                     next.handle(req, res);
                 })
-                .after((req, res) -> res.header("X-After", String.valueOf(((dev.peregrine.http1.ResponseView) res).statusCode())))
+                .after((req, res) -> res.header("X-After", String.valueOf(((dev.peregrine.exchange.ResponseView) res).statusCode())))
                 .get("/files/{name}", (req, res) -> res.text(req.pathParam("name"))));
     }
 

@@ -5,11 +5,11 @@ import dev.peregrine.Request;
 import dev.peregrine.Response;
 import dev.peregrine.StaticOptions;
 import dev.peregrine.buffer.AsciiView;
+import dev.peregrine.exchange.FileParts;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.http1.AcceptEncoding;
-import dev.peregrine.http1.FileParts;
 import dev.peregrine.http1.MediaTypes;
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseView;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

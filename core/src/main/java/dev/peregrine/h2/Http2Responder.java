@@ -1,15 +1,15 @@
 package dev.peregrine.h2;
 
+import dev.peregrine.exchange.FileSend;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
+import dev.peregrine.exchange.WaitingProducer;
 import dev.peregrine.h2.frame.FrameWriter;
 import dev.peregrine.h2.hpack.HpackEncoder;
-import dev.peregrine.http1.FileSend;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestFields;
-import dev.peregrine.http1.RequestView;
 import dev.peregrine.http1.ResponseParts;
-import dev.peregrine.http1.ResponseView;
 import dev.peregrine.http1.Status;
-import dev.peregrine.http1.WaitingProducer;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -259,7 +259,7 @@ final class Http2Responder {
      * {@code filePosition} is how far into the current segment it is.
      */
     private static void fillParts(Http2Stream s, ByteBuffer buf) throws IOException {
-        dev.peregrine.http1.FileParts p = s.parts;
+        dev.peregrine.exchange.FileParts p = s.parts;
         while (buf.hasRemaining()) {
             int i = s.partSegment >> 1;
             long size = (s.partSegment & 1) == 0 ? p.head(i).length : p.length(i);

@@ -77,7 +77,7 @@ final class Http2Stream {
     long filePosition;
     long fileRemaining;
     /** Several ranges of {@link #file} with heads between them (multipart/byteranges), or null. */
-    dev.peregrine.http1.FileParts parts;
+    dev.peregrine.exchange.FileParts parts;
     /** With {@link #parts}: the segment being sent (2i: head i, 2i+1: range i). */
     int partSegment;
     /** A body of unknown length ({@code res.stream}), pulled a frame at a time as {@link #file} is; null when none. */
@@ -145,8 +145,8 @@ final class Http2Stream {
             pending = null;
         }
         closeFile();
-        if (producer instanceof dev.peregrine.http1.WaitingProducer) {
-            ((dev.peregrine.http1.WaitingProducer) producer).abort(); // a writer blocked on the ring wakes and fails
+        if (producer instanceof dev.peregrine.exchange.WaitingProducer) {
+            ((dev.peregrine.exchange.WaitingProducer) producer).abort(); // a writer blocked on the ring wakes and fails
         }
         producer = null;
     }

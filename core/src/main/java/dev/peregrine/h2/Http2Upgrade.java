@@ -1,6 +1,6 @@
 package dev.peregrine.h2;
 
-import dev.peregrine.http1.RequestView;
+import dev.peregrine.exchange.RequestView;
 
 import java.nio.ByteBuffer;
 import java.util.Base64;

@@ -1,6 +1,6 @@
 package dev.peregrine.h2;
 
-import dev.peregrine.http1.ResponseView;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.loop.Connection;
 
 /**

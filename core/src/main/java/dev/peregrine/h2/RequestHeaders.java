@@ -1,8 +1,8 @@
 package dev.peregrine.h2;
 
+import dev.peregrine.exchange.RequestView;
 import dev.peregrine.h2.hpack.HpackDecoder;
 import dev.peregrine.http1.RequestFields;
-import dev.peregrine.http1.RequestView;
 
 import java.nio.ByteBuffer;
 

@@ -1,7 +1,7 @@
 package dev.peregrine.h2;
 
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseView;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.loop.Connection;
 
 /**

@@ -64,7 +64,7 @@ final class FramingFields {
     }
 
     /** Handles a field that frames or steers the message; returns 0 or a status. */
-    int field(ByteBuffer b, int ns, int ne, int vs, int ve, RequestView r) {
+    int field(ByteBuffer b, int ns, int ne, int vs, int ve, RequestHead r) {
         switch (ne - ns) {
             case 4:
                 if ((b.getInt(ns) | LOWER_4) == HOST_4) {
@@ -107,7 +107,7 @@ final class FramingFields {
      * Content-Length = 1*DIGIT; a list of identical values (from a proxy that merged fields) is
      * accepted as one value, any disagreement is rejected (RFC 9110 §8.6, RFC 9112 §6.3 item 5).
      */
-    private static int contentLength(ByteBuffer b, int vs, int ve, RequestView r) {
+    private static int contentLength(ByteBuffer b, int vs, int ve, RequestHead r) {
         int p = vs;
         while (true) {
             long value = 0;
@@ -145,7 +145,7 @@ final class FramingFields {
     private static final long KEEP_ALI_8 = Ascii.packLong("keep-ali");
     private static final long CLOSE_5 = Ascii.packLong("close");
 
-    private static void connectionTokens(ByteBuffer b, int vs, int ve, RequestView r) {
+    private static void connectionTokens(ByteBuffer b, int vs, int ve, RequestHead r) {
         // The two values clients send, each as one word compare (OR 0x20 maps '-' onto itself); "close"
         // reads three bytes past the value (its CRLF and one more), masked off, where the buffer has them.
         if (ve - vs == 10 && (b.getLong(vs) | LOWER_8) == KEEP_ALI_8 && lower2(b, vs + 8) == ('v' | 'e' << 8)) {
@@ -231,7 +231,7 @@ final class FramingFields {
     }
 
     /** Checks the rules that need the whole head; returns {@code headEnd} or {@code -status}. */
-    int finish(RequestView r, int headEnd) {
+    int finish(RequestHead r, int headEnd) {
         if (r.version == 11 && hostCount != 1) {
             return -400; // RFC 9112 §3.2: exactly one Host in HTTP/1.1
         }

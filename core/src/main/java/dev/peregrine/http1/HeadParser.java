@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
 
 /**
  * Parses a request head — request line and header fields, up to and including the empty line — from
- * bytes {@code [start, end)} of a little-endian buffer into a {@link RequestView}, recording offsets,
+ * bytes {@code [start, end)} of a little-endian buffer into a {@link RequestHead}, recording offsets,
  * never copying.
  *
  * <p><b>Incremental by restart.</b> {@link #parse} either finds the whole head and returns the index
@@ -88,7 +88,7 @@ public final class HeadParser {
      * @return the index just past the head's empty line, {@link #NEED_MORE}, or {@code -status} for a
      *     request to reject
      */
-    public int parse(ByteBuffer b, int start, int end, RequestView r) {
+    public int parse(ByteBuffer b, int start, int end, RequestHead r) {
         r.reset(b);
         framing.reset();
         int p = skipEmptyLines(b, start, end);
@@ -140,7 +140,7 @@ public final class HeadParser {
      * The method token from the request line's first byte, and the SP after it (GET by one word
      * compare). Sets the method's place in {@code r}; returns the target's first index.
      */
-    private int method(ByteBuffer b, int lineStart, int end, RequestView r) {
+    private int method(ByteBuffer b, int lineStart, int end, RequestHead r) {
         r.methodStart = lineStart;
         if (end - lineStart >= 4 && b.getInt(lineStart) == GET_SP) {
             r.method = Methods.GET;
@@ -173,7 +173,7 @@ public final class HeadParser {
      * The request-target from {@code targetStart} to its SP, a word at a time: the query's start noted,
      * every byte checked, the form classified (RFC 9112 §3.2). Returns the version's first index.
      */
-    private int target(ByteBuffer b, int lineStart, int targetStart, int end, RequestView r) {
+    private int target(ByteBuffer b, int lineStart, int targetStart, int end, RequestHead r) {
         int p = targetStart;
         while (true) {
             int c;
@@ -226,7 +226,7 @@ public final class HeadParser {
      * compare, others judged left to right ({@link #otherVersion}); an incomplete version is answered
      * as soon as it can no longer be one ({@link #partialVersion}). Returns the first field line's index.
      */
-    private int version(ByteBuffer b, int lineStart, int p, int end, RequestView r) {
+    private int version(ByteBuffer b, int lineStart, int p, int end, RequestHead r) {
         if (p - lineStart + 8 > maxRequestLine) {
             return -414;
         }
@@ -268,7 +268,7 @@ public final class HeadParser {
      * One field line from its first byte {@code ns}: name, colon, OWS, value, CRLF (RFC 9112 §5),
      * recorded in {@code r} and shown to the framing rules. Returns the next line's index.
      */
-    private int fieldLine(ByteBuffer b, int start, int ns, int end, RequestView r) {
+    private int fieldLine(ByteBuffer b, int start, int ns, int end, RequestHead r) {
         int ne = fieldName(b, start, ns, end);
         if (ne < 0) {
             return ne;
@@ -418,7 +418,7 @@ public final class HeadParser {
     }
 
     /** Classifies the target form (RFC 9112 §3.2) and sets the path; returns 0 or a status. */
-    private static int classifyTarget(ByteBuffer b, int ts, int pathEnd, RequestView r) {
+    private static int classifyTarget(ByteBuffer b, int ts, int pathEnd, RequestHead r) {
         int first = b.get(ts);
         if (first == '/') {
             r.pathStart = ts;

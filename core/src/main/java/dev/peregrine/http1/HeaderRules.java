@@ -6,11 +6,11 @@ import dev.peregrine.buffer.HttpTokens;
  * What a handler may put in a response's header fields, checked at the call so that a mistake is an
  * exception there rather than a malformed response on the wire: names are tokens and not framing
  * fields the server sets itself; values hold no byte that could split the response or has no single
- * encoding. Used by {@link ResponseView} for headers, content types and interim responses.
+ * encoding. Used by the exchange's response view for headers, content types and interim responses.
  *
  * <p>Thread: any (no state).
  */
-final class HeaderRules {
+public final class HeaderRules {
     private HeaderRules() {
     }
 
@@ -19,7 +19,7 @@ final class HeaderRules {
      * the server writes itself ({@code Date}, {@code Server}, {@code Connection}, {@code Content-Length},
      * {@code Transfer-Encoding}).
      */
-    static void checkName(String name) {
+    public static void checkName(String name) {
         int n = name.length();
         if (n == 0) {
             throw new IllegalArgumentException("empty header name");
@@ -62,7 +62,7 @@ final class HeaderRules {
      * copy on the fast path); any other {@code CharSequence} (a {@code StringBuilder}, a request's
      * header view) could change between this call and the encoding, so its current content is copied.
      */
-    static CharSequence immutable(CharSequence value) {
+    public static CharSequence immutable(CharSequence value) {
         return value instanceof String ? value : value.toString();
     }
 
@@ -72,7 +72,7 @@ final class HeaderRules {
      * non-ASCII value has no single right encoding on the wire (RFC 9110 §5.5 obs-text); encode it
      * first (RFC 8187, percent-encoding).
      */
-    static void checkValue(CharSequence value) {
+    public static void checkValue(CharSequence value) {
         for (int i = 0, n = value.length(); i < n; i++) {
             char c = value.charAt(i);
             if (c > 0x7E || !HttpTokens.FIELD_VALUE[c]) {

@@ -3,10 +3,10 @@ package dev.peregrine.http1;
 import java.nio.ByteBuffer;
 
 /**
- * Fills a {@link RequestView} from fields decoded elsewhere than {@link HeadParser}: an HTTP/2
- * stream's HPACK block (RFC 9113 §8.3), decoded into one buffer. The view then reads exactly as for
- * an HTTP/1.1 request, so handlers cannot tell the protocols apart, but for {@link RequestView#version()}
- * ({@code HTTP/2.0}). The pseudo-header fields map as:
+ * Fills a {@link RequestHead} from fields decoded elsewhere than {@link HeadParser}: an HTTP/2
+ * stream's HPACK block (RFC 9113 §8.3), decoded into one buffer. The request view over the head then
+ * reads exactly as for an HTTP/1.1 request, so handlers cannot tell the protocols apart, but for the
+ * version it answers ({@code HTTP/2.0}). The pseudo-header fields map as:
  * <pre>
  *   :method     the request line's method
  *   :path       the request target (origin form, or "*" for OPTIONS): path and query
@@ -21,7 +21,7 @@ public final class RequestFields {
     }
 
     /** Starts a request whose bytes are in {@code buf}. */
-    public static void begin(RequestView v, ByteBuffer buf) {
+    public static void begin(RequestHead v, ByteBuffer buf) {
         v.reset(buf);
         v.version = 20;
         v.methodStart = 0;
@@ -33,14 +33,14 @@ public final class RequestFields {
     }
 
     /** {@code :method} is bytes {@code [start, end)}. */
-    public static void method(RequestView v, int start, int end) {
+    public static void method(RequestHead v, int start, int end) {
         v.methodStart = start;
         v.methodEnd = end;
         v.method = Methods.id(v.buf, start, end);
     }
 
     /** {@code :path} is bytes {@code [start, end)}: {@code *} or a path with an optional query. */
-    public static void target(RequestView v, int start, int end) {
+    public static void target(RequestHead v, int start, int end) {
         v.pathStart = start;
         v.targetEnd = end;
         v.pathEnd = end;
@@ -59,13 +59,13 @@ public final class RequestFields {
     }
 
     /** {@code :authority} is bytes {@code [start, end)}. */
-    public static void authority(RequestView v, int start, int end) {
+    public static void authority(RequestHead v, int start, int end) {
         v.authorityStart = start;
         v.authorityEnd = end;
     }
 
     /** Adds a field; false when the view holds as many as it can. */
-    public static boolean header(RequestView v, int nameStart, int nameEnd, int valueStart, int valueEnd) {
+    public static boolean header(RequestHead v, int nameStart, int nameEnd, int valueStart, int valueEnd) {
         int i = v.headerCount;
         if (i == v.nameStart.length) {
             return false;
@@ -79,12 +79,12 @@ public final class RequestFields {
     }
 
     /** The declared {@code content-length}, or -1. */
-    public static void contentLength(RequestView v, long length) {
+    public static void contentLength(RequestHead v, long length) {
         v.contentLength = length;
     }
 
     /** The most fields a view of this loop holds. */
-    public static int capacity(RequestView v) {
+    public static int capacity(RequestHead v) {
         return v.nameStart.length;
     }
 }

@@ -29,7 +29,7 @@ import java.nio.ByteBuffer;
  *           --&gt; Content-Length: -413 above maxBody; NEED_MORE until all there; message end
  * </pre>
  * After a message end, {@link #bodyStart()} and {@link #bodyLength()} say where its (decoded) body
- * is, and the request view has it ({@link RequestView#setBody}).
+ * is, and the request's head has it ({@link RequestHead#setBody}).
  *
  * <p>Thread: the connection's loop thread.
  */
@@ -76,7 +76,7 @@ public final class RequestFramer {
      * @return the index after the message, {@link #NEED_MORE}, {@link #LARGE_BODY}, {@link #EMPTY_LINES}, or
      *         {@code -status} for a request to reject (and close after)
      */
-    public int frame(ByteBuffer b, int pos, int end, RequestView req) {
+    public int frame(ByteBuffer b, int pos, int end, RequestHead req) {
         if (awaitBytes > 0 && end - pos < awaitBytes) {
             return NEED_MORE;
         }
@@ -140,7 +140,7 @@ public final class RequestFramer {
      * Goes on with a Content-Length body kept in memory, after {@link #LARGE_BODY} when the caller
      * does not stream it: -413 above {@code maxBody}, else {@link #NEED_MORE} or the message end.
      */
-    public int bufferedBody(ByteBuffer b, int pos, int end, RequestView req) {
+    public int bufferedBody(ByteBuffer b, int pos, int end, RequestHead req) {
         long length = Math.max(0, req.contentLength());
         if (length > maxBody) {
             return -413; // answered from the head, before the body is read
@@ -158,7 +158,7 @@ public final class RequestFramer {
      * it is parsed once more when the body is complete, because the request view is the loop's and
      * another connection's request may have been in it meanwhile.
      */
-    private int resumeChunked(ByteBuffer b, int pos, int end, RequestView req) {
+    private int resumeChunked(ByteBuffer b, int pos, int end, RequestHead req) {
         int r = chunked.decode(b, pos, end, maxBody, maxHead);
         if (r < 0) {
             return r == ChunkedDecoder.NEED_MORE ? NEED_MORE : r;
@@ -180,7 +180,7 @@ public final class RequestFramer {
         return parses;
     }
 
-    private int complete(ByteBuffer b, int start, int length, int messageEnd, RequestView req) {
+    private int complete(ByteBuffer b, int start, int length, int messageEnd, RequestHead req) {
         awaitBytes = 0;
         bodyStart = start;
         bodyLength = length;
@@ -194,7 +194,7 @@ public final class RequestFramer {
      * 431...) it would have had in one piece and no split of the input changes the outcome. Returns
      * {@code -status}, or {@link #NEED_MORE} when what arrived is a valid beginning.
      */
-    public int atEndOfInput(ByteBuffer b, int pos, int end, RequestView req) {
+    public int atEndOfInput(ByteBuffer b, int pos, int end, RequestHead req) {
         int r = parser.parse(b, pos, end, req);
         headScanned = 0;
         return r >= 0 ? NEED_MORE : r;

@@ -16,7 +16,7 @@ import java.nio.ByteOrder;
  *   Date: Sun, 22 Nov 2026 06:08:46 GMT\r\n   cached, rebuilt once a second ({@link #tick})
  *   Content-Type: text/plain\r\n        bytes cached while the handler passes the same object
  *   X-Header: value\r\n ...             as set by the handler
- *   X-Request-Id: id\r\n                when request ids are on (ResponseView.requestId)
+ *   X-Request-Id: id\r\n                when request ids are on (ResponseSource.requestId)
  *   Content-Length: 13\r\n              unless 1xx, 204 or 304 (RFC 9110 §8.6)
  *   Connection: close\r\n               when the connection ends after this response
  *   \r\n
@@ -77,7 +77,7 @@ public final class ResponseEncoder {
      * @param keepAlive whether the connection stays open afterwards
      * @param http10 the request was HTTP/1.0, which closes unless told otherwise
      */
-    public void encode(ResponseView res, boolean head, boolean keepAlive, boolean http10, OutputSink sink) {
+    public void encode(ResponseSource res, boolean head, boolean keepAlive, boolean http10, OutputSink sink) {
         int status = res.status;
         long length = bodyLength(res);
         boolean bodyAllowed = status >= 200 && status != 204 && status != 304;
@@ -107,7 +107,7 @@ public final class ResponseEncoder {
      * scratch grows to the largest head a loop has written, up to {@link #MAX_KEPT_SCRATCH} (handlers'
      * fields are the only unbounded part); a larger head gets an array of its own, for this response.
      */
-    private int headFields(ResponseView res) {
+    private int headFields(ResponseSource res) {
         byte[] status = Status.statusLine(res.status);
         byte[] type = res.contentType == null ? null : contentTypeLine(res.contentType);
         int need = status.length + SERVER.length + dateLine.length + FRAMING_ROOM
@@ -205,29 +205,29 @@ public final class ResponseEncoder {
     }
 
     /** Copies the body, {@code length} bytes once encoded, into {@code s} at {@code n}; returns the end. */
-    static int bodyInto(ResponseView res, byte[] s, int n, int length) {
+    public static int bodyInto(ResponseSource res, byte[] s, int n, int length) {
         switch (res.bodyKind) {
-            case ResponseView.BODY_BYTES:
+            case ResponseSource.BODY_BYTES:
                 return copy(res.bodyBytes, length, s, n);
-            case ResponseView.BODY_BUFFER:
+            case ResponseSource.BODY_BUFFER:
                 res.bodyBuffer.get(res.bodyBuffer.position(), s, n, length);
                 return n + length;
-            case ResponseView.BODY_CHARS:
+            case ResponseSource.BODY_CHARS:
                 return utf8(res.bodyChars, 0, res.bodyChars.length(), s, n);
             default:
                 return n;
         }
     }
 
-    private void putBody(ResponseView res, OutputSink sink, ByteBuffer out) {
+    private void putBody(ResponseSource res, OutputSink sink, ByteBuffer out) {
         switch (res.bodyKind) {
-            case ResponseView.BODY_BYTES:
+            case ResponseSource.BODY_BYTES:
                 put(sink, out, res.bodyBytes, res.bodyBytes.length);
                 break;
-            case ResponseView.BODY_BUFFER:
+            case ResponseSource.BODY_BUFFER:
                 putBuffer(sink, out, res.bodyBuffer);
                 break;
-            case ResponseView.BODY_CHARS:
+            case ResponseSource.BODY_CHARS:
                 putUtf8(sink, out, res.bodyChars);
                 break;
             default:
@@ -263,7 +263,7 @@ public final class ResponseEncoder {
      * so {@code keepAlive} must be false. The caller writes the body; for HEAD, 1xx, 204 and 304 it
      * writes none.
      */
-    public void encodeStreamHead(ResponseView res, long length, boolean keepAlive, boolean http10, OutputSink sink) {
+    public void encodeStreamHead(ResponseSource res, long length, boolean keepAlive, boolean http10, OutputSink sink) {
         int status = res.status;
         int n = headFields(res);
         byte[] s = assembly;
@@ -327,13 +327,13 @@ public final class ResponseEncoder {
         out.put(CONTINUE);
     }
 
-    static long bodyLength(ResponseView res) {
+    public static long bodyLength(ResponseSource res) {
         switch (res.bodyKind) {
-            case ResponseView.BODY_BYTES:
+            case ResponseSource.BODY_BYTES:
                 return res.bodyBytes == null ? 0 : res.bodyBytes.length;
-            case ResponseView.BODY_BUFFER:
+            case ResponseSource.BODY_BUFFER:
                 return res.bodyBuffer == null ? 0 : res.bodyBuffer.remaining();
-            case ResponseView.BODY_CHARS:
+            case ResponseSource.BODY_CHARS:
                 return res.bodyChars == null ? 0 : utf8Length(res.bodyChars);
             default:
                 return 0;

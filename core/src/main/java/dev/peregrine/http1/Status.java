@@ -56,7 +56,7 @@ public final class Status {
     }
 
     /** {@code "HTTP/1.1 <code> <reason>\r\n"} as bytes; {@code code} from 100 to 999. Shared: do not modify. */
-    static byte[] statusLine(int code) {
+    public static byte[] statusLine(int code) {
         return STATUS_LINES[code];
     }
 }

@@ -1,9 +1,9 @@
 package dev.peregrine.offloop;
 
-import dev.peregrine.http1.FileSend;
-import dev.peregrine.http1.RequestView;
+import dev.peregrine.exchange.FileSend;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.http1.ResponseEncoder;
-import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 
 import java.io.IOException;
@@ -76,7 +76,7 @@ public interface BodySource {
         FileSend file = res.takeFile();
         long length = file.length();
         long offset = file.offset();
-        dev.peregrine.http1.FileParts parts = file.parts();
+        dev.peregrine.exchange.FileParts parts = file.parts();
         FileChannel channel;
         try {
             channel = file.open(); // the view only recorded the file: it is opened here, on the loop

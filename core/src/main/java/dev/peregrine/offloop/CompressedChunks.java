@@ -1,9 +1,9 @@
 package dev.peregrine.offloop;
 
-import dev.peregrine.compress.engine.Encoder;
-import dev.peregrine.http1.ChunkFraming;
 import dev.peregrine.buffer.OutputSink;
-import dev.peregrine.http1.ResponseCompressor;
+import dev.peregrine.compress.engine.Encoder;
+import dev.peregrine.exchange.ResponseCompressor;
+import dev.peregrine.http1.ChunkFraming;
 
 
 /**

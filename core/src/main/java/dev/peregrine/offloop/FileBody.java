@@ -1,6 +1,6 @@
 package dev.peregrine.offloop;
 
-import dev.peregrine.http1.FileParts;
+import dev.peregrine.exchange.FileParts;
 import dev.peregrine.loop.Connection;
 
 import java.io.EOFException;

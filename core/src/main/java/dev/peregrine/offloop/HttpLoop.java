@@ -1,9 +1,9 @@
 package dev.peregrine.offloop;
 
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseCompressor;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseCompressor;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.http1.ResponseEncoder;
-import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.LoopContext;
 
 /**

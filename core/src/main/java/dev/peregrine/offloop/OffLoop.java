@@ -1,8 +1,8 @@
 package dev.peregrine.offloop;
 
 import dev.peregrine.Completion;
-import dev.peregrine.http1.ResponseOwner;
-import dev.peregrine.http1.ResponseView;
+import dev.peregrine.exchange.ResponseOwner;
+import dev.peregrine.exchange.ResponseView;
 
 import java.io.OutputStream;
 

@@ -1,6 +1,6 @@
 package dev.peregrine.offloop;
 
-import dev.peregrine.http1.WaitingProducer;
+import dev.peregrine.exchange.WaitingProducer;
 import dev.peregrine.loop.EventLoop;
 
 import java.io.IOException;

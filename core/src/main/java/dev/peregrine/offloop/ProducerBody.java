@@ -1,9 +1,9 @@
 package dev.peregrine.offloop;
 
 import dev.peregrine.BodyProducer;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseCompressor;
 import dev.peregrine.http1.ChunkFraming;
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseCompressor;
 import dev.peregrine.loop.Connection;
 
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.peregrine.offloop;
 
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseView;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
 
 /**
  * An {@link OffLoopHost} for one stream of a multiplexed connection (an HTTP/2 stream,

@@ -1,8 +1,8 @@
 package dev.peregrine.route;
 
 import dev.peregrine.Handler;
+import dev.peregrine.exchange.RequestView;
 import dev.peregrine.http1.Methods;
-import dev.peregrine.http1.RequestView;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,13 +1,13 @@
 package dev.peregrine.server;
 
 import dev.peregrine.Handler;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.h2.Http2Connection;
 import dev.peregrine.h2.Http2Loop;
 import dev.peregrine.h2.PendingStream;
 import dev.peregrine.h2.StreamDispatch;
 import dev.peregrine.http1.Methods;
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.offloop.BlockingHandler;
 import dev.peregrine.offloop.BodySource;

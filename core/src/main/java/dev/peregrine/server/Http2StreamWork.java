@@ -1,10 +1,10 @@
 package dev.peregrine.server;
 
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.h2.PendingStream;
 import dev.peregrine.h2.StreamBody;
 import dev.peregrine.h2.StreamDispatch;
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.offloop.BodySource;
 import dev.peregrine.offloop.Exchange;

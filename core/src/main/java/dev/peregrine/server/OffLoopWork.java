@@ -1,9 +1,9 @@
 package dev.peregrine.server;
 
 import dev.peregrine.BodyListener;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.http1.Methods;
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.offloop.BlockingHandler;
 import dev.peregrine.offloop.BodySource;

@@ -1,6 +1,6 @@
 package dev.peregrine.server;
 
-import dev.peregrine.http1.RequestView;
+import dev.peregrine.exchange.RequestView;
 import dev.peregrine.http1.ResponseEncoder;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.Protocol;

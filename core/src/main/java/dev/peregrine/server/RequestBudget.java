@@ -1,6 +1,6 @@
 package dev.peregrine.server;
 
-import dev.peregrine.http1.RequestView;
+import dev.peregrine.exchange.RequestView;
 
 /**
  * What one connection's requests are counted and timed against: {@code maxRequestsPerConnection},

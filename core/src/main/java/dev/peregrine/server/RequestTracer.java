@@ -1,8 +1,8 @@
 package dev.peregrine.server;
 
-import dev.peregrine.http1.RequestView;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.http1.ResponseEncoder;
-import dev.peregrine.http1.ResponseView;
 import dev.peregrine.web.AccessLog;
 import dev.peregrine.web.RequestIds;
 

@@ -2,13 +2,13 @@ package dev.peregrine.server;
 
 import dev.peregrine.Handler;
 import dev.peregrine.ServerConfig;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseCompressor;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.form.BadFormException;
 import dev.peregrine.form.FormLimitException;
 import dev.peregrine.http1.HeadParser;
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseCompressor;
 import dev.peregrine.http1.ResponseEncoder;
-import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.LoopMetrics;
 import dev.peregrine.loop.Protocol;

@@ -1,5 +1,7 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.exchange.FileSend;
+import dev.peregrine.exchange.ResponseView;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

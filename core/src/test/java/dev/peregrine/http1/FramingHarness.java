@@ -1,5 +1,6 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.exchange.RequestView;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,7 @@
 package dev.peregrine.http1;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.peregrine.exchange.RequestView;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,6 +1,7 @@
 package dev.peregrine.http1;
 
 import dev.peregrine.buffer.HttpTokens;
+import dev.peregrine.exchange.RequestView;
 
 import dev.peregrine.testing.Corpus;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.peregrine.http1;
 
+import dev.peregrine.exchange.RequestView;
 import dev.peregrine.route.Router;
 import org.junit.jupiter.api.Test;
 

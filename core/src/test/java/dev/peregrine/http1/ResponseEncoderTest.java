@@ -1,6 +1,7 @@
 package dev.peregrine.http1;
 
 import dev.peregrine.buffer.OutputSink;
+import dev.peregrine.exchange.ResponseView;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

@@ -81,7 +81,7 @@ class FileBodyTest {
                 new byte[0], "<end>".getBytes(StandardCharsets.ISO_8859_1)};
         long[] offsets = {0, 100_000, 299_999};
         long[] lengths = {70_001, 150_000, 1};
-        dev.peregrine.http1.FileParts parts = new dev.peregrine.http1.FileParts(heads, offsets, lengths);
+        dev.peregrine.exchange.FileParts parts = new dev.peregrine.exchange.FileParts(heads, offsets, lengths);
         java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
         for (int i = 0; i < 3; i++) {
             expected.write(heads[i]);
@@ -90,7 +90,7 @@ class FileBodyTest {
         expected.write(heads[3]);
         for (boolean byChannel : new boolean[] {false, true}) {
             Router router = Router.builder().add("GET", "/f", (req, res) -> {
-                dev.peregrine.http1.ResponseView v = (dev.peregrine.http1.ResponseView) res.status(206);
+                dev.peregrine.exchange.ResponseView v = (dev.peregrine.exchange.ResponseView) res.status(206);
                 if (byChannel) {
                     v.sendFileParts(FileChannel.open(file), parts);
                 } else {

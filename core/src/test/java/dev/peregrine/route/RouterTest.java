@@ -1,11 +1,11 @@
 package dev.peregrine.route;
 
 import dev.peregrine.Handler;
-import dev.peregrine.http1.HeadParser;
 import dev.peregrine.buffer.OutputSink;
-import dev.peregrine.http1.RequestView;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
+import dev.peregrine.http1.HeadParser;
 import dev.peregrine.http1.ResponseEncoder;
-import dev.peregrine.http1.ResponseView;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

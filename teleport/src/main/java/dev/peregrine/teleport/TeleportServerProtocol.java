@@ -2,10 +2,10 @@ package dev.peregrine.teleport;
 
 import dev.peregrine.Handler;
 import dev.peregrine.buffer.OutputSink;
+import dev.peregrine.exchange.RequestView;
+import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestFramer;
-import dev.peregrine.http1.RequestView;
-import dev.peregrine.http1.ResponseView;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LoopMetrics;
 import dev.peregrine.loop.Protocol;

@@ -4,11 +4,11 @@ import dev.peregrine.Execution;
 import dev.peregrine.Handler;
 import dev.peregrine.Request;
 import dev.peregrine.Response;
-import dev.peregrine.http1.ResponseView;
-import dev.peregrine.loop.Connection;
-import dev.peregrine.offloop.OffLoop;
 import dev.peregrine.WebSocketHandler;
 import dev.peregrine.WebSocketOptions;
+import dev.peregrine.exchange.ResponseView;
+import dev.peregrine.loop.Connection;
+import dev.peregrine.offloop.OffLoop;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

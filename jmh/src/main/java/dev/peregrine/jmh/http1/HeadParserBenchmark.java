@@ -1,7 +1,7 @@
 package dev.peregrine.jmh.http1;
 
+import dev.peregrine.exchange.RequestView;
 import dev.peregrine.http1.HeadParser;
-import dev.peregrine.http1.RequestView;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

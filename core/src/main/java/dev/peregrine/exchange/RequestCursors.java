@@ -1,4 +1,4 @@
-package dev.peregrine.http1;
+package dev.peregrine.exchange;
 
 import dev.peregrine.buffer.Ascii;
 import dev.peregrine.cookie.CookieCursor;
@@ -52,10 +52,11 @@ final class RequestCursors {
         if (cookies == null) {
             cookies = new CookieCursor();
         }
-        cookies.reset(r.buf);
-        for (int i = 0; i < r.headerCount; i++) {
-            if (r.nameEnd[i] - r.nameStart[i] == 6 && Ascii.equalsIgnoreCase(r.buf, r.nameStart[i], r.nameEnd[i], "Cookie")) {
-                cookies.add(r.valueStart[i], r.valueEnd[i]);
+        ByteBuffer buf = r.headBuffer();
+        cookies.reset(buf);
+        for (int i = 0, n = r.fieldCount(); i < n; i++) {
+            if (r.nameEnd(i) - r.nameStart(i) == 6 && Ascii.equalsIgnoreCase(buf, r.nameStart(i), r.nameEnd(i), "Cookie")) {
+                cookies.add(r.valueStart(i), r.valueEnd(i));
             }
         }
         return cookies.rewind();

@@ -1,4 +1,4 @@
-package dev.peregrine.http1;
+package dev.peregrine.exchange;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;

@@ -1,4 +1,4 @@
-package dev.peregrine.http1;
+package dev.peregrine.exchange;
 
 import java.nio.ByteBuffer;
 
@@ -23,27 +23,7 @@ public final class RequestCopy {
 
     /** Bytes {@link #into} copies: from the request's first byte to the body's last. */
     public static int length(RequestView r) {
-        return r.body.start() + r.body.storedLength() - start(r);
-    }
-
-    /**
-     * The request's first byte: the method's in an HTTP/1.1 head; in HTTP/2's decoded fields
-     * ({@code h2.RequestHeaders}), whichever field came first, as pseudo-fields may come in any order
-     * (RFC 9113 §8.3) and the method need not lead.
-     */
-    private static int start(RequestView r) {
-        int from = r.methodStart;
-        if (r.version != 20) {
-            return from;
-        }
-        from = Math.min(from, r.pathStart);
-        if (r.authorityStart >= 0) {
-            from = Math.min(from, r.authorityStart);
-        }
-        for (int i = 0; i < r.headerCount; i++) {
-            from = Math.min(from, r.nameStart[i]);
-        }
-        return from;
+        return r.body.start() + r.body.storedLength() - r.firstByte();
     }
 
     /**
@@ -52,7 +32,7 @@ public final class RequestCopy {
      * {@code r} and of the loop, valid as long as {@code dst} is.
      */
     public static RequestView detach(RequestView r, ByteBuffer dst, int at) {
-        return into(r, dst, at, new RequestView(Math.max(1, r.headerCount)));
+        return into(r, dst, at, new RequestView(Math.max(1, r.fieldCount())));
     }
 
     /**
@@ -61,40 +41,16 @@ public final class RequestCopy {
      * read before it is written). Returns {@code c}.
      */
     public static RequestView into(RequestView r, ByteBuffer dst, int at, RequestView c) {
-        int from = start(r);
+        int from = r.firstByte();
         int bodyStart = r.body.start();
         int bodyLength = r.body.storedLength();
         int length = bodyStart + bodyLength - from;
-        dst.put(at, r.buf, from, length);
+        dst.put(at, r.headBuffer(), from, length);
         int shift = at - from;
         c.body.endStreaming();
-        c.buf = dst;
-        c.method = r.method;
-        c.methodStart = r.methodStart + shift;
-        c.methodEnd = r.methodEnd + shift;
-        c.pathStart = r.pathStart + shift;
-        c.pathEnd = r.pathEnd + shift;
-        c.queryStart = r.queryStart < 0 ? -1 : r.queryStart + shift;
-        c.authorityStart = r.authorityStart < 0 ? -1 : r.authorityStart + shift;
-        c.authorityEnd = r.authorityEnd + shift;
-        c.targetEnd = r.targetEnd + shift;
-        c.version = r.version;
-        c.asteriskForm = r.asteriskForm;
-        c.absolutePathEmpty = r.absolutePathEmpty;
-        for (int i = 0; i < r.headerCount; i++) {
-            c.nameStart[i] = r.nameStart[i] + shift;
-            c.nameEnd[i] = r.nameEnd[i] + shift;
-            c.valueStart[i] = r.valueStart[i] + shift;
-            c.valueEnd[i] = r.valueEnd[i] + shift;
-        }
-        c.headerCount = r.headerCount;
-        c.contentLength = r.contentLength;
-        c.chunked = r.chunked;
-        c.expectContinue = r.expectContinue;
-        c.connectionClose = r.connectionClose;
-        c.connectionKeepAlive = r.connectionKeepAlive;
+        c.copyHead(r, dst, shift); // the offsets, in the codec's RequestHead
         c.body.set(dst, bodyStart + shift, bodyLength);
-        c.params.copy(r.params, r.absolutePathEmpty ? 0 : shift); // the root path lives in a constant buffer
+        c.params.copy(r.params, r.isAbsolutePathEmpty() ? 0 : shift); // the root path lives in a constant buffer
         c.remoteAddress = r.remoteAddress;
         c.requestId = r.requestId;
         c.startNanos = r.startNanos;

@@ -1,4 +1,4 @@
-package dev.peregrine.http1;
+package dev.peregrine.exchange;
 
 /**
  * A body made of several ranges of one file, each after a small head held in memory, and a closing

@@ -1,4 +1,4 @@
-package dev.peregrine.http1;
+package dev.peregrine.exchange;
 
 import dev.peregrine.BodyListener;
 import dev.peregrine.Request;
@@ -6,6 +6,9 @@ import dev.peregrine.buffer.Ascii;
 import dev.peregrine.buffer.AsciiView;
 import dev.peregrine.cookie.CookieCursor;
 import dev.peregrine.form.FormCursor;
+import dev.peregrine.http1.HeadParser;
+import dev.peregrine.http1.Methods;
+import dev.peregrine.http1.RequestHead;
 
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -14,41 +17,20 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The loop's one {@link Request}: a flyweight over offsets that {@link HeadParser} records into the
- * buffer holding the request. Re-pointed for every request; see {@link Request} for how long its views
- * stay valid.
- *
- * <pre>
- *  buf: GET /users/42?x=1 HTTP/1.1\r\nHost: a\r\n ... \r\n\r\n[body]
- *       ^   ^        ^ ^                ^    ^                ^
- *       |   pathStart| queryStart       |    valueStart[0]     bodyStart
- *       start        pathEnd            nameStart[0]
- * </pre>
+ * The loop's one {@link Request}: a flyweight over the offsets that {@link HeadParser} (HTTP/1.1)
+ * or {@link dev.peregrine.http1.RequestFields} (HTTP/2) records into the buffer holding the request;
+ * the offsets and their layout are its superclass's, the codec's {@link RequestHead}, which names no
+ * view. Re-pointed for every request; see {@link Request} for how long its views stay valid.
  *
  * <p>Helpers, one job each: {@link RequestBody} (the body in memory or streamed, with its modes),
  * {@link PathParams} (the route's parameters), {@link RequestCopy} (a copy off the loop's buffer).
  *
  * <p>Thread: the owning event loop.
  */
-public final class RequestView implements Request {
+public final class RequestView extends RequestHead implements Request {
     private static final ByteBuffer ROOT_PATH =
             ByteBuffer.allocateDirect(1).order(ByteOrder.LITTLE_ENDIAN).put(0, (byte) '/');
 
-    ByteBuffer buf;
-    int method;
-    int methodStart;
-    int methodEnd;
-    int pathStart;
-    int pathEnd;
-    /** Index after '?', or -1 when the target has no query. */
-    int queryStart;
-    int targetEnd;
-    /** 10 for HTTP/1.0, 11 for HTTP/1.1, 20 for HTTP/2 ({@link RequestFields}). */
-    int version;
-    boolean asteriskForm;
-    boolean absolutePathEmpty;
-    /** The absolute-form target's authority {@code [authorityStart, authorityEnd)}; -1 for other forms. */
-    int authorityStart = -1;
     /** The matched route's number ({@code Router.routePattern}), -1 when the router answered itself. */
     private int routeId = -1;
     /**
@@ -56,20 +38,6 @@ public final class RequestView implements Request {
      * this view, then kept (cleared) for later requests; a copy ({@link RequestCopy}) gets its own.
      */
     java.util.Map<String, Object> attributes;
-    int authorityEnd;
-
-    final int[] nameStart;
-    final int[] nameEnd;
-    final int[] valueStart;
-    final int[] valueEnd;
-    int headerCount;
-
-    /** Content-Length, or -1 when absent. */
-    long contentLength;
-    boolean chunked;
-    boolean expectContinue;
-    boolean connectionClose;
-    boolean connectionKeepAlive;
 
     /** The body: in memory or streamed ({@link RequestBody}). */
     final RequestBody body = new RequestBody();
@@ -92,10 +60,7 @@ public final class RequestView implements Request {
 
     /** @param maxHeaders the most header fields a request may carry */
     public RequestView(int maxHeaders) {
-        nameStart = new int[maxHeaders];
-        nameEnd = new int[maxHeaders];
-        valueStart = new int[maxHeaders];
-        valueEnd = new int[maxHeaders];
+        super(maxHeaders);
         nameViews = new AsciiView[maxHeaders];
         valueViews = new AsciiView[maxHeaders];
         for (int i = 0; i < maxHeaders; i++) {
@@ -105,26 +70,18 @@ public final class RequestView implements Request {
     }
 
     /** Clears everything before the parser fills the view for the request at {@code buf}. */
-    void reset(ByteBuffer buf) {
-        this.buf = buf;
+    @Override
+    protected void reset(ByteBuffer buf) {
+        super.reset(buf);
         if (attributes != null) {
             attributes.clear(); // kept for the next request that uses attributes: none allocated when unused
         }
-        headerCount = 0;
-        queryStart = -1;
-        authorityStart = -1;
-        contentLength = -1;
-        chunked = false;
-        expectContinue = false;
-        connectionClose = false;
-        connectionKeepAlive = false;
-        asteriskForm = false;
-        absolutePathEmpty = false;
         params.clear();
         body.clear();
     }
 
     /** Sets the body to bytes {@code [start, start+length)} of {@code b}. */
+    @Override
     public void setBody(ByteBuffer b, int start, int length) {
         body.set(b, start, length);
     }
@@ -181,14 +138,6 @@ public final class RequestView implements Request {
     /** Whether the target was {@code *} (OPTIONS only). */
     public boolean isAsteriskForm() {
         return asteriskForm;
-    }
-
-    public boolean isChunked() {
-        return chunked;
-    }
-
-    public long contentLength() {
-        return contentLength;
     }
 
     public boolean expectsContinue() {

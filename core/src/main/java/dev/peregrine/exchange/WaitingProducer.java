@@ -1,4 +1,4 @@
-package dev.peregrine.http1;
+package dev.peregrine.exchange;
 
 import dev.peregrine.BodyProducer;
 

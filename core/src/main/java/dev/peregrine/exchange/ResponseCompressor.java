@@ -1,9 +1,12 @@
-package dev.peregrine.http1;
+package dev.peregrine.exchange;
 
 import dev.peregrine.Compression;
 import dev.peregrine.compress.Coding;
 import dev.peregrine.compress.engine.Encoder;
 import dev.peregrine.compress.engine.Encoders;
+import dev.peregrine.http1.AcceptEncoding;
+import dev.peregrine.http1.ResponseParts;
+import dev.peregrine.http1.ResponseSource;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -50,23 +53,23 @@ public final class ResponseCompressor {
         byte[] array;
         int off;
         int len;
-        if (res.bodyKind == ResponseView.BODY_BYTES) {
-            array = res.bodyBytes;
+        if (ResponseParts.bodyKind(res) == ResponseSource.BODY_BYTES) {
+            array = ResponseParts.bodyBytes(res);
             off = 0;
             len = array.length;
-        } else if (res.bodyKind == ResponseView.BODY_BUFFER && res.bodyBuffer.hasArray()) {
-            ByteBuffer b = res.bodyBuffer;
+        } else if (ResponseParts.bodyKind(res) == ResponseSource.BODY_BUFFER && ResponseParts.bodyBuffer(res).hasArray()) {
+            ByteBuffer b = ResponseParts.bodyBuffer(res);
             array = b.array();
             off = b.arrayOffset() + b.position();
             len = b.remaining();
-        } else if (res.bodyKind == ResponseView.BODY_CHARS) {
-            array = res.bodyChars.toString().getBytes(StandardCharsets.UTF_8);
+        } else if (ResponseParts.bodyKind(res) == ResponseSource.BODY_CHARS) {
+            array = ResponseParts.bodyChars(res).toString().getBytes(StandardCharsets.UTF_8);
             off = 0;
             len = array.length;
-        } else if (res.bodyKind == ResponseView.BODY_BUFFER) {
+        } else if (ResponseParts.bodyKind(res) == ResponseSource.BODY_BUFFER) {
             // A direct buffer (an echoed request body, a view of pooled memory): the encoders take
             // arrays, so it is copied into one kept per loop, grown to the largest body seen.
-            ByteBuffer b = res.bodyBuffer;
+            ByteBuffer b = ResponseParts.bodyBuffer(res);
             len = b.remaining();
             if (directCopy.length < len) {
                 directCopy = new byte[Math.max(len, 2 * directCopy.length)];
@@ -135,13 +138,13 @@ public final class ResponseCompressor {
     /** Whether an in-memory body is certainly shorter than {@code minSize} (UTF-8: at most 3 bytes a char). */
     private boolean belowMinimum(ResponseView res) {
         int min = settings.minSize();
-        switch (res.bodyKind) {
-            case ResponseView.BODY_BYTES:
-                return res.bodyBytes.length < min;
-            case ResponseView.BODY_BUFFER:
-                return res.bodyBuffer.remaining() < min;
-            case ResponseView.BODY_CHARS:
-                return 3L * res.bodyChars.length() < min;
+        switch (ResponseParts.bodyKind(res)) {
+            case ResponseSource.BODY_BYTES:
+                return ResponseParts.bodyBytes(res).length < min;
+            case ResponseSource.BODY_BUFFER:
+                return ResponseParts.bodyBuffer(res).remaining() < min;
+            case ResponseSource.BODY_CHARS:
+                return 3L * ResponseParts.bodyChars(res).length() < min;
             default:
                 return false;
         }
@@ -150,7 +153,7 @@ public final class ResponseCompressor {
     /** Vary for a compressible type, then the coding to use, or null when none applies. */
     private Coding negotiate(RequestView req, ResponseView res, boolean head) {
         int status = res.statusCode();
-        if (status < 200 || status == 204 || status == 206 || status == 304 || !settings.compressible(res.contentType)) {
+        if (status < 200 || status == 204 || status == 206 || status == 304 || !settings.compressible(ResponseParts.contentType(res))) {
             return null;
         }
         res.header("Vary", "Accept-Encoding");
@@ -161,8 +164,8 @@ public final class ResponseCompressor {
     }
 
     private static boolean hasHeader(ResponseView res, String name) {
-        for (int i = 0; i < res.headerCount; i++) {
-            if (res.headerNames[i].equalsIgnoreCase(name)) {
+        for (int i = 0; i < ResponseParts.headerCount(res); i++) {
+            if (ResponseParts.headerName(res, i).equalsIgnoreCase(name)) {
                 return true;
             }
         }

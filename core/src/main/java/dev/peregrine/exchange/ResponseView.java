@@ -1,8 +1,13 @@
-package dev.peregrine.http1;
+package dev.peregrine.exchange;
 
 import dev.peregrine.BodyProducer;
 import dev.peregrine.Completion;
 import dev.peregrine.Response;
+import dev.peregrine.http1.HeaderRules;
+import dev.peregrine.http1.MediaTypes;
+import dev.peregrine.http1.ResponseEncoder;
+import dev.peregrine.http1.ResponseSource;
+import dev.peregrine.http1.Status;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -13,33 +18,18 @@ import java.util.Arrays;
 
 /**
  * The loop's one {@link Response}: records what the handler sets — status, headers, a reference to
- * the body — for {@link ResponseEncoder} to write once the handler returns. Reused for every request.
+ * the body — in the fields of its superclass, the codec's {@link ResponseSource}, for
+ * {@link ResponseEncoder} (or HTTP/2's responder) to write once the handler returns. Reused for every request.
  * It holds nothing that outlives the handler call by itself: {@code async()}, {@code outputStream()}
  * and interim responses go to its {@link ResponseOwner}, and {@code sendFile} only records the file
  * ({@link FileSend}), which the owner opens when the response leaves. Header rules: {@link HeaderRules}.
  *
  * <p>Thread: the owning event loop.
  */
-public final class ResponseView implements Response, dev.peregrine.ServerEngine.AfterHook {
-    static final int BODY_NONE = 0;
-    static final int BODY_BYTES = 1;
-    static final int BODY_BUFFER = 2;
-    static final int BODY_CHARS = 3;
-
+public final class ResponseView extends ResponseSource implements Response, dev.peregrine.ServerEngine.AfterHook {
     private static final String TEXT_PLAIN = "text/plain; charset=utf-8";
     private static final String APPLICATION_JSON = "application/json";
 
-    int status;
-    CharSequence contentType;
-    String[] headerNames = new String[16];
-    CharSequence[] headerValues = new CharSequence[16];
-    int headerCount;
-    /** Header lines written after the handler's, as they are; see {@link #fields(byte[])}. */
-    byte[] fields;
-    int bodyKind;
-    byte[] bodyBytes;
-    ByteBuffer bodyBuffer;
-    CharSequence bodyChars;
     /**
      * 0 for a response the encoder writes whole once the handler returns (the inline fast path);
      * otherwise why the connection must treat it specially ({@link #ASYNC}, {@link #FILE},
@@ -58,11 +48,8 @@ public final class ResponseView implements Response, dev.peregrine.ServerEngine.
     /** The file {@code sendFile} recorded; set only while {@link #FILE} is. */
     private final FileSend file = new FileSend();
     private final ResponseOwner owner;
-    /**
-     * The request's id, written by the encoder as {@code X-Request-Id}; null when ids are off. Kept by
-     * {@link #reset}: it belongs to the request, and is set for each one while ids are on.
-     */
-    CharSequence requestId;
+    // requestId (the superclass's) is kept by reset(): it belongs to the request, and is set for each
+    // one while ids are on.
     /** {@link #async()} gave the answer to an exchange's own response: this one must not be written. */
     private boolean handedOver;
     /** {@link #sendAsIs()} was called: the compressor leaves the body alone. */
@@ -201,11 +188,6 @@ public final class ResponseView implements Response, dev.peregrine.ServerEngine.
     /** Marks the body as streamed (set by the stream's owner when it is opened). */
     public void markOutputStream() {
         special |= OUTPUT_STREAM;
-    }
-
-    /** The status code set so far. */
-    public int statusCode() {
-        return status;
     }
 
     /**
