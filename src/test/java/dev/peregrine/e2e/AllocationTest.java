@@ -1,6 +1,7 @@
 package dev.peregrine.e2e;
 
 import dev.peregrine.StaticOptions;
+import dev.peregrine.testing.AllocationMeter;
 import dev.peregrine.testing.Await;
 import dev.peregrine.testing.RawClient;
 import dev.peregrine.testing.RawResponse;
@@ -30,12 +31,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * deep. What the second run allocates beyond the first is what N requests cost: it must stay under
  * 1 KiB (measured 0 on JDK 17 and 25). The same for a cached static file and its 304.
  *
- * <p>One exception, not ours: on io_uring, Netty 4.2.18's {@code IoUringIoHandler.run} passes its
- * completion callback as {@code this::handle}, a 16-byte object made on every loop wake-up unless the
- * JIT happens to eliminate it (JFR's allocation samples on the loop thread show only that site). A
- * batch of requests costs the loop two wake-ups (the read's poll completion, the send's completion), so
- * there the bound is {@link #NETTY_URING_WAKEUP_BYTES} per wake-up: 32 bytes per request one at a time
- * (measured about 9), 2 per request pipelined 16 deep (measured 0 to 0.5).
+ * <p>Two exceptions, not ours ({@link AllocationMeter#notOursPerWakeup}): on NIO the JDK's selector
+ * boxes a ready socket's file descriptor once it is above 127 (16 bytes per wake-up), and on io_uring
+ * Netty 4.2.18's loop makes a 16-byte callback object per wake-up unless the JIT eliminates it. A batch
+ * of requests costs the loop two wake-ups (the read, the send's completion), so there the bound allows
+ * 16 bytes per wake-up: 32 bytes per request one at a time, 2 per request pipelined 16 deep.
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.peregrine.e2e.ServerFactory#all")
@@ -44,8 +44,6 @@ class AllocationTest extends ServerTestBase {
     /** Bytes that {@code REQUESTS} more requests may add: well below one object per hundred requests. */
     private static final long MAX_DIFFERENCE = 1024;
     private static final int ATTEMPTS = 3;
-    /** What Netty's io_uring loop allocates per wake-up (see the class comment): at most one per request. */
-    private static final long NETTY_URING_WAKEUP_BYTES = 16;
     private static final byte[] GET = RawClient.bytes("GET /plaintext HTTP/1.1\r\nHost: localhost\r\n\r\n");
 
     private final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -131,8 +129,7 @@ class AllocationTest extends ServerTestBase {
             // while one-off work (a deoptimisation, a JDK table growing) does not repeat. The smallest
             // difference of a few attempts is kept, so a one-off in one attempt cannot fail the test,
             // and even one 16-byte object per 8 requests (40 KB here) cannot pass it.
-            long bound = factory.transport.equals("io_uring")
-                    ? MAX_DIFFERENCE + 2 * NETTY_URING_WAKEUP_BYTES * REQUESTS / depth : MAX_DIFFERENCE;
+            long bound = MAX_DIFFERENCE + 2 * AllocationMeter.notOursPerWakeup(factory.transport) * REQUESTS / depth;
             long best = Long.MAX_VALUE;
             for (int attempt = 0; attempt < ATTEMPTS && best >= bound; attempt++) {
                 long before = allocatedByLoops(loops);

@@ -24,8 +24,6 @@ class TeleportAllocationTest {
     private static final int DEPTH = 16;
     private static final int ATTEMPTS = 5;
     private static final long MAX_DIFFERENCE = 1024;
-    /** Not ours: Netty's io_uring loop makes a 16-byte callback object per wake-up (see the e2e AllocationTest). */
-    private static final long NETTY_URING_WAKEUP_BYTES = 16;
 
     private Server server;
 
@@ -85,7 +83,8 @@ class TeleportAllocationTest {
                 List<Long> ids = loops(transport);
                 assertEquals(2, ids.size(), "the HTTP loop and the teleport loop");
                 run(p, plain, same, REQUESTS); // warm-up
-                long bound = transport.equals("io_uring") ? MAX_DIFFERENCE + 2 * NETTY_URING_WAKEUP_BYTES * REQUESTS / DEPTH : MAX_DIFFERENCE;
+                // Not ours, per wake-up (AllocationMeter.notOursPerWakeup): two per batch, the read and the send.
+                long bound = MAX_DIFFERENCE + 2 * dev.peregrine.testing.AllocationMeter.notOursPerWakeup(transport) * REQUESTS / DEPTH;
                 long best = Long.MAX_VALUE;
                 for (int attempt = 0; attempt < ATTEMPTS && best >= bound; attempt++) {
                     long before = allocated(ids);
