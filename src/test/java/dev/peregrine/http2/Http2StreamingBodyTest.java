@@ -224,11 +224,28 @@ class Http2StreamingBodyTest {
                 w.frame(DATA, 0x8 | 0x1, stream, padded);
                 assertEquals("streamed " + want, answer(w, stream), path + " padded");
                 stream += 2;
-                // no content-length: the body is gathered whole, as a chunked HTTP/1.1 body is
-                w.headers(stream, false, H2Wire.block(":method", "POST", ":scheme", "http", ":path", path, ":authority", "localhost"));
-                w.frame(DATA, 1, stream, body);
-                assertEquals("whole " + want, answer(w, stream), path + " without content-length");
-                stream += 2;
+                // no content-length: streamed as well, END_STREAM ends it (on DATA, an empty DATA, or trailers)
+                for (int split = 0; split <= body.length; split++) {
+                    w.headers(stream, false, H2Wire.block(":method", "POST", ":scheme", "http", ":path", path, ":authority", "localhost"));
+                    if (split > 0) {
+                        w.frame(DATA, 0, stream, java.util.Arrays.copyOfRange(body, 0, split));
+                    }
+                    byte[] rest = java.util.Arrays.copyOfRange(body, split, body.length);
+                    switch (split % 3) {
+                        case 0:
+                            w.frame(DATA, 1, stream, rest);
+                            break;
+                        case 1:
+                            w.frame(DATA, 0, stream, rest);
+                            w.frame(DATA, 1, stream, new byte[0]);
+                            break;
+                        default:
+                            w.frame(DATA, 0, stream, rest);
+                            w.headers(stream, true, H2Wire.block("x-checksum", "none"));
+                    }
+                    assertEquals("streamed " + want, answer(w, stream), path + " without content-length, split at " + split);
+                    stream += 2;
+                }
             }
             w.headers(stream, true, H2Wire.get("/plaintext"));
             assertEquals("Hello, World!", answer(w, stream));
