@@ -165,10 +165,15 @@ public interface Request {
     Request copy();
 
     /**
-     * Whether the body is streamed: it was larger than {@link ServerConfig#streamBodyThreshold()} and
-     * the handler is blocking ({@link Handlers#blocking}). Then {@link #bodyStream()} delivers it as it
-     * arrives, and {@link #body()}, {@link #bodyBytes()}, {@link #bodyString()} and
-     * {@link #bodyLength()} throw {@link IllegalStateException} rather than report it empty.
+     * Whether the body is streamed: it was larger than {@link ServerConfig#streamBodyThreshold()}, or
+     * came without a length (HTTP/1.1 chunked, unless it all came with the head and fits
+     * {@code maxBodySize}; HTTP/2 without {@code content-length}), and the handler is blocking
+     * ({@link Handlers#blocking}) or streaming ({@link Handlers#streaming}). Then {@link #bodyStream()}
+     * (or the listener) delivers it as it arrives, and {@link #body()}, {@link #bodyBytes()},
+     * {@link #bodyString()} and {@link #bodyLength()} throw {@link IllegalStateException} rather than
+     * report it empty (in a blocking handler they read it whole instead). A body without a length that
+     * passes {@code maxStreamedBodySize}, or whose chunk framing breaks, makes the stream's reads throw
+     * {@link RequestBodyException} after the bytes before it.
      */
     boolean bodyStreamed();
 

@@ -215,12 +215,12 @@ public final class ServerConfig {
         return teleportMaxBatchBytes;
     }
 
-    /** Content-Length above which a blocking handler's request body is streamed, bytes. */
+    /** Content-Length above which a blocking or streaming handler's request body is streamed, bytes (one without a length always is). */
     public long streamBodyThreshold() {
         return streamBodyThreshold;
     }
 
-    /** Largest body streamed to a blocking handler, bytes. */
+    /** Largest body streamed to a blocking or streaming handler, bytes. */
     public long maxStreamedBodySize() {
         return maxStreamedBodySize;
     }

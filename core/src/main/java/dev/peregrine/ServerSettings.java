@@ -254,8 +254,9 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
 
     /**
      * Request bodies with a Content-Length above this many bytes are streamed to blocking handlers
-     * as they arrive ({@link Request#bodyStream()}) instead of being held in memory. Inline
-     * handlers are not affected. Default 1 MiB.
+     * ({@link Request#bodyStream()}) and {@link Handlers#streaming} handlers as they arrive instead of
+     * being held in memory; so are bodies without a length (HTTP/1.1 chunked, HTTP/2 without
+     * {@code content-length}), whatever their size. Other inline handlers are not affected. Default 1 MiB.
      */
     public B streamBodyThreshold(long bytes) {
         if (bytes < 0) {
@@ -267,7 +268,9 @@ abstract class ServerSettings<B extends ServerSettings<B>> {
 
     /**
      * Largest request body streamed to a blocking or streaming handler (413 above it, answered from
-     * the head). By default it is {@link #maxBodySize}, so the limit a client meets does not depend
+     * the head; for a body without a length, once its running total passes it: the handler's body
+     * stream then throws {@link RequestBodyException}, and over HTTP/1.1 the connection closes after
+     * the answer). By default it is {@link #maxBodySize}, so the limit a client meets does not depend
      * on the kind of handler; raise it to take uploads larger than what is held in memory (a
      * streamed body is never held whole).
      */

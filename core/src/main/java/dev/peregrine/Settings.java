@@ -74,7 +74,7 @@ final class Settings {
             duration("drainDelay", "How long close() (SIGTERM) keeps serving with readiness 503 before it stops.", Server.Builder::drainDelay, b -> b.drainDelayMillis),
             integer("blockingPoolSize", "Platform threads for blocking handlers on JDK 17-20.", Server.Builder::blockingPoolSize, b -> String.valueOf(b.blockingPoolSize)),
             duration("asyncTimeout", "Wait for an off-loop handler before 503.", Server.Builder::asyncTimeout, b -> b.asyncTimeoutMillis),
-            bytes("streamBodyThreshold", "Bodies above this are streamed to blocking handlers.", Server.Builder::streamBodyThreshold, b -> b.streamBodyThreshold),
+            bytes("streamBodyThreshold", "Bodies above this, and bodies without a length (chunked, HTTP/2 without `content-length`), are streamed to blocking and streaming handlers.", Server.Builder::streamBodyThreshold, b -> b.streamBodyThreshold),
             new Setting("maxStreamedBodySize", "bytes", "Largest body streamed to a blocking or streaming handler (413 beyond).",
                     (b, v) -> b.maxStreamedBodySize(parseBytes(v)), b -> "maxBodySize"),
             integer("maxPipelinedRequests", "Requests answered from one read before their responses must be taken.", Server.Builder::maxPipelinedRequests, b -> String.valueOf(b.maxPipelinedRequests)),

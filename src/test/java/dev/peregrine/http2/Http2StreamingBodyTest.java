@@ -32,7 +32,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link BodyListener} from DATA, and to a blocking route its {@code bodyStream()}; the stream's window
  * reopens only as the handler consumes, so a client faster than its handler is held to one window
  * (measured as the bytes the loop's pool lends) while another stream and another connection on the
- * same loop are answered. Resets, limits and {@code content-length} mismatches mid-body. Every transport.
+ * same loop are answered. Resets, limits and {@code content-length} mismatches mid-body. A body without
+ * {@code content-length} is streamed the same way, END_STREAM ending it; past {@code maxStreamedBodySize}
+ * it is answered 413 and the stream reset (NO_ERROR). Every transport.
  */
 class Http2StreamingBodyTest {
     private static final int DATA = 0;
@@ -53,8 +55,12 @@ class Http2StreamingBodyTest {
     }
 
     private static Server start(String transport, Slow slow) {
+        return start(transport, slow, 64L * 1024 * 1024);
+    }
+
+    private static Server start(String transport, Slow slow, long maxStreamed) {
         return Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
-                .streamBodyThreshold(0).maxStreamedBodySize(64L * 1024 * 1024).asyncTimeout(java.time.Duration.ofSeconds(20))
+                .streamBodyThreshold(0).maxStreamedBodySize(maxStreamed).asyncTimeout(java.time.Duration.ofSeconds(20))
                 .get("/plaintext", (req, res) -> res.text("Hello, World!"))
                 .post("/listen", Handlers.streaming((req, res) -> {
                     String streamed = req.bodyStreamed() ? "streamed" : "whole";
@@ -224,11 +230,28 @@ class Http2StreamingBodyTest {
                 w.frame(DATA, 0x8 | 0x1, stream, padded);
                 assertEquals("streamed " + want, answer(w, stream), path + " padded");
                 stream += 2;
-                // no content-length: the body is gathered whole, as a chunked HTTP/1.1 body is
-                w.headers(stream, false, H2Wire.block(":method", "POST", ":scheme", "http", ":path", path, ":authority", "localhost"));
-                w.frame(DATA, 1, stream, body);
-                assertEquals("whole " + want, answer(w, stream), path + " without content-length");
-                stream += 2;
+                // no content-length: streamed as well, END_STREAM ends it (on DATA, an empty DATA, or trailers)
+                for (int split = 0; split <= body.length; split++) {
+                    w.headers(stream, false, H2Wire.block(":method", "POST", ":scheme", "http", ":path", path, ":authority", "localhost"));
+                    if (split > 0) {
+                        w.frame(DATA, 0, stream, java.util.Arrays.copyOfRange(body, 0, split));
+                    }
+                    byte[] rest = java.util.Arrays.copyOfRange(body, split, body.length);
+                    switch (split % 3) {
+                        case 0:
+                            w.frame(DATA, 1, stream, rest);
+                            break;
+                        case 1:
+                            w.frame(DATA, 0, stream, rest);
+                            w.frame(DATA, 1, stream, new byte[0]);
+                            break;
+                        default:
+                            w.frame(DATA, 0, stream, rest);
+                            w.headers(stream, true, H2Wire.block("x-checksum", "none"));
+                    }
+                    assertEquals("streamed " + want, answer(w, stream), path + " without content-length, split at " + split);
+                    stream += 2;
+                }
             }
             w.headers(stream, true, H2Wire.get("/plaintext"));
             assertEquals("Hello, World!", answer(w, stream));
@@ -359,6 +382,71 @@ class Http2StreamingBodyTest {
             // the connection goes on
             w.headers(15, true, H2Wire.get("/plaintext"));
             assertEquals("Hello, World!", answer(w, 15)); // no GOAWAY, and no RST_STREAM for 13's late frames before it
+            awaitLent(server, 0);
+        }
+    }
+
+    private static byte[] postWithoutLength(String path) {
+        return H2Wire.block(":method", "POST", ":scheme", "http", ":path", path, ":authority", "localhost");
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void withoutContentLengthPastTheLimitIs413AndAResetMidBodyFailsTheHandlersStream(String transport) throws Exception {
+        Slow slow = new Slow();
+        try (Server server = start(transport, slow, 100_000); H2Wire w = new H2Wire(server.port()).start()) {
+            // the running total passes maxStreamedBodySize: 413, then RST_STREAM NO_ERROR (§8.1), for a
+            // listener (its exchange answered) and a blocking handler (its body stream throws RequestBodyException)
+            for (int stream : new int[] {1, 3}) {
+                w.headers(stream, false, postWithoutLength(stream == 1 ? "/listen" : "/echo-length"));
+                for (int i = 0; i < 7; i++) {
+                    w.frame(DATA, 0, stream, new byte[16_384]);
+                }
+                H2Wire.Frame h = next(w, HEADERS, stream);
+                assertEquals("413", new String(h.payload(), 2, 3, StandardCharsets.ISO_8859_1), "stream " + stream);
+                assertEquals(NO_ERROR, next(w, RST_STREAM, stream).int32(0));
+            }
+            // a reset mid-body: the blocking handler's body stream throws
+            w.headers(5, false, postWithoutLength("/slow-sha"));
+            for (int i = 0; i < 3; i++) {
+                w.frame(DATA, 0, 5, new byte[16_384]);
+            }
+            assertTrue(slow.entered.await(20, TimeUnit.SECONDS));
+            w.frame(RST_STREAM, 0, 5, H2Wire.int32(CANCEL));
+            slow.release.countDown();
+            assertInstanceOf(IOException.class, slow.failure.get(20, TimeUnit.SECONDS), "the handler's body stream throws");
+            w.headers(7, true, H2Wire.get("/plaintext"));
+            assertEquals("Hello, World!", answer(w, 7));
+            awaitLent(server, 0);
+            assertEquals(0, server.metrics().handlerErrors, "counted as handler errors");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void withoutContentLengthAClientFasterThanItsHandlerIsHeldToOneWindow(String transport) throws Exception {
+        Slow slow = new Slow();
+        byte[] body = new byte[1 << 20];
+        new java.util.Random(113).nextBytes(body);
+        try (Server server = start(transport, slow); H2Wire w = new H2Wire(server.port()).start()) {
+            H2Sender s = new H2Sender(w);
+            long lentBefore = server.metrics().lentBytes;
+            w.headers(1, false, postWithoutLength("/slow-sha"));
+            assertTrue(slow.entered.await(20, TimeUnit.SECONDS), "the blocking handler did not start");
+            int sent = s.sendUntilBlocked(1, body, 0);
+            assertEquals(WINDOW, sent, "the stream's window is not reopened before the handler reads");
+            long lent = server.metrics().lentBytes - lentBefore;
+            assertTrue(lent <= 2L * WINDOW, "memory lent while the handler does not read: " + lent);
+            w.headers(3, true, H2Wire.get("/plaintext"));
+            assertEquals("Hello, World!", s.answer(3));
+            slow.release.countDown();
+            while (sent < body.length) {
+                sent += s.sendUntilBlocked(1, body, sent);
+                if (sent < body.length) {
+                    s.awaitWindow(1);
+                }
+            }
+            assertEquals(body.length + " " + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)), s.answer(1));
             awaitLent(server, 0);
         }
     }

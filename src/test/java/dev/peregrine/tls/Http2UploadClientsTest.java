@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Large uploads over HTTP/2 from real clients, streamed to the handler as DATA arrives (a body above
  * {@code streamBodyThreshold}): the JDK HttpClient over TLS (ALPN h2; it sends a request body over h2c
  * only by prior knowledge, which it lacks), curl over TLS and by prior knowledge with
- * {@code --data-binary @file}, 8 MiB each, hashed by the server: a blocking handler reading
+ * {@code --data-binary @file}, 8 MiB each, hashed by the server; and without a length (the JDK
+ * client's {@code ofInputStream}, curl's {@code -T -} from stdin), streamed the same way: a blocking handler reading
  * {@code bodyStream()} and a {@code Handlers.streaming} listener on the loop. Every transport and TLS provider.
  */
 class Http2UploadClientsTest {
@@ -133,10 +134,54 @@ class Http2UploadClientsTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void uploadsWithoutALengthStreamToo(String transport, TlsConfig.Provider provider) throws Exception {
+        try (Server server = start(transport, provider)) {
+            // the JDK client sends no content-length for a body from an InputStream
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+                    .sslContext(TlsTesting.clientContext(TlsTesting.CERT.certificate())).build();
+            String base = "https://localhost:" + server.httpsPort();
+            for (String path : new String[] {"/sha", "/listen-sha"}) {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + path))
+                        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(BODY))).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(HttpClient.Version.HTTP_2, r.version());
+                assertEquals(200, r.statusCode(), r.body());
+                assertEquals(WANT + " true HTTP/2.0", r.body(), path);
+            }
+            // curl -T - reads stdin: no content-length over HTTP/2, over TLS and by prior knowledge
+            Path ca = Files.createTempFile("h2-ca", ".pem");
+            Path file = Files.createTempFile("h2-upload", ".bin");
+            try {
+                Files.writeString(ca, TlsTesting.CERT.certificatePem());
+                Files.write(file, BODY);
+                for (String path : new String[] {"/sha", "/listen-sha"}) {
+                    assertEquals(WANT + " true HTTP/2.0 2", curlFrom(file, "--cacert", ca.toString(), "--http2", "-H", "Expect:",
+                            "-T", "-", "-X", "POST", "-w", " %{http_version}", "https://localhost:" + server.httpsPort() + path));
+                    assertEquals(WANT + " true HTTP/2.0 2", curlFrom(file, "--http2-prior-knowledge", "-H", "Expect:",
+                            "-T", "-", "-X", "POST", "-w", " %{http_version}", "http://127.0.0.1:" + server.port() + path));
+                }
+            } finally {
+                Files.delete(ca);
+                Files.delete(file);
+            }
+        }
+    }
+
     private static String curl(String... args) throws Exception {
+        return curlFrom(null, args);
+    }
+
+    /** curl with {@code args}, its stdin read from {@code input} (null: none). */
+    private static String curlFrom(Path input, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of("curl", "-s", "-S"));
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        if (input != null) {
+            pb.redirectInput(input.toFile());
+        }
+        Process p = pb.start();
         CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> {
             try {
                 return p.getInputStream().readAllBytes();

@@ -23,7 +23,8 @@ import static dev.peregrine.h2.frame.Frames.PROTOCOL_ERROR;
  * </pre>
  * The connection window is given back on arrival of every DATA ({@code Http2Connection.data}), so a slow
  * stream holds its own window and never the connection's. {@code content-length} is checked against
- * END_STREAM here (§8.1.1), and past it by the connection before the offer.
+ * END_STREAM here (§8.1.1), and past it by the connection before the offer. Without
+ * {@code content-length}, END_STREAM tells the body its total ({@link StreamBody#ended}).
  *
  * <p>Thread: the loop thread. No state of its own: everything is the stream's.
  */
@@ -107,9 +108,15 @@ final class BodyFeed {
         }
     }
 
-    /** END_STREAM of a body in pieces: it must be what content-length said (§8.1.1); else the handler's body stream throws, as on a lost connection. */
+    /**
+     * END_STREAM of a body in pieces: without content-length, its total is now known (the body ends once
+     * the bytes held are offered); else it must be what content-length said (§8.1.1), or the handler's
+     * body stream throws, as on a lost connection.
+     */
     private static void ended(Http2Connection conn, Http2Stream s) {
-        if (s.received != s.declaredLength) {
+        if (s.declaredLength < 0) {
+            s.body.ended(s.received);
+        } else if (s.received != s.declaredLength) {
             conn.streamError(s.id, PROTOCOL_ERROR);
         }
     }

@@ -27,7 +27,7 @@ import static dev.peregrine.h2.frame.Frames.*;
  *     HEADERS (+ CONTINUATION until END_HEADERS: any other frame meanwhile is PROTOCOL_ERROR, §6.10)
  *         --&gt; the block is HPACK-decoded, checked (RequestHeaders), then the stream opens or, with
  *             END_STREAM, is dispatched at once (Http2Responder; off the loop: answered later, PendingStream);
- *             a content-length above streamBodyThreshold is routed now (dispatchStreamed): a blocking
+ *             a content-length above streamBodyThreshold, or none, is routed now (dispatchStreamed): a blocking
  *             or streaming route takes its body in pieces (Http2Stream.body)
  *     DATA --&gt; the stream's body, gathered (END_STREAM dispatches it) or offered to its StreamBody
  *     SETTINGS --&gt; applied, ACKed;  PING --&gt; answered;  WINDOW_UPDATE --&gt; windows, held DATA goes on
@@ -337,9 +337,9 @@ public final class Http2Connection implements Protocol {
             responder.dispatch(s, dst, 0, end, 0);
             return;
         }
-        if (s.declaredLength > dispatch.streamBodyThreshold()
+        if ((s.declaredLength > dispatch.streamBodyThreshold() || s.declaredLength < 0)
                 && responder.dispatchStreamed(s, dst, 0, end) != StreamDispatch.NOT_STREAMED) {
-            return; // routed at its HEADERS, as HTTP/1.1 routes a large body at its head: in pieces, or answered
+            return; // routed at its HEADERS, as HTTP/1.1 routes a large or chunked body at its head: in pieces, or answered
         }
         // The body is to come: keep the fields with the stream, the body after them.
         long expected = s.declaredLength >= 0 ? Math.min(s.declaredLength, dispatch.maxBodySize()) : 4096;

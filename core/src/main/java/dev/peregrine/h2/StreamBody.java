@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 /**
  * Where a stream's request body goes as its DATA frames arrive, when the server hands it over in
  * pieces (a {@code Handlers.streaming} listener, or a blocking handler's {@code bodyStream()} for a
- * body above {@code streamBodyThreshold}): implemented by the server ({@code server.Http2StreamWork}
+ * body above {@code streamBodyThreshold} or without {@code content-length}): implemented by the server ({@code server.Http2StreamWork}
  * over {@code offloop.IncomingBody}), so this package names nothing of it. The sink tells the
  * connection what its handler has consumed through {@link PendingStream#bodyConsumed}; only then does
  * the stream's receive window reopen (our WINDOW_UPDATE), which is the backpressure a slow handler
@@ -23,6 +23,13 @@ public interface StreamBody {
      * taken the declared {@code content-length} (checked against END_STREAM by the connection).
      */
     int offer(ByteBuffer b, int from, int length);
+
+    /**
+     * END_STREAM (DATA or trailers) of a body without {@code content-length}: {@code total} bytes were
+     * received in all. The sink ends the body once it has taken that many (now, or as the bytes the
+     * stream holds are offered again).
+     */
+    void ended(long total);
 
     /**
      * The stream ended before its body did (RST_STREAM from the client, a stream error, the connection

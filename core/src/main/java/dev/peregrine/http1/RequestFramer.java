@@ -23,6 +23,7 @@ import java.nio.ByteBuffer;
  *                             EMPTY_LINES when they are all there is)
  *           --&gt; HEAD: NEED_MORE while incomplete (headScanned remembers how far it was searched)
  *           --&gt; -status for a bad head
+ *           --&gt; chunked with offerChunked: LARGE_BODY (the caller streams it, or calls bufferedBody())
  *           --&gt; chunked: decode; NEED_MORE / -status / message end
  *           --&gt; Content-Length above streamThreshold: LARGE_BODY (the caller streams it, or calls
  *               bufferedBody() to go on as below)
@@ -36,7 +37,10 @@ import java.nio.ByteBuffer;
 public final class RequestFramer {
     /** More bytes are needed; keep them from the request's first byte. */
     public static final int NEED_MORE = -1;
-    /** The head announces a Content-Length body above the stream threshold; the caller decides. */
+    /**
+     * The head announces a Content-Length body above the stream threshold, or (with {@code offerChunked})
+     * a chunked body, nothing of it decoded yet; the caller decides.
+     */
     public static final int LARGE_BODY = -2;
     /** Only empty lines so far, all consumed: the caller keeps nothing and stays idle. */
     public static final int EMPTY_LINES = -3;
@@ -45,6 +49,8 @@ public final class RequestFramer {
     private final long maxBody;
     private final int maxHead;
     private final long streamThreshold;
+    /** Whether a chunked body is {@link #LARGE_BODY} too (the server's: it may stream to its handler). */
+    private final boolean offerChunked;
     /** Bytes, from the request's start, needed before a Content-Length request is complete. */
     private int awaitBytes;
     /** Empty lines (CRLF) consumed since the last request line, across reads (RFC 9112 §2.2 bound). */
@@ -64,10 +70,19 @@ public final class RequestFramer {
      * @param streamThreshold Content-Length above which {@link #LARGE_BODY} is returned
      */
     public RequestFramer(HeadParser parser, long maxBody, int maxHead, long streamThreshold) {
+        this(parser, maxBody, maxHead, streamThreshold, false);
+    }
+
+    /**
+     * @param offerChunked a chunked body is {@link #LARGE_BODY} too, before any of it is decoded (the
+     *     caller streams it, or calls {@link #bufferedBody} to gather it)
+     */
+    public RequestFramer(HeadParser parser, long maxBody, int maxHead, long streamThreshold, boolean offerChunked) {
         this.parser = parser;
         this.maxBody = maxBody;
         this.maxHead = maxHead;
         this.streamThreshold = streamThreshold;
+        this.offerChunked = offerChunked;
     }
 
     /**
@@ -118,29 +133,29 @@ public final class RequestFramer {
         }
         headScanned = 0;
         headEnd = head;
-        if (req.isChunked()) {
-            if (chunked == null) {
-                chunked = new ChunkedDecoder();
-            }
-            chunked.start(head - pos);
-            int r = chunked.decode(b, pos, end, maxBody, maxHead);
-            if (r < 0) {
-                return r == ChunkedDecoder.NEED_MORE ? NEED_MORE : r;
-            }
-            return complete(b, pos + chunked.bodyStartRel(), chunked.decodedLength(), pos + r, req);
-        }
-        long length = req.contentLength();
-        if (length > streamThreshold && length > 0) {
+        if (req.isChunked() ? offerChunked : req.contentLength() > streamThreshold && req.contentLength() > 0) {
             return LARGE_BODY;
         }
         return bufferedBody(b, pos, end, req);
     }
 
     /**
-     * Goes on with a Content-Length body kept in memory, after {@link #LARGE_BODY} when the caller
-     * does not stream it: -413 above {@code maxBody}, else {@link #NEED_MORE} or the message end.
+     * Goes on with a body kept in memory, after {@link #LARGE_BODY} when the caller does not stream
+     * it: -413 above {@code maxBody} (for a chunked body, once its decoded length passes it), else
+     * {@link #NEED_MORE} or the message end.
      */
     public int bufferedBody(ByteBuffer b, int pos, int end, RequestHead req) {
+        if (req.isChunked()) {
+            if (chunked == null) {
+                chunked = new ChunkedDecoder();
+            }
+            chunked.start(headEnd - pos);
+            int r = chunked.decode(b, pos, end, maxBody, maxHead);
+            if (r < 0) {
+                return r == ChunkedDecoder.NEED_MORE ? NEED_MORE : r;
+            }
+            return complete(b, pos + chunked.bodyStartRel(), chunked.decodedLength(), pos + r, req);
+        }
         long length = Math.max(0, req.contentLength());
         if (length > maxBody) {
             return -413; // answered from the head, before the body is read

@@ -340,6 +340,16 @@ public final class Connection extends ConnectionIo {
         return input == null ? 0 : input.length();
     }
 
+    /**
+     * Holds {@code [from, to)} of {@code src} as input for the protocol's next {@link Protocol#onInput}:
+     * bytes the protocol read itself ({@link Protocol#onReadable}) past what was its to take, such as
+     * the next request behind a chunked body streamed from the socket. Offered with the held input
+     * ({@link #resumeInput}, or the next read). Only while nothing is held (the protocol took all of it).
+     */
+    public void holdInput(ByteBuffer src, int from, int to) {
+        hold().keep(protocol, src, from, to, ctx.config.readBufferSize());
+    }
+
     /** Drops the held input (the protocol has answered it or given up on it). */
     public void releaseInput() {
         if (input != null) {

@@ -120,7 +120,8 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
 
     /**
      * Loop: hands {@code req} to blocking handler {@code h} on the server's executor; with
-     * {@code streamedLength >= 0} its body streams to the handler ({@link IncomingBody}).
+     * {@code streamedLength >= 0} or {@link IncomingBody#UNKNOWN_LENGTH} its body streams to the handler
+     * ({@link IncomingBody}); -1: not streamed.
      * Exchanges of plain blocking requests are reused (see {@link #recyclable}), so a hand-off
      * allocates little beyond the thread that runs it.
      */
@@ -133,7 +134,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
         }
         x.begin(conn, req, true, h.timeoutMillis() > 0 ? h.timeoutMillis() : srv.config().asyncTimeoutMillis());
         x.handler = h;
-        if (streamedLength >= 0) {
+        if (streamedLength >= 0 || streamedLength == IncomingBody.UNKNOWN_LENGTH) {
             x.body = new IncomingBody(conn, x, streamedLength);
             x.request.setIncomingBody(x.body);
         }

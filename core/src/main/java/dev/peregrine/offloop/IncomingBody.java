@@ -1,6 +1,8 @@
 package dev.peregrine.offloop;
 
 import dev.peregrine.BodyListener;
+import dev.peregrine.RequestBodyException;
+import dev.peregrine.http1.ChunkedDecoder;
 import dev.peregrine.loop.Connection;
 
 import java.io.IOException;
@@ -12,8 +14,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An incoming request body handed to its handler as it arrives (the request-side twin of
- * {@link BodySource}): one with a Content-Length above {@code streamBodyThreshold}, read by a blocking
- * handler through {@link dev.peregrine.Request#bodyStream()}.
+ * {@link BodySource}): one with a Content-Length above {@code streamBodyThreshold}, or one without a
+ * length (HTTP/1.1 chunked, HTTP/2 without {@code content-length}), read by a blocking handler through
+ * {@link dev.peregrine.Request#bodyStream()} or by a {@code Handlers.streaming} listener.
  *
  * <pre>
  *   loop                                         handler thread
@@ -40,12 +43,32 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is reported to the host ({@link StreamHost#bodyConsumed}, from a loop task), which reopens the
  * stream's flow-control window by as much: a slow handler holds its client to one window of bytes.
  *
+ * <p><b>Unknown length</b> ({@link #UNKNOWN_LENGTH}): {@code remaining} starts at {@code Long.MAX_VALUE}
+ * and counts down as for a known length, until the end is known. Over HTTP/1.1 the socket's bytes go
+ * through the chunked decoder ({@link #decodeWith}, RFC 9112 §7.1) and only the decoded chunk data is
+ * handed over (size lines, extensions and trailers are the decoder's, checked as for a gathered body);
+ * bytes read past the last chunk's CRLF belong to the next request and are given back to the
+ * connection ({@link Connection#holdInput}). Over HTTP/2 END_STREAM tells the total
+ * ({@link #lengthKnown}), and the body ends once the stream's held bytes are all offered. The running
+ * total is bounded by {@code maxStreamedBodySize}; past it, or on broken chunk framing, the body is
+ * refused ({@link #refuse}): the handler's reads throw {@link RequestBodyException} (413 or 400) after
+ * the bytes before it, a listener's exchange is answered with that status; nothing more is read (over
+ * HTTP/1.1 the connection closes after the answer; over HTTP/2 the stream's window stays shut and the
+ * answer resets the stream, RFC 9113 §8.1).
+ * <pre>
+ *   STREAMING --all bytes arrived--&gt; ENDED (END chunk / listener.onEnd)
+ *      |  \--abort (handler done, connection closed)--&gt; DISCARDING (ABORT chunk; rest read and dropped)
+ *      \--past maxStreamedBodySize / bad chunk framing--&gt; REFUSED (failure after the bytes; nothing read)
+ * </pre>
+ *
  * <p>Thread: {@link #feed}, {@link #offer}, {@link #onReadable}, {@link #abort} on the loop; the {@link InputStream}
  * methods on the handler's thread.
  */
 public final class IncomingBody extends InputStream {
     static final int CHUNK_SIZE = 64 * 1024;
     static final int CHUNKS = 4;
+    /** The {@code length} of a body whose end the framing tells (chunked, END_STREAM) rather than a length. */
+    public static final long UNKNOWN_LENGTH = -2;
 
     private final OffLoopHost conn;
     private final Exchange exchange;
@@ -68,8 +91,21 @@ public final class IncomingBody extends InputStream {
     /** Loop: {@link #consumedBytes} already reported to the {@link #stream} host. */
     private long reported;
 
+    /** The refusal the handler's reads throw after the bytes before it ({@link #refuse}); null otherwise. */
+    private volatile RequestBodyException failure;
+
     // Loop.
+    /** Bytes still to come; for an unknown length {@code Long.MAX_VALUE} less what was taken, until {@link #lengthKnown}. */
     private long remaining;
+    private final boolean unknown;
+    /** maxStreamedBodySize: the running total an unknown length may reach. */
+    private final long limit;
+    /** HTTP/1.1 chunked: the decoder, from the framer's first bytes on ({@link #decodeWith}); null otherwise. */
+    private ChunkedDecoder chunked;
+    private int maxTrailers;
+    /** HTTP/2, unknown length: bytes offered so far (counted against {@link #limit}). */
+    private long offered;
+    private boolean refused;
     private int created;
     private boolean ended;
     private boolean discarding;
@@ -86,7 +122,9 @@ public final class IncomingBody extends InputStream {
     public IncomingBody(OffLoopHost conn, Exchange exchange, long length, BodyListener listener, boolean inline) {
         this.conn = conn;
         this.exchange = exchange;
-        this.remaining = length;
+        this.unknown = length < 0;
+        this.remaining = unknown ? Long.MAX_VALUE : length;
+        this.limit = conn.httpLoop().config().maxStreamedBodySize();
         this.listener = listener;
         this.inline = inline;
         this.discarding = inline && listener == null;
@@ -101,6 +139,15 @@ public final class IncomingBody extends InputStream {
      * nobody listening, the bytes are dropped (and count as consumed, so the client may finish).
      */
     public int offer(ByteBuffer b, int from, int length) {
+        if (unknown && !refused) {
+            offered += length;
+            if (offered > limit) {
+                refuse(413, "request body passed maxStreamedBodySize (" + limit + " bytes)");
+            }
+        }
+        if (refused) {
+            return length; // dropped, and never given back: the stream's window stays shut until the answer resets it
+        }
         if (inline || discarding) {
             remaining -= length;
             if (!ended) {
@@ -144,6 +191,66 @@ public final class IncomingBody extends InputStream {
         return remaining == 0;
     }
 
+    /**
+     * Loop, HTTP/1.1 chunked: the body's bytes from the socket go through {@code decoder}, which has
+     * decoded those that came with the head ({@link ChunkedDecoder#consumeDecoded} called, its running
+     * total counted against maxStreamedBodySize); trailers are bounded by {@code maxTrailers}.
+     */
+    public void decodeWith(ChunkedDecoder decoder, int maxTrailers) {
+        this.chunked = decoder;
+        this.maxTrailers = maxTrailers;
+    }
+
+    /** Loop, unknown length: every byte has been handed over ({@link #feed}); the body ends. */
+    public void arrived() {
+        remaining = 0;
+        end();
+    }
+
+    /**
+     * Loop, HTTP/2 unknown length: END_STREAM came after {@code total} body bytes; the body ends once
+     * all of them were offered (now, or when the stream's held bytes have moved on).
+     */
+    public void lengthKnown(long total) {
+        if (!unknown || refused || ended) {
+            return;
+        }
+        remaining -= Long.MAX_VALUE - total; // what the stream still holds
+        if (remaining == 0) {
+            end();
+        }
+    }
+
+    /**
+     * Loop: the body is refused with {@code status} (413: past maxStreamedBodySize; 400: broken chunk
+     * framing): a blocking handler's reads throw {@link RequestBodyException} after the bytes before it,
+     * a listener's exchange is answered {@code status} (unless it completed); nothing more is read. Over
+     * HTTP/1.1 the connection closes once it has answered, as the rest of the body cannot be skipped.
+     */
+    private void refuse(int status, String message) {
+        if (refused || ended) {
+            return;
+        }
+        refused = true;
+        RequestBodyException e = new RequestBodyException(status, message);
+        boolean quiet = discarding;
+        discarding = true;
+        if (inline) {
+            if (!quiet && exchange != null) {
+                exchange.fail(e); // answered 400/413 (DEBUG), unless the handler had completed
+            }
+        } else if (!quiet) {
+            failure = e;
+            filled.offer(Chunk.ABORT); // behind the bytes already queued (the queue has room for it)
+        }
+        if (stream == null) {
+            Connection io = conn.connection();
+            io.readInterest(false);
+            io.closeAfterOutput(); // after the answer (the exchange's, or now if none is coming)
+            io.flush();
+        }
+    }
+
     /** Loop: hands over {@code [from, from+length)} of {@code b}, bytes that came with the head. */
     public void feed(ByteBuffer b, int from, int length) {
         if (inline) {
@@ -169,6 +276,10 @@ public final class IncomingBody extends InputStream {
 
     /** Loop: the socket is readable. Reads while chunks are free and the body is not complete. */
     public void onReadable(Connection io, ByteBuffer scratch) throws IOException {
+        if (chunked != null) {
+            readChunked(io, scratch);
+            return;
+        }
         while (remaining > 0) {
             if (discarding || inline) {
                 scratch.clear();
@@ -220,6 +331,83 @@ public final class IncomingBody extends InputStream {
             exchange.touch();
         }
         end();
+    }
+
+    /**
+     * {@link #onReadable} for a chunked body: each read is decoded in place and its chunk data handed
+     * over (to a free chunk, or the listener); reading stops, as for a known length, while no chunk is
+     * free. A read that reaches past the last chunk gives the rest back to the connection.
+     */
+    private void readChunked(Connection io, ByteBuffer scratch) throws IOException {
+        while (!ended && !refused) {
+            Chunk c = null;
+            if (!discarding && !inline) {
+                c = free.poll();
+                if (c == null && created < CHUNKS) {
+                    created++;
+                    c = new Chunk(CHUNK_SIZE);
+                }
+                if (c == null) {
+                    paused = true;
+                    c = free.poll();
+                    if (c == null) {
+                        io.readInterest(false);
+                        return;
+                    }
+                    paused = false;
+                }
+            }
+            scratch.clear();
+            if (c != null) {
+                scratch.limit(Math.min(scratch.capacity(), c.data.length)); // decoded bytes are never more than read ones
+            }
+            int n = io.read(scratch);
+            if (n <= 0) {
+                if (c != null) {
+                    free.offer(c);
+                }
+                if (n < 0) {
+                    conn.connection().close();
+                }
+                return;
+            }
+            conn.httpLoop().loop().metrics().bytesIn += n;
+            int r = chunked.decode(scratch, 0, n, limit, maxTrailers);
+            if (r < ChunkedDecoder.NEED_MORE) {
+                if (c != null) {
+                    free.offer(c);
+                }
+                refuse(-r == 413 ? 413 : 400, -r == 413 ? "request body passed maxStreamedBodySize (" + limit + " bytes)"
+                        : "malformed chunked request body (" + -r + ")");
+                return;
+            }
+            int from = chunked.bodyStartRel();
+            int len = chunked.decodedEndRel() - from;
+            if (len > 0) {
+                if (c != null) {
+                    scratch.get(from, c.data, 0, len);
+                    put(c, len);
+                    c = null;
+                } else {
+                    remaining -= len;
+                    deliver(scratch, from, len);
+                }
+                if (exchange != null) {
+                    exchange.touch();
+                }
+            }
+            if (c != null) {
+                free.offer(c);
+            }
+            if (r >= 0) {
+                if (r < n) {
+                    io.holdInput(scratch, r, n); // the next request's first bytes
+                }
+                arrived();
+                return;
+            }
+            chunked.consumeDecoded();
+        }
     }
 
     private Chunk takeFree() {
@@ -275,7 +463,7 @@ public final class IncomingBody extends InputStream {
      * connection stays open, is read and dropped so it is never taken for a request.
      */
     public void abort() {
-        if (!ended) {
+        if (!ended && !refused) {
             discarding = true;
             filled.clear();
             filled.offer(Chunk.ABORT);
@@ -358,6 +546,10 @@ public final class IncomingBody extends InputStream {
             }
             if (c == Chunk.ABORT) {
                 filled.offer(Chunk.ABORT);
+                RequestBodyException f = failure;
+                if (f != null) {
+                    throw new RequestBodyException(f.status(), f.getMessage()); // thrown anew: each with this read's stack
+                }
                 throw new IOException("request body aborted: the connection closed or the exchange ended");
             }
             current = c;

@@ -5,6 +5,7 @@ import dev.peregrine.Handler;
 import dev.peregrine.ServerConfig;
 import dev.peregrine.exchange.RequestView;
 import dev.peregrine.exchange.ResponseView;
+import dev.peregrine.http1.ChunkedDecoder;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestFramer;
 import dev.peregrine.loop.Connection;
@@ -92,7 +93,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         super(srv);
         this.switches = srv.setup.switches();
         ServerConfig config = srv.config;
-        this.framer = new RequestFramer(srv.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold());
+        this.framer = new RequestFramer(srv.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold(), true);
     }
 
     /**
@@ -314,7 +315,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         RequestView req = srv.request;
         int r = framer.frame(b, pos, end, req);
         if (r == RequestFramer.LARGE_BODY) { // off-loop hook: may stream to a blocking or streaming handler
-            r = streamBody(req, b, pos, framer.headEnd(), end, req.contentLength());
+            r = streamBody(req, b, pos, framer.headEnd(), end, req.isChunked() ? IncomingBody.UNKNOWN_LENGTH : req.contentLength());
             if (r != NOT_STREAMED) {
                 return r;
             }
@@ -350,6 +351,12 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         }
         Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
         beginTiming(req);
+        handle(req, h);
+    }
+
+    /** Hands {@code req} (its body in memory) to its handler {@code h}, routed and timed, and encodes the response. */
+    private void handle(RequestView req, Handler h) {
+        ResponseView res = srv.response;
         if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered by Exchange
             offLoopWork().blocking(req, (BlockingHandler) h, -1);
             return;
@@ -393,8 +400,12 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
     }
 
     /**
-     * Off-loop hook: a Content-Length body above the stream threshold goes to a blocking handler as it
-     * arrives ({@link IncomingBody}); returns {@link #NOT_STREAMED} for other handlers.
+     * Off-loop hook: a Content-Length body above the stream threshold, or a chunked one
+     * ({@code length} {@link IncomingBody#UNKNOWN_LENGTH}), goes to a blocking or streaming handler as
+     * it arrives ({@link IncomingBody}); returns {@link #NOT_STREAMED} for other handlers. A chunked body
+     * whose last chunk came with its head, no larger than {@code maxBodySize}, is handed over in memory
+     * as a gathered one would be; else its chunk data so far is handed over, and the decoder goes on
+     * with the socket's bytes. Returns where the next request starts (the bytes it took), or STOP.
      */
     private int streamBody(RequestView req, ByteBuffer b, int pos, int headEnd, int end, long length) {
         req.setRemoteAddress(c.endpoint().remoteAddress());
@@ -404,14 +415,49 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         if (!blocking && !(h instanceof StreamingHandler)) {
             return NOT_STREAMED;
         }
+        ServerConfig config = srv.config;
+        ChunkedDecoder chunks = null;
+        int have;
+        int taken;
+        boolean whole;
+        if (length == IncomingBody.UNKNOWN_LENGTH) { // chunked (RFC 9112 §7.1): decoded in place, from headEnd on
+            chunks = new ChunkedDecoder();
+            chunks.start(0);
+            int r = chunks.decode(b, headEnd, end, config.maxStreamedBodySize(), config.maxHeadSize());
+            if (r < ChunkedDecoder.NEED_MORE) {
+                return reject(-r); // 400, 413 (past maxStreamedBodySize), 431 (trailers)
+            }
+            have = chunks.decodedEndRel();
+            whole = r >= 0;
+            taken = whole ? headEnd + r : end;
+            if (whole && have <= config.maxBodySize()) { // all here and small: in memory, as if gathered
+                continueSent = false;
+                req.setBody(b, headEnd, have);
+                srv.response.reset();
+                if (srv.tracer != null) {
+                    srv.tracer.begin(req, srv.response);
+                }
+                handle(req, h);
+                return taken;
+            }
+            if (!whole) {
+                chunks.consumeDecoded(); // what it read is handed over below; it goes on with the socket's bytes
+            }
+        } else {
+            if (length > config.maxStreamedBodySize()) {
+                if (srv.tracer != null) {
+                    srv.tracer.begin(req, srv.response);
+                }
+                return reject(413); // answered from the head, before the body is read
+            }
+            have = (int) Math.min(end - headEnd, length);
+            whole = have == length;
+            taken = headEnd + have;
+        }
         if (srv.tracer != null) {
             srv.tracer.begin(req, srv.response);
         }
-        if (length > srv.config.maxStreamedBodySize()) {
-            return reject(413); // answered from the head, before the body is read
-        }
-        int have = (int) Math.min(end - headEnd, length);
-        if (have < length) {
+        if (!whole) {
             sendContinue(req);
         }
         continueSent = false;
@@ -428,8 +474,8 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
                 if (res.special() != 0) {
                     offLoopWork().sendInPieces(req, res, false);
                     offLoopWork().discardBody(length);
-                    offLoopWork().feed(b, headEnd, have);
-                    return headEnd + have;
+                    offLoopWork().feed(b, headEnd, have, chunks, config.maxHeadSize(), whole);
+                    return taken;
                 }
                 srv.metrics.requests++;
                 srv.responding(req, res, req.methodId() == Methods.HEAD);
@@ -439,8 +485,8 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
             }
             offLoopWork().streamToListener(x, length, listener);
         }
-        offLoopWork().feed(b, headEnd, have);
-        return headEnd + have;
+        offLoopWork().feed(b, headEnd, have, chunks, config.maxHeadSize(), whole);
+        return taken;
     }
 
     /** Runs {@code h} on the loop; an exception becomes a 500 (logged once; 400/413 for a bad form) and the loop carries on. */

@@ -37,8 +37,8 @@ import dev.peregrine.offloop.StreamingHandler;
  *                                      blocking while it is full; the stream pulls it likewise
  *   several ranges (multipart/byteranges)  the part heads and the ranges, read likewise
  *   a content-length above              routed at HEADERS (dispatchStreamed), as HTTP/1.1 routes it at
- *   streamBodyThreshold, to a blocking  the head: DATA feeds an offloop.IncomingBody (the blocking
- *   or a Handlers.streaming route       handler's bodyStream(), the streaming handler's BodyListener
+ *   streamBodyThreshold or none, to a   the head: DATA feeds an offloop.IncomingBody (the blocking
+ *   blocking or Handlers.streaming route handler's bodyStream(), the streaming handler's BodyListener
  *                                      on the loop) through Http2StreamWork; the stream window reopens
  *                                      only as the handler consumes (backpressure); 413 from the head
  *                                      above maxStreamedBodySize
@@ -82,7 +82,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
             srv.tracer.begin(req, res);
         }
         Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
-        // A streaming route whose body came whole (no content-length, or one under streamBodyThreshold)
+        // A streaming route whose body came whole (END_STREAM on its HEADERS, or a content-length under streamBodyThreshold)
         // runs inline as over HTTP/1.1: onBody hands the whole body over at once.
         boolean timing = srv.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers();
         long since = timing ? System.nanoTime() : 0;
@@ -126,12 +126,14 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
     }
 
     /**
-     * A body above {@code streamBodyThreshold} still to come: routed at the stream's HEADERS, as
+     * A body above {@code streamBodyThreshold}, or without {@code content-length} ({@code length} -1),
+     * still to come: routed at the stream's HEADERS, as
      * {@code Http1ServerProtocol.streamBody} routes it at the head. A blocking route gets an
      * {@link Exchange} whose {@code bodyStream()} is fed from DATA; a streaming route's handler runs now
      * and its {@code BodyListener} is fed from DATA on the loop; both through an {@link IncomingBody}
      * that {@link Http2StreamWork} offers the DATA to. Above {@code maxStreamedBodySize}: 413 from the
-     * head. A streaming handler that answers at once (no {@code async()}): its answer goes, the rest of
+     * head; without a length, once the running total passes it (the handler's body stream throws
+     * {@code RequestBodyException}, a listener's exchange is answered 413, then RST_STREAM NO_ERROR). A streaming handler that answers at once (no {@code async()}): its answer goes, the rest of
      * the body is refused (the stream is reset with NO_ERROR once answered, RFC 9113 §8.1).
      */
     @Override
@@ -163,7 +165,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         if (blocking) {
             Http2StreamWork work = new Http2StreamWork(srv, this, PendingStream.of(h2, streamId));
             work.timing(timing, since, req);
-            Exchange x = Exchange.blocking(work, req, (BlockingHandler) h, length);
+            Exchange x = Exchange.blocking(work, req, (BlockingHandler) h, length < 0 ? IncomingBody.UNKNOWN_LENGTH : length);
             work.started(x);
             work.receive(x.body());
             return LATER;
@@ -185,7 +187,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         pendingWork = null;
         work.started(x);
         work.timing(timing, since, req);
-        IncomingBody body = new IncomingBody(work, x, length, listener, true);
+        IncomingBody body = new IncomingBody(work, x, length < 0 ? IncomingBody.UNKNOWN_LENGTH : length, listener, true);
         x.attachBody(body);
         work.receive(body);
         return LATER;

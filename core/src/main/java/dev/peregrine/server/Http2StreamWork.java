@@ -25,7 +25,8 @@ import dev.peregrine.offloop.StreamHost;
  *   dispatch --&gt; Exchange (blocking executor / the completion's thread) --&gt; loop: answer(res)
  *     live stream: finish, HEADERS + DATA, duration recorded;  gone: dropped
  * </pre>
- * A request body above {@code streamBodyThreshold} (a blocking or streaming route) is routed at the
+ * A request body above {@code streamBodyThreshold} or without {@code content-length} (a blocking or
+ * streaming route) is routed at the
  * stream's HEADERS and streamed to its handler: this work is the stream's {@link StreamBody}, offering
  * each DATA payload to its {@link IncomingBody} and passing back what the handler consumed, which
  * reopens the stream's window ({@link PendingStream#bodyConsumed}).
@@ -163,6 +164,14 @@ final class Http2StreamWork implements StreamHost, StreamBody {
     public int offer(java.nio.ByteBuffer b, int from, int length) {
         IncomingBody in = body;
         return in == null ? length : in.offer(b, from, length); // ended or aborted: what still comes is dropped
+    }
+
+    @Override
+    public void ended(long total) {
+        IncomingBody in = body;
+        if (in != null) {
+            in.lengthKnown(total);
+        }
     }
 
     @Override

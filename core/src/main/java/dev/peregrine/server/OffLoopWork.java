@@ -98,10 +98,10 @@ final class OffLoopWork implements OffLoopHost {
 
     // ---------------------------------------------------------------- hand-offs (from the protocol)
 
-    /** {@code req} goes to blocking handler {@code h}; with {@code streamedLength >= 0} its body streams to it. */
+    /** {@code req} goes to blocking handler {@code h}; with {@code streamedLength >= 0} or unknown (chunked) its body streams to it. */
     void blocking(RequestView req, BlockingHandler h, long streamedLength) {
         exchange = Exchange.blocking(this, req, h, streamedLength);
-        if (streamedLength >= 0) {
+        if (streamedLength >= 0 || streamedLength == IncomingBody.UNKNOWN_LENGTH) {
             bodyIn = exchange.body();
         }
     }
@@ -126,9 +126,20 @@ final class OffLoopWork implements OffLoopHost {
         bodyIn = new IncomingBody(this, null, length, null, true);
     }
 
-    /** The first {@code have} body bytes at {@code from} of {@code b} go to the streamed body. */
-    void feed(ByteBuffer b, int from, int have) {
-        bodyIn.feed(b, from, have);
+    /**
+     * The first {@code have} body bytes at {@code from} of {@code b} go to the streamed body. For a
+     * chunked one they are what {@code decoder} decoded so far, and it goes on with the socket's bytes
+     * (trailers bounded by {@code maxTrailers}); {@code whole}: its last chunk came too.
+     */
+    void feed(ByteBuffer b, int from, int have, dev.peregrine.http1.ChunkedDecoder decoder, int maxTrailers, boolean whole) {
+        IncomingBody in = bodyIn;
+        if (decoder != null) {
+            in.decodeWith(decoder, maxTrailers);
+        }
+        in.feed(b, from, have);
+        if (decoder != null && whole) {
+            in.arrived();
+        }
     }
 
     /**

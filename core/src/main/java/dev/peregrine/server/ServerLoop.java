@@ -209,16 +209,19 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
 
     /**
      * A handler threw {@code t} for {@code request}: a refused form ({@code BadFormException} 400,
-     * {@code FormLimitException} 413) is the client's fault (DEBUG); anything else is counted, logged
+     * {@code FormLimitException} 413) or streamed body ({@code RequestBodyException} 400/413, also wrapped
+     * in an {@code UncheckedIOException}) is the client's fault (DEBUG); anything else is counted, logged
      * at WARNING with its stack, and answered 500.
      */
     @Override
     public int handlerFailed(Object request, Throwable t) {
+        Throwable body = t instanceof java.io.UncheckedIOException ? t.getCause() : t; // req.bodyBytes() of a streamed body wraps it
         int status = t instanceof BadFormException ? ((BadFormException) t).status()
                 : t instanceof FormLimitException ? ((FormLimitException) t).status()
+                : body instanceof dev.peregrine.RequestBodyException ? ((dev.peregrine.RequestBodyException) body).status()
                 : 500;
         if (status != 500) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "form refused for " + request + ": " + t.getMessage() + "; answered " + status);
+            LOG.log(System.Logger.Level.DEBUG, () -> "body or form refused for " + request + ": " + t.getMessage() + "; answered " + status);
             return status;
         }
         metrics.handlerErrors++;

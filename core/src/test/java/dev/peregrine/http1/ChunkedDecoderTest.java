@@ -191,4 +191,23 @@ class ChunkedDecoderTest {
             assertTrue(end > 0, "split at " + split);
         }
     }
+    @Test
+    void streamedDecodingCountsTheLimitAcrossRuns() {
+        // a body streamed as it is decoded (the server's IncomingBody): maxStreamedBodySize bounds the running total
+        ChunkedDecoder d = new ChunkedDecoder();
+        d.start(0);
+        ByteBuffer b = ByteBuffer.allocate(64);
+        byte[] first = "5\r\nhello\r\n3".getBytes(StandardCharsets.ISO_8859_1);
+        b.put(0, first);
+        assertEquals(ChunkedDecoder.NEED_MORE, d.decode(b, 0, first.length, 8, 1024));
+        assertEquals(5, d.decodedEndRel() - d.bodyStartRel());
+        d.consumeDecoded();
+        byte[] second = "\r\nabc\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        b.put(0, second);
+        assertEquals(ChunkedDecoder.NEED_MORE, d.decode(b, 0, second.length, 8, 1024), "5 + 3 is the limit, not past it");
+        d.consumeDecoded();
+        byte[] third = "1\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        b.put(0, third);
+        assertEquals(-413, d.decode(b, 0, third.length, 8, 1024), "the running total passes the limit at the size line");
+    }
 }
