@@ -3,6 +3,7 @@ package dev.peregrine.h2;
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.h2.frame.FrameParser;
 import dev.peregrine.h2.frame.FrameWriter;
+import dev.peregrine.h2.hpack.HpackDecoder;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.Protocol;
@@ -60,7 +61,10 @@ public final class Http2Connection implements Protocol {
 
     final Http2Settings settings;
     private final Function<LoopContext, StreamDispatch> dispatchOf;
-    private final FrameParser parser = new FrameParser();
+    /** The loop's parser, lent for one {@link #onInput} (null between calls). */
+    private FrameParser parser;
+    /** The bytes the frame being read takes once its header is here ({@link FrameParser#needed}). */
+    private int needed;
     private final FloodGuard flood;
     final Streams streams;
     Http2Responder responder;
@@ -74,8 +78,10 @@ public final class Http2Connection implements Protocol {
     boolean goingAway;
     int lastStreamId;
 
-    /** The field block being assembled from HEADERS and CONTINUATION frames. */
-    private final HeaderBlock block = new HeaderBlock();
+    /** The field block being assembled from HEADERS and CONTINUATION frames, lent by the loop; null when none is. */
+    private HeaderBlock block;
+    /** HPACK state (RFC 7541 §2.3.2): null while the dynamic table is empty (the loop keeps a spare). */
+    private HpackDecoder decoder;
 
     /** What we may still send on the connection (the peer's window). */
     long sendWindow = DEFAULT_WINDOW;
@@ -141,26 +147,15 @@ public final class Http2Connection implements Protocol {
             prefaceRead = true;
             pos += PREFACE.length;
         }
-        while (!dead && c.isOpen()) {
-            int r = parser.parse(buf, pos, end);
-            if (r == FrameParser.NEED_MORE) {
-                break;
-            }
-            if (r == FrameParser.ERROR) {
-                if (parser.errorStream() == 0) {
-                    connectionError(parser.errorCode());
-                    return end;
-                }
-                if (block.stream != 0) {
-                    connectionError(PROTOCOL_ERROR); // §6.10: nothing may come between a block's frames
-                    return end;
-                }
-                streamError(parser.errorStream(), parser.errorCode());
-                pos = parser.frameEnd();
-                continue;
-            }
-            frame(buf);
-            pos = r;
+        parser = shared.parser();
+        try {
+            pos = frames(buf, pos, end);
+        } finally {
+            shared.give(parser);
+            parser = null;
+        }
+        if (pos < 0) {
+            return end;
         }
         if (upgrade != null && prefaceRead && !dead) {
             upgrade.prefaceIn(this); // h2c: stream 1's request goes to its handler now (Http2Upgrade says why)
@@ -170,15 +165,42 @@ public final class Http2Connection implements Protocol {
         return dead ? end : pos;
     }
 
+    /** Each whole frame in {@code [pos, end)}; returns where the first one not all here begins, or -1 after a connection error. */
+    private int frames(ByteBuffer buf, int pos, int end) {
+        while (!dead && c.isOpen()) {
+            int r = parser.parse(buf, pos, end);
+            needed = parser.needed();
+            if (r == FrameParser.NEED_MORE) {
+                break;
+            }
+            if (r == FrameParser.ERROR) {
+                if (parser.errorStream() == 0) {
+                    connectionError(parser.errorCode());
+                    return -1;
+                }
+                if (block != null) {
+                    connectionError(PROTOCOL_ERROR); // §6.10: nothing may come between a block's frames
+                    return -1;
+                }
+                streamError(parser.errorStream(), parser.errorCode());
+                pos = parser.frameEnd();
+                continue;
+            }
+            frame(buf);
+            pos = r;
+        }
+        return pos;
+    }
+
     @Override
     public int expectedInput() {
-        return parser.needed();
+        return needed;
     }
 
     private void frame(ByteBuffer b) {
         int type = parser.type();
         int id = parser.streamId();
-        if (block.stream != 0 && (type != CONTINUATION || id != block.stream)) {
+        if (block != null && (type != CONTINUATION || id != block.stream)) {
             connectionError(PROTOCOL_ERROR); // §6.10
             return;
         }
@@ -260,12 +282,13 @@ public final class Http2Connection implements Protocol {
                 error = REFUSED_STREAM; // §5.1.2
             }
         }
+        block = shared.block();
         block.begin(id, parser.flag(FLAG_END_STREAM), error);
         appendBlock(b);
     }
 
     private void continuation(ByteBuffer b, int id) {
-        if (block.stream == 0) {
+        if (block == null) {
             // §6.10: a CONTINUATION not after HEADERS or CONTINUATION without END_HEADERS
             connectionError(PROTOCOL_ERROR);
             return;
@@ -288,23 +311,34 @@ public final class Http2Connection implements Protocol {
         }
     }
 
-    /** A whole field block is here: decode it (always, to keep HPACK in step), then act on it. */
+    /**
+     * A whole field block is here: decode it (always, to keep HPACK in step), then act on it. The block
+     * and, when its table is empty, the decoder go back to the loop first.
+     */
     private void endBlock() {
-        int id = block.stream;
+        HeaderBlock b = block;
+        block = null;
+        int id = b.stream;
         Http2Stream s = streams.get(id);
-        boolean trailers = s != null || block.error == HeaderBlock.IGNORED;
-        int end = block.decode(settings, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool);
-        ByteBuffer dst = block.decoded;
-        RequestHeaders fields = block.fields;
+        boolean trailers = s != null || b.error == HeaderBlock.IGNORED;
+        HpackDecoder d = decoder != null ? decoder : shared.decoder(settings);
+        int end = b.decode(d, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool);
+        ByteBuffer dst = b.decoded;
+        RequestHeaders fields = b.fields;
+        int error = b.error;
+        boolean endStream = b.endStream;
+        boolean tooLarge = d.tooLarge();
+        shared.give(b);
+        decoder = shared.giveIfPristine(d) ? null : d;
         if (end < 0) {
             connectionError(COMPRESSION_ERROR); // §4.3
             return;
         }
-        if (block.error == HeaderBlock.IGNORED) {
+        if (error == HeaderBlock.IGNORED) {
             return; // decoded, so HPACK stays in step, and dropped
         }
-        if (block.error != 0) {
-            streamError(id, block.error);
+        if (error != 0) {
+            streamError(id, error);
             return;
         }
         if (!fields.complete()) {
@@ -319,7 +353,7 @@ public final class Http2Connection implements Protocol {
         counters.streams++;
         s = streams.open(id, peer.initialWindow, settings.initialStreamWindow);
         s.declaredLength = fields.contentLength;
-        if (block.tooLarge() || fields.tooMany) {
+        if (tooLarge || fields.tooMany) {
             counters.headerListTooLarge++;
             responder.earlyAnswer(s, 431);
             return;
@@ -328,7 +362,7 @@ public final class Http2Connection implements Protocol {
             responder.earlyAnswer(s, 501);
             return;
         }
-        if (block.endStream) {
+        if (endStream) {
             s.state = Http2Stream.HALF_CLOSED_REMOTE;
             if (s.declaredLength > 0) {
                 streamError(id, PROTOCOL_ERROR); // §8.1.1: content-length and the DATA sent differ
@@ -481,7 +515,7 @@ public final class Http2Connection implements Protocol {
         }
         dead = true;
         counters.connectionErrors++;
-        block.release(pool);
+        dropBlock();
         FrameWriter.goAway(c, lastStreamId, code);
         c.closeAfterOutput();
     }
@@ -572,7 +606,16 @@ public final class Http2Connection implements Protocol {
 
     @Override
     public void onClosed(Connection c) {
-        block.release(pool);
+        dropBlock();
         streams.closeAll(this);
+    }
+
+    /** A block still being assembled goes back (its buffer to the pool, itself to the loop). */
+    private void dropBlock() {
+        if (block != null) {
+            block.release(pool);
+            shared.give(block);
+            block = null;
+        }
     }
 }

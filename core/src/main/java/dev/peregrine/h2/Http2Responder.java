@@ -41,7 +41,6 @@ final class Http2Responder {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
     private static final byte[] SERVER = {'P', 'e', 'r', 'e', 'g', 'r', 'i', 'n', 'e'};
     private final Http2Connection conn;
-    private final byte[] digits = new byte[20];
 
     Http2Responder(Http2Connection conn) {
         this.conn = conn;
@@ -150,7 +149,8 @@ final class Http2Responder {
         boolean produced = res.special() == ResponseView.PRODUCER; // length unknown: no content-length (§8.1.1)
         long length = !bodyAllowed ? 0 : file ? res.file().length() : produced ? -1 : ResponseParts.bodyLength(res);
         if (bodyAllowed && !produced) {
-            int d = decimal(length);
+            byte[] digits = conn.shared.digits; // the loop's: an idle connection holds no scratch
+            int d = decimal(digits, length);
             e.field("content-length", digits, d, digits.length - d);
         }
         boolean noData = head || length == 0;
@@ -456,8 +456,8 @@ final class Http2Responder {
                 || name.equalsIgnoreCase("proxy-connection");
     }
 
-    /** Writes {@code v} right-aligned in {@link #digits}; returns where it begins. */
-    private int decimal(long v) {
+    /** Writes {@code v} right-aligned in {@code digits}; returns where it begins. */
+    private static int decimal(byte[] digits, long v) {
         int i = digits.length;
         do {
             digits[--i] = (byte) ('0' + v % 10);
