@@ -2,8 +2,8 @@ package dev.peregrine.h2;
 
 /**
  * Per-connection counts of the frames a flood is made of, over a fixed window of the loop clock
- * ({@link Http2Settings#floodWindowMillis}); {@link #note} says when one passes its limit, and the
- * connection then ends with GOAWAY ENHANCE_YOUR_CALM. A window, not a rate per frame: a client
+ * ({@link Http2Settings#floodWindowMillis}); {@link #note} says when one passes its limit (counting
+ * the flood in {@link Http2Counters}), and the connection then ends with GOAWAY ENHANCE_YOUR_CALM. A window, not a rate per frame: a client
  * that is merely busy stays far below every limit, and counting costs an int increment.
  * <pre>
  *   RESET         RST_STREAM received (rapid reset, CVE-2023-44487)
@@ -21,19 +21,14 @@ final class FloodGuard {
     static final int PING = 3;
     static final int EMPTY = 4;
 
-    // Five counts in fields and the limits read from the shared settings: no array per connection
-    // (an idle connection holds this object, issue 28's census counts it).
-    private final Http2Settings settings;
+    // Five counts in fields and the limits read from the connection's shared settings: no array nor
+    // settings reference per connection (an idle connection holds this object, issue 28's census counts it).
     private int resets;
     private int serverResets;
     private int settingsFrames;
     private int pings;
     private int empty;
     private long windowStart;
-
-    FloodGuard(Http2Settings s) {
-        settings = s;
-    }
 
     void start(long nowMillis) {
         windowStart = nowMillis;
@@ -44,22 +39,45 @@ final class FloodGuard {
         empty = 0;
     }
 
-    /** Counts one {@code kind} at {@code nowMillis}; true when that passes its limit. */
-    boolean note(int kind, long nowMillis) {
+    /** Counts one {@code kind} on {@code conn} now; true when that passes its limit (a flood, counted). */
+    boolean note(int kind, Http2Connection conn) {
+        long nowMillis = conn.now();
+        Http2Settings settings = conn.settings;
         if (nowMillis - windowStart >= settings.floodWindowMillis) {
             start(nowMillis);
         }
+        Http2Counters counters = conn.shared.counters;
         switch (kind) {
             case RESET:
-                return ++resets > settings.maxResetsPerWindow;
+                if (++resets <= settings.maxResetsPerWindow) {
+                    return false;
+                }
+                counters.rapidResets++;
+                return true;
             case SERVER_RESET:
-                return ++serverResets > settings.maxServerResetsPerWindow;
+                if (++serverResets <= settings.maxServerResetsPerWindow) {
+                    return false;
+                }
+                counters.serverResetFloods++;
+                return true;
             case SETTINGS:
-                return ++settingsFrames > settings.maxSettingsPerWindow;
+                if (++settingsFrames <= settings.maxSettingsPerWindow) {
+                    return false;
+                }
+                counters.settingsFloods++;
+                return true;
             case PING:
-                return ++pings > settings.maxPingsPerWindow;
+                if (++pings <= settings.maxPingsPerWindow) {
+                    return false;
+                }
+                counters.pingFloods++;
+                return true;
             case EMPTY:
-                return ++empty > settings.maxEmptyDataPerWindow;
+                if (++empty <= settings.maxEmptyDataPerWindow) {
+                    return false;
+                }
+                counters.emptyDataFloods++;
+                return true;
             default:
                 throw new IllegalArgumentException("flood kind " + kind);
         }

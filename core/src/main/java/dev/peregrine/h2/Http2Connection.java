@@ -65,12 +65,11 @@ public final class Http2Connection implements Protocol {
     private FrameParser parser;
     /** The bytes the frame being read takes once its header is here ({@link FrameParser#needed}). */
     private int needed;
-    private final FloodGuard flood;
+    final FloodGuard flood;
     final Streams streams;
     Http2Responder responder;
     StreamDispatch dispatch;
     Http2Loop shared;
-    Http2Counters counters;
     BufferPool pool;
     Connection c;
     private boolean prefaceRead;
@@ -86,7 +85,7 @@ public final class Http2Connection implements Protocol {
     /** What we may still send on the connection (the peer's window). */
     long sendWindow = DEFAULT_WINDOW;
     final PeerSettings peer = new PeerSettings();
-    private long recvWindow;
+    private int recvWindow; // at most settings.connectionWindow
     private int recvUnacked;
 
     private Http2Upgrade upgrade; // h2c: stream 1 holds the upgraded request until the client's preface is in, or null
@@ -98,8 +97,8 @@ public final class Http2Connection implements Protocol {
     Http2Connection(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf, Http2Upgrade upgrade) {
         this.settings = settings;
         this.dispatchOf = dispatchOf;
-        this.flood = new FloodGuard(settings);
-        this.streams = new Streams(this);
+        this.flood = new FloodGuard();
+        this.streams = new Streams();
         this.upgrade = upgrade;
     }
 
@@ -109,10 +108,9 @@ public final class Http2Connection implements Protocol {
         this.pool = c.context().pool();
         this.dispatch = dispatchOf.apply(c.context());
         this.shared = dispatch.loop();
-        this.counters = shared.counters;
         this.responder = new Http2Responder(this);
-        counters.connections++;
-        flood.start(c.context().nowMillis());
+        shared.counters.connections++;
+        flood.start(now());
         recvWindow = settings.connectionWindow;
         // §3.4: the server's preface is a SETTINGS frame, sent first whatever the client's timing.
         FrameWriter.settings(c, SETTINGS_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams,
@@ -147,13 +145,10 @@ public final class Http2Connection implements Protocol {
             prefaceRead = true;
             pos += PREFACE.length;
         }
-        parser = shared.parser();
-        try {
-            pos = frames(buf, pos, end);
-        } finally {
-            shared.give(parser);
-            parser = null;
-        }
+        parser = shared.parser(); // the loop's for this call (should this throw, the loop makes another)
+        pos = frames(buf, pos, end);
+        shared.give(parser);
+        parser = null;
         if (pos < 0) {
             return end;
         }
@@ -220,15 +215,14 @@ public final class Http2Connection implements Protocol {
                 rstStream(id);
                 break;
             case SETTINGS:
-                settingsFrame(b);
+                peer.frame(this, parser, b);
                 break;
             case PUSH_PROMISE:
                 connectionError(PROTOCOL_ERROR); // §8.4: clients cannot push
                 break;
             case PING:
                 if (!parser.flag(FLAG_ACK)) {
-                    if (flood.note(FloodGuard.PING, now())) {
-                        counters.pingFloods++;
+                    if (flood.note(FloodGuard.PING, this)) {
                         connectionError(ENHANCE_YOUR_CALM);
                         return;
                     }
@@ -278,7 +272,7 @@ public final class Http2Connection implements Protocol {
             } else if (goingAway) {
                 error = REFUSED_STREAM;
             } else if (streams.count() >= settings.maxConcurrentStreams) {
-                counters.refusedStreams++;
+                shared.counters.refusedStreams++;
                 error = REFUSED_STREAM; // §5.1.2
             }
         }
@@ -293,8 +287,7 @@ public final class Http2Connection implements Protocol {
             connectionError(PROTOCOL_ERROR);
             return;
         }
-        if (parser.dataEnd() == parser.dataStart() && !parser.flag(FLAG_END_HEADERS) && flood.note(FloodGuard.EMPTY, now())) {
-            counters.emptyDataFloods++;
+        if (parser.dataEnd() == parser.dataStart() && !parser.flag(FLAG_END_HEADERS) && flood.note(FloodGuard.EMPTY, this)) {
             connectionError(ENHANCE_YOUR_CALM);
             return;
         }
@@ -304,17 +297,14 @@ public final class Http2Connection implements Protocol {
     private void appendBlock(ByteBuffer b) {
         int r = block.append(parser, b, pool, settings);
         if (r == HeaderBlock.FLOOD) {
-            counters.continuationFloods++;
+            shared.counters.continuationFloods++;
             connectionError(ENHANCE_YOUR_CALM); // CONTINUATION flood
         } else if (r == HeaderBlock.WHOLE) {
             endBlock();
         }
     }
 
-    /**
-     * A whole field block is here: decode it (always, to keep HPACK in step), then act on it. The block
-     * and, when its table is empty, the decoder go back to the loop first.
-     */
+    /** A whole field block is here: decode it (always, to keep HPACK in step), give back what the loop lent, act on it. */
     private void endBlock() {
         HeaderBlock b = block;
         block = null;
@@ -350,11 +340,11 @@ public final class Http2Connection implements Protocol {
             BodyFeed.trailers(this, s);
             return;
         }
-        counters.streams++;
-        s = streams.open(id, peer.initialWindow, settings.initialStreamWindow);
+        shared.counters.streams++;
+        s = streams.open(this, id, peer.initialWindow, settings.initialStreamWindow);
         s.declaredLength = fields.contentLength;
         if (tooLarge || fields.tooMany) {
-            counters.headerListTooLarge++;
+            shared.counters.headerListTooLarge++;
             responder.earlyAnswer(s, 431);
             return;
         }
@@ -415,8 +405,7 @@ public final class Http2Connection implements Protocol {
         s.recvWindow -= length;
         boolean end = parser.flag(FLAG_END_STREAM);
         int n = parser.dataEnd() - parser.dataStart();
-        if (n == 0 && !end && flood.note(FloodGuard.EMPTY, now())) {
-            counters.emptyDataFloods++;
+        if (n == 0 && !end && flood.note(FloodGuard.EMPTY, this)) {
             connectionError(ENHANCE_YOUR_CALM); // CVE-2019-9518
             return;
         }
@@ -428,8 +417,7 @@ public final class Http2Connection implements Protocol {
             connectionError(PROTOCOL_ERROR); // §6.4: RST_STREAM on an idle stream
             return;
         }
-        if (flood.note(FloodGuard.RESET, now())) {
-            counters.rapidResets++;
+        if (flood.note(FloodGuard.RESET, this)) {
             connectionError(ENHANCE_YOUR_CALM); // rapid reset (CVE-2023-44487)
             return;
         }
@@ -437,25 +425,6 @@ public final class Http2Connection implements Protocol {
         if (s != null) {
             closeStream(s);
         }
-    }
-
-    private void settingsFrame(ByteBuffer b) {
-        if (parser.flag(FLAG_ACK)) {
-            return;
-        }
-        if (flood.note(FloodGuard.SETTINGS, now())) {
-            counters.settingsFloods++;
-            connectionError(ENHANCE_YOUR_CALM);
-            return;
-        }
-        for (int at = parser.payloadStart(); at < parser.frameEnd(); at += 6) {
-            int id = (b.get(at) & 0xff) << 8 | (b.get(at + 1) & 0xff);
-            int value = FrameParser.int32(b, at + 2);
-            if (!applySetting(id, value)) {
-                return;
-            }
-        }
-        FrameWriter.settingsAck(c);
     }
 
     /** Applies one of the peer's settings ({@link PeerSettings}); false after a connection error. */
@@ -494,7 +463,7 @@ public final class Http2Connection implements Protocol {
 
     /** §5.4.2: RST_STREAM and forget the stream; counts towards the MadeYouReset limit. */
     void streamError(int id, int code) {
-        counters.streamErrors++;
+        shared.counters.streamErrors++;
         FrameWriter.rstStream(c, id, code);
         Http2Stream s = streams.get(id);
         if (s != null) {
@@ -502,8 +471,7 @@ public final class Http2Connection implements Protocol {
         } else {
             streams.noteClosed(id);
         }
-        if (flood.note(FloodGuard.SERVER_RESET, now())) {
-            counters.serverResetFloods++;
+        if (flood.note(FloodGuard.SERVER_RESET, this)) {
             connectionError(ENHANCE_YOUR_CALM); // MadeYouReset (CVE-2025-8671)
         }
     }
@@ -514,7 +482,7 @@ public final class Http2Connection implements Protocol {
             return;
         }
         dead = true;
-        counters.connectionErrors++;
+        shared.counters.connectionErrors++;
         dropBlock();
         FrameWriter.goAway(c, lastStreamId, code);
         c.closeAfterOutput();
@@ -522,7 +490,7 @@ public final class Http2Connection implements Protocol {
 
     void closeStream(Http2Stream s) {
         s.release(pool);
-        streams.close(s);
+        streams.close(this, s);
         if (goingAway && streams.count() == 0 && c.isOpen()) {
             c.closeAfterOutput();
         }
@@ -577,7 +545,7 @@ public final class Http2Connection implements Protocol {
     @Override
     public void onTimeout(Connection c, int phase) {
         if (phase == T_STALLED) {
-            counters.stalledWrites++;
+            shared.counters.stalledWrites++;
         }
         if (phase != T_IDLE) {
             connectionError(phase == T_STALLED ? ENHANCE_YOUR_CALM : NO_ERROR);

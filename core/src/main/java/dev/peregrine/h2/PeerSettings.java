@@ -1,5 +1,10 @@
 package dev.peregrine.h2;
 
+import dev.peregrine.h2.frame.FrameParser;
+import dev.peregrine.h2.frame.FrameWriter;
+
+import java.nio.ByteBuffer;
+
 import static dev.peregrine.h2.frame.Frames.*;
 
 /**
@@ -18,6 +23,24 @@ import static dev.peregrine.h2.frame.Frames.*;
 final class PeerSettings {
     int initialWindow = DEFAULT_WINDOW;
     int maxFrameSize = DEFAULT_MAX_FRAME_SIZE;
+
+    /** A SETTINGS frame {@code p} parsed in {@code b}: applied and ACKed, or a connection error (§6.5). */
+    void frame(Http2Connection conn, FrameParser p, ByteBuffer b) {
+        if (p.flag(FLAG_ACK)) {
+            return;
+        }
+        if (conn.flood.note(FloodGuard.SETTINGS, conn)) {
+            conn.connectionError(ENHANCE_YOUR_CALM);
+            return;
+        }
+        for (int at = p.payloadStart(); at < p.frameEnd(); at += 6) {
+            int id = (b.get(at) & 0xff) << 8 | (b.get(at + 1) & 0xff);
+            if (!conn.applySetting(id, FrameParser.int32(b, at + 2))) {
+                return;
+            }
+        }
+        FrameWriter.settingsAck(conn.c);
+    }
 
     /** Applies setting {@code id}; returns 0, or the code of the connection error it is. */
     int apply(int id, int value, Streams streams) {
