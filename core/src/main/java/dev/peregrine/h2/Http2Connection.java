@@ -84,7 +84,9 @@ public final class Http2Connection implements Protocol {
 
     /** What we may still send on the connection (the peer's window). */
     long sendWindow = DEFAULT_WINDOW;
-    final PeerSettings peer = new PeerSettings();
+    /** The peer's SETTINGS_INITIAL_WINDOW_SIZE and SETTINGS_MAX_FRAME_SIZE ({@link PeerSettings}). */
+    int peerInitialWindow = DEFAULT_WINDOW;
+    int peerMaxFrameSize = DEFAULT_MAX_FRAME_SIZE;
     private int recvWindow; // at most settings.connectionWindow
     private int recvUnacked;
 
@@ -215,7 +217,7 @@ public final class Http2Connection implements Protocol {
                 rstStream(id);
                 break;
             case SETTINGS:
-                peer.frame(this, parser, b);
+                PeerSettings.frame(this, parser, b);
                 break;
             case PUSH_PROMISE:
                 connectionError(PROTOCOL_ERROR); // §8.4: clients cannot push
@@ -341,7 +343,7 @@ public final class Http2Connection implements Protocol {
             return;
         }
         shared.counters.streams++;
-        s = streams.open(this, id, peer.initialWindow, settings.initialStreamWindow);
+        s = streams.open(this, id, peerInitialWindow, settings.initialStreamWindow);
         s.declaredLength = fields.contentLength;
         if (tooLarge || fields.tooMany) {
             shared.counters.headerListTooLarge++;
@@ -429,7 +431,7 @@ public final class Http2Connection implements Protocol {
 
     /** Applies one of the peer's settings ({@link PeerSettings}); false after a connection error. */
     boolean applySetting(int id, int value) {
-        int error = peer.apply(id, value, streams);
+        int error = PeerSettings.apply(this, id, value);
         if (error != 0) {
             connectionError(error);
             return false;

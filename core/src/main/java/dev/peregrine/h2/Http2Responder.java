@@ -105,7 +105,7 @@ final class Http2Responder {
                 e.field(headers[i], headers[i + 1]);
             }
         }
-        FrameWriter.headers(conn.c, s.id, false, e.block(), e.length(), conn.peer.maxFrameSize);
+        FrameWriter.headers(conn.c, s.id, false, e.block(), e.length(), conn.peerMaxFrameSize);
     }
 
     /** Answers a stream with the server's own error {@code status} before its request is complete (or at once). */
@@ -154,7 +154,7 @@ final class Http2Responder {
             e.field("content-length", digits, d, digits.length - d);
         }
         boolean noData = head || length == 0;
-        FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peer.maxFrameSize);
+        FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peerMaxFrameSize);
         s.responding = true;
         if (file) {
             startFile(s, res.takeFile(), noData ? 0 : length);
@@ -363,7 +363,7 @@ final class Http2Responder {
     }
 
     private int allowance(Http2Stream s, int want) {
-        return (int) Math.min(Math.min(want, conn.peer.maxFrameSize), Math.min(conn.sendWindow, s.sendWindow));
+        return (int) Math.min(Math.min(want, conn.peerMaxFrameSize), Math.min(conn.sendWindow, s.sendWindow));
     }
 
     private void take(Http2Stream s, int n) {

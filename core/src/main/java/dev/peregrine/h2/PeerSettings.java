@@ -18,14 +18,17 @@ import static dev.peregrine.h2.frame.Frames.*;
  *   SETTINGS_HEADER_TABLE_SIZE   ignored: our encoder uses no dynamic table
  *   others, unknown ones         ignored (§6.5.2)
  * </pre>
- * Thread: the loop thread.
+ * The two values kept are the connection's fields ({@link Http2Connection#peerInitialWindow},
+ * {@link Http2Connection#peerMaxFrameSize}): no object of their own per connection (issue 28).
+ *
+ * <p>Thread: the loop thread.
  */
 final class PeerSettings {
-    int initialWindow = DEFAULT_WINDOW;
-    int maxFrameSize = DEFAULT_MAX_FRAME_SIZE;
+    private PeerSettings() {
+    }
 
     /** A SETTINGS frame {@code p} parsed in {@code b}: applied and ACKed, or a connection error (§6.5). */
-    void frame(Http2Connection conn, FrameParser p, ByteBuffer b) {
+    static void frame(Http2Connection conn, FrameParser p, ByteBuffer b) {
         if (p.flag(FLAG_ACK)) {
             return;
         }
@@ -43,7 +46,7 @@ final class PeerSettings {
     }
 
     /** Applies setting {@code id}; returns 0, or the code of the connection error it is. */
-    int apply(int id, int value, Streams streams) {
+    static int apply(Http2Connection conn, int id, int value) {
         switch (id) {
             case SETTINGS_ENABLE_PUSH:
                 return value != 0 && value != 1 ? PROTOCOL_ERROR : 0;
@@ -51,16 +54,16 @@ final class PeerSettings {
                 if (value < 0) { // above 2^31-1 as an unsigned value
                     return FLOW_CONTROL_ERROR;
                 }
-                if (!streams.adjustSendWindows((long) value - initialWindow)) {
+                if (!conn.streams.adjustSendWindows((long) value - conn.peerInitialWindow)) {
                     return FLOW_CONTROL_ERROR;
                 }
-                initialWindow = value;
+                conn.peerInitialWindow = value;
                 return 0;
             case SETTINGS_MAX_FRAME_SIZE:
                 if (value < DEFAULT_MAX_FRAME_SIZE || value > MAX_MAX_FRAME_SIZE) {
                     return PROTOCOL_ERROR;
                 }
-                maxFrameSize = value;
+                conn.peerMaxFrameSize = value;
                 return 0;
             default:
                 return 0;

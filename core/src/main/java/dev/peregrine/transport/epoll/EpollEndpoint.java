@@ -48,12 +48,17 @@ final class EpollEndpoint implements NativeEndpoint {
         this.packedRemote = PeerAddress.pack(remote);
         this.remote = packedRemote == PeerAddress.NONE ? remote : null; // an idle connection keeps 8 bytes, not 96
         this.limit = limit;
-        this.pump = new ReadPump(owner, this);
+        this.pump = new ReadPump(this);
     }
 
     @Override
     public ReadPump pump() {
         return pump;
+    }
+
+    @Override
+    public NativeEventLoop owner() {
+        return owner;
     }
 
     @Override

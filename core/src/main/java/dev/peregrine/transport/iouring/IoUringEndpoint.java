@@ -151,13 +151,18 @@ final class IoUringEndpoint implements NativeEndpoint {
         this.limit = limit;
         this.pool = loop.context().pool();
         this.maxSendBuffer = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
-        this.pump = new ReadPump(loop, this);
+        this.pump = new ReadPump(this);
         this.ring = io.recvRing();
     }
 
     @Override
     public ReadPump pump() {
         return pump;
+    }
+
+    @Override
+    public NativeEventLoop owner() {
+        return loop;
     }
 
     /** Registers the accepted socket and arms its first receive (or read poll). */
