@@ -87,7 +87,7 @@ public final class Http2Connection implements Protocol {
     /** The peer's SETTINGS_INITIAL_WINDOW_SIZE and SETTINGS_MAX_FRAME_SIZE ({@link PeerSettings}). */
     int peerInitialWindow = DEFAULT_WINDOW;
     int peerMaxFrameSize = DEFAULT_MAX_FRAME_SIZE;
-    private int recvWindow; // at most settings.connectionWindow
+    /** DATA received on the connection since our last WINDOW_UPDATE on 0: our window is connectionWindow less this. */
     private int recvUnacked;
 
     private Http2Upgrade upgrade; // h2c: stream 1 holds the upgraded request until the client's preface is in, or null
@@ -113,7 +113,6 @@ public final class Http2Connection implements Protocol {
         this.responder = new Http2Responder(this);
         shared.counters.connections++;
         flood.start(now());
-        recvWindow = settings.connectionWindow;
         // §3.4: the server's preface is a SETTINGS frame, sent first whatever the client's timing.
         FrameWriter.settings(c, SETTINGS_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams,
                 SETTINGS_INITIAL_WINDOW_SIZE, settings.initialStreamWindow,
@@ -376,15 +375,13 @@ public final class Http2Connection implements Protocol {
 
     private void data(ByteBuffer b, int id) {
         int length = parser.length();
-        if (length > recvWindow) {
+        if (length > settings.connectionWindow - recvUnacked) {
             connectionError(FLOW_CONTROL_ERROR); // §6.9.1
             return;
         }
-        recvWindow -= length;
         recvUnacked += length;
         if (recvUnacked >= settings.connectionWindow / 2) {
             FrameWriter.windowUpdate(c, 0, recvUnacked);
-            recvWindow += recvUnacked;
             recvUnacked = 0;
         }
         Http2Stream s = streams.get(id);
