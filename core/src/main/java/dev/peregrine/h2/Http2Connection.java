@@ -65,7 +65,6 @@ public final class Http2Connection implements Protocol {
     private FrameParser parser;
     /** The bytes the frame being read takes once its header is here ({@link FrameParser#needed}). */
     private int needed;
-    final FloodGuard flood;
     final Streams streams;
     Http2Responder responder;
     StreamDispatch dispatch;
@@ -84,6 +83,9 @@ public final class Http2Connection implements Protocol {
 
     /** What we may still send on the connection (the peer's window). */
     long sendWindow = DEFAULT_WINDOW;
+    /** The frames of the current flood window, counted by {@link FloodGuard}, and when the window began. */
+    int resets, serverResets, settingsFrames, pings, emptyFrames;
+    long floodWindowStart;
     /** The peer's SETTINGS_INITIAL_WINDOW_SIZE and SETTINGS_MAX_FRAME_SIZE ({@link PeerSettings}). */
     int peerInitialWindow = DEFAULT_WINDOW;
     int peerMaxFrameSize = DEFAULT_MAX_FRAME_SIZE;
@@ -99,7 +101,6 @@ public final class Http2Connection implements Protocol {
     Http2Connection(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf, Http2Upgrade upgrade) {
         this.settings = settings;
         this.dispatchOf = dispatchOf;
-        this.flood = new FloodGuard();
         this.streams = new Streams();
         this.upgrade = upgrade;
     }
@@ -112,7 +113,7 @@ public final class Http2Connection implements Protocol {
         this.shared = dispatch.loop();
         this.responder = new Http2Responder(this);
         shared.counters.connections++;
-        flood.start(now());
+        FloodGuard.start(this, now());
         // §3.4: the server's preface is a SETTINGS frame, sent first whatever the client's timing.
         FrameWriter.settings(c, SETTINGS_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams,
                 SETTINGS_INITIAL_WINDOW_SIZE, settings.initialStreamWindow,
@@ -223,7 +224,7 @@ public final class Http2Connection implements Protocol {
                 break;
             case PING:
                 if (!parser.flag(FLAG_ACK)) {
-                    if (flood.note(FloodGuard.PING, this)) {
+                    if (FloodGuard.note(FloodGuard.PING, this)) {
                         connectionError(ENHANCE_YOUR_CALM);
                         return;
                     }
@@ -288,7 +289,7 @@ public final class Http2Connection implements Protocol {
             connectionError(PROTOCOL_ERROR);
             return;
         }
-        if (parser.dataEnd() == parser.dataStart() && !parser.flag(FLAG_END_HEADERS) && flood.note(FloodGuard.EMPTY, this)) {
+        if (parser.dataEnd() == parser.dataStart() && !parser.flag(FLAG_END_HEADERS) && FloodGuard.note(FloodGuard.EMPTY, this)) {
             connectionError(ENHANCE_YOUR_CALM);
             return;
         }
@@ -404,7 +405,7 @@ public final class Http2Connection implements Protocol {
         s.recvWindow -= length;
         boolean end = parser.flag(FLAG_END_STREAM);
         int n = parser.dataEnd() - parser.dataStart();
-        if (n == 0 && !end && flood.note(FloodGuard.EMPTY, this)) {
+        if (n == 0 && !end && FloodGuard.note(FloodGuard.EMPTY, this)) {
             connectionError(ENHANCE_YOUR_CALM); // CVE-2019-9518
             return;
         }
@@ -416,7 +417,7 @@ public final class Http2Connection implements Protocol {
             connectionError(PROTOCOL_ERROR); // §6.4: RST_STREAM on an idle stream
             return;
         }
-        if (flood.note(FloodGuard.RESET, this)) {
+        if (FloodGuard.note(FloodGuard.RESET, this)) {
             connectionError(ENHANCE_YOUR_CALM); // rapid reset (CVE-2023-44487)
             return;
         }
@@ -470,7 +471,7 @@ public final class Http2Connection implements Protocol {
         } else {
             streams.noteClosed(id);
         }
-        if (flood.note(FloodGuard.SERVER_RESET, this)) {
+        if (FloodGuard.note(FloodGuard.SERVER_RESET, this)) {
             connectionError(ENHANCE_YOUR_CALM); // MadeYouReset (CVE-2025-8671)
         }
     }

@@ -32,7 +32,7 @@ final class PeerSettings {
         if (p.flag(FLAG_ACK)) {
             return;
         }
-        if (conn.flood.note(FloodGuard.SETTINGS, conn)) {
+        if (FloodGuard.note(FloodGuard.SETTINGS, conn)) {
             conn.connectionError(ENHANCE_YOUR_CALM);
             return;
         }
