@@ -51,7 +51,7 @@ public final class RequestCopy {
         c.copyHead(r, dst, shift); // the offsets, in the codec's RequestHead
         c.body.set(dst, bodyStart + shift, bodyLength);
         c.params.copy(r.params, r.isAbsolutePathEmpty() ? 0 : shift); // the root path lives in a constant buffer
-        c.remoteAddress = r.remoteAddress;
+        c.setRemoteAddress(r.remote()); // on the loop: the copy may be read off it
         c.requestId = r.requestId;
         c.startNanos = r.startNanos;
         if (c != r) { // attributes set by filters before the hand-off (or async()) go with the request

@@ -50,7 +50,10 @@ public final class RequestView extends RequestHead implements Request {
 
     final PathParams params = new PathParams();
 
+    /** The peer's address once known; null with {@link #remoteOf} set: asked at the first {@link #remoteAddress()}. */
     InetSocketAddress remoteAddress;
+    /** Where the peer's address comes from (the connection's endpoint), or null. */
+    private java.util.function.Supplier<InetSocketAddress> remoteOf;
     /** {@link #requestId()}: set per request only while request ids are on. */
     String requestId;
     /** {@link System#nanoTime()} when the request was dispatched; set only while the access log is on. */
@@ -108,6 +111,24 @@ public final class RequestView extends RequestHead implements Request {
     /** Sets the peer's address for this request. */
     public void setRemoteAddress(InetSocketAddress address) {
         remoteAddress = address;
+        remoteOf = null;
+    }
+
+    /**
+     * Sets where this request's peer address comes from, asked (on the loop) only when the handler
+     * wants it: the connection's endpoint, which need not make an address object per connection.
+     */
+    public void remoteFrom(java.util.function.Supplier<InetSocketAddress> source) {
+        remoteAddress = null;
+        remoteOf = source;
+    }
+
+    /** The peer's address, asked of {@link #remoteOf} the first time. */
+    InetSocketAddress remote() {
+        if (remoteAddress == null && remoteOf != null) {
+            remoteAddress = remoteOf.get();
+        }
+        return remoteAddress;
     }
 
     /** Set by the router: the matched route's number, or -1. Thread: the loop. */
@@ -318,7 +339,7 @@ public final class RequestView extends RequestHead implements Request {
     @Override
     public InetSocketAddress remoteAddress() {
         checkLive();
-        return remoteAddress;
+        return remote();
     }
 
     /** The index of the first body byte, which is also where the head ends. */

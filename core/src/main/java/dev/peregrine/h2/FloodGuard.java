@@ -2,9 +2,11 @@ package dev.peregrine.h2;
 
 /**
  * Per-connection counts of the frames a flood is made of, over a fixed window of the loop clock
- * ({@link Http2Settings#floodWindowMillis}); {@link #note} says when one passes its limit, and the
- * connection then ends with GOAWAY ENHANCE_YOUR_CALM. A window, not a rate per frame: a client
- * that is merely busy stays far below every limit, and counting costs an int increment.
+ * ({@link Http2Settings#floodWindowMillis}); {@link #note} says when one passes its limit (counting
+ * the flood in {@link Http2Counters}), and the connection then ends with GOAWAY ENHANCE_YOUR_CALM.
+ * A window, not a rate per frame: a client that is merely busy stays far below every limit, and
+ * counting costs an int increment. The counts are fields of the {@link Http2Connection} (no object
+ * per connection: issue 28), the limits its shared settings'.
  * <pre>
  *   RESET         RST_STREAM received (rapid reset, CVE-2023-44487)
  *   SERVER_RESET  RST_STREAM we sent for a stream error the client caused (MadeYouReset, CVE-2025-8671)
@@ -21,45 +23,58 @@ final class FloodGuard {
     static final int PING = 3;
     static final int EMPTY = 4;
 
-    // Five counts in fields and the limits read from the shared settings: no array per connection
-    // (an idle connection holds this object, issue 28's census counts it).
-    private final Http2Settings settings;
-    private int resets;
-    private int serverResets;
-    private int settingsFrames;
-    private int pings;
-    private int empty;
-    private long windowStart;
-
-    FloodGuard(Http2Settings s) {
-        settings = s;
+    private FloodGuard() {
     }
 
-    void start(long nowMillis) {
-        windowStart = nowMillis;
-        resets = 0;
-        serverResets = 0;
-        settingsFrames = 0;
-        pings = 0;
-        empty = 0;
+    /** Starts {@code conn}'s window at {@code nowMillis}, every count at 0. */
+    static void start(Http2Connection conn, long nowMillis) {
+        conn.floodWindowStart = nowMillis;
+        conn.resets = 0;
+        conn.serverResets = 0;
+        conn.settingsFrames = 0;
+        conn.pings = 0;
+        conn.emptyFrames = 0;
     }
 
-    /** Counts one {@code kind} at {@code nowMillis}; true when that passes its limit. */
-    boolean note(int kind, long nowMillis) {
-        if (nowMillis - windowStart >= settings.floodWindowMillis) {
-            start(nowMillis);
+    /** Counts one {@code kind} on {@code conn} now; true when that passes its limit (a flood, counted). */
+    static boolean note(int kind, Http2Connection conn) {
+        long nowMillis = conn.now();
+        Http2Settings settings = conn.settings;
+        if (nowMillis - conn.floodWindowStart >= settings.floodWindowMillis) {
+            start(conn, nowMillis);
         }
+        Http2Counters counters = conn.shared.counters;
         switch (kind) {
             case RESET:
-                return ++resets > settings.maxResetsPerWindow;
+                if (++conn.resets <= settings.maxResetsPerWindow) {
+                    return false;
+                }
+                counters.rapidResets++;
+                return true;
             case SERVER_RESET:
-                return ++serverResets > settings.maxServerResetsPerWindow;
+                if (++conn.serverResets <= settings.maxServerResetsPerWindow) {
+                    return false;
+                }
+                counters.serverResetFloods++;
+                return true;
             case SETTINGS:
-                return ++settingsFrames > settings.maxSettingsPerWindow;
+                if (++conn.settingsFrames <= settings.maxSettingsPerWindow) {
+                    return false;
+                }
+                counters.settingsFloods++;
+                return true;
             case PING:
-                return ++pings > settings.maxPingsPerWindow;
+                if (++conn.pings <= settings.maxPingsPerWindow) {
+                    return false;
+                }
+                counters.pingFloods++;
+                return true;
             case EMPTY:
-                return ++empty > settings.maxEmptyDataPerWindow;
+                if (++conn.emptyFrames <= settings.maxEmptyDataPerWindow) {
+                    return false;
+                }
+                counters.emptyDataFloods++;
+                return true;
             default:
                 throw new IllegalArgumentException("flood kind " + kind);
         }

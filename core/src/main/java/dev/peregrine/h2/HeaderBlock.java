@@ -18,10 +18,11 @@ import static dev.peregrine.h2.frame.Frames.FLAG_END_HEADERS;
  * </pre>
  * A block in one frame is decoded where it lies; one that spans frames is copied into a pooled buffer,
  * given back once decoded. It is always decoded, even for a stream about to be refused, so that the
- * connection's HPACK table stays in step with the peer's; the decoder is made at the first block.
+ * connection's HPACK table stays in step with the peer's; the decoder is the connection's.
  * The fields are checked by the loop's {@link RequestHeaders} (one per loop: a block is decoded and
- * acted on within one call on the loop thread), so only the decoder's table and what a block still
- * being assembled needs stay with an idle connection.
+ * acted on within one call on the loop thread). A connection holds a {@code HeaderBlock} only from
+ * its HEADERS frame until the block is decoded, lent by the loop ({@link Http2Loop#block}), so an idle
+ * connection holds none.
  *
  * <p>Thread: the loop thread.
  */
@@ -30,7 +31,7 @@ final class HeaderBlock {
     static final int WHOLE = 1;
     static final int FLOOD = 2;
 
-    /** The stream whose block this is; 0 when no block is being assembled. */
+    /** The stream whose block this is. */
     int stream;
     boolean endStream;
     /** The stream error to answer once the block is decoded, 0, or {@link #IGNORED}. */
@@ -45,7 +46,6 @@ final class HeaderBlock {
     private ByteBuffer src;
     private int from;
     private int to;
-    private HpackDecoder decoder;
     /** Where {@link #decode} put the fields. */
     ByteBuffer decoded;
 
@@ -88,11 +88,7 @@ final class HeaderBlock {
      * Decodes the whole block into the loop's buffer, {@link RequestHeaders} checking and laying out
      * each field. Returns the end of the fields in {@link #decoded}, or -1 for a COMPRESSION_ERROR.
      */
-    int decode(Http2Settings settings, Http2Loop shared, boolean trailers, int maxFields, BufferPool pool) {
-        if (decoder == null) {
-            decoder = new HpackDecoder(settings.headerTableSize, settings.maxHeaderListSize);
-        }
-        stream = 0;
+    int decode(HpackDecoder decoder, Http2Loop shared, boolean trailers, int maxFields, BufferPool pool) {
         int bound = decoder.destinationBound(to - from, RequestHeaders.PREFIX);
         decoded = shared.decoded(bound);
         fields = shared.requestHeaders;
@@ -103,16 +99,13 @@ final class HeaderBlock {
         return end < 0 ? -1 : end;
     }
 
-    /** Whether the last block's fields passed SETTINGS_MAX_HEADER_LIST_SIZE. */
-    boolean tooLarge() {
-        return decoder.tooLarge();
-    }
-
+    /** Gives back the buffer of a block that spanned frames (what else it points to is the loop's). */
     void release(BufferPool pool) {
         if (held != null) {
             pool.release(held);
             held = null;
         }
+        src = null;
         length = 0;
     }
 }

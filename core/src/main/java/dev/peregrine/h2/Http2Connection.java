@@ -3,6 +3,7 @@ package dev.peregrine.h2;
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.h2.frame.FrameParser;
 import dev.peregrine.h2.frame.FrameWriter;
+import dev.peregrine.h2.hpack.HpackDecoder;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.LoopContext;
 import dev.peregrine.loop.Protocol;
@@ -60,13 +61,14 @@ public final class Http2Connection implements Protocol {
 
     final Http2Settings settings;
     private final Function<LoopContext, StreamDispatch> dispatchOf;
-    private final FrameParser parser = new FrameParser();
-    private final FloodGuard flood;
+    /** The loop's parser, lent for one {@link #onInput} (null between calls). */
+    private FrameParser parser;
+    /** The bytes the frame being read takes once its header is here ({@link FrameParser#needed}). */
+    private int needed;
     final Streams streams;
     Http2Responder responder;
     StreamDispatch dispatch;
     Http2Loop shared;
-    Http2Counters counters;
     BufferPool pool;
     Connection c;
     private boolean prefaceRead;
@@ -74,13 +76,20 @@ public final class Http2Connection implements Protocol {
     boolean goingAway;
     int lastStreamId;
 
-    /** The field block being assembled from HEADERS and CONTINUATION frames. */
-    private final HeaderBlock block = new HeaderBlock();
+    /** The field block being assembled from HEADERS and CONTINUATION frames, lent by the loop; null when none is. */
+    private HeaderBlock block;
+    /** HPACK state (RFC 7541 §2.3.2): null while the dynamic table is empty (the loop keeps a spare). */
+    private HpackDecoder decoder;
 
     /** What we may still send on the connection (the peer's window). */
     long sendWindow = DEFAULT_WINDOW;
-    final PeerSettings peer = new PeerSettings();
-    private long recvWindow;
+    /** The frames of the current flood window, counted by {@link FloodGuard}, and when the window began. */
+    int resets, serverResets, settingsFrames, pings, emptyFrames;
+    long floodWindowStart;
+    /** The peer's SETTINGS_INITIAL_WINDOW_SIZE and SETTINGS_MAX_FRAME_SIZE ({@link PeerSettings}). */
+    int peerInitialWindow = DEFAULT_WINDOW;
+    int peerMaxFrameSize = DEFAULT_MAX_FRAME_SIZE;
+    /** DATA received on the connection since our last WINDOW_UPDATE on 0: our window is connectionWindow less this. */
     private int recvUnacked;
 
     private Http2Upgrade upgrade; // h2c: stream 1 holds the upgraded request until the client's preface is in, or null
@@ -92,8 +101,7 @@ public final class Http2Connection implements Protocol {
     Http2Connection(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf, Http2Upgrade upgrade) {
         this.settings = settings;
         this.dispatchOf = dispatchOf;
-        this.flood = new FloodGuard(settings);
-        this.streams = new Streams(this);
+        this.streams = new Streams();
         this.upgrade = upgrade;
     }
 
@@ -103,11 +111,9 @@ public final class Http2Connection implements Protocol {
         this.pool = c.context().pool();
         this.dispatch = dispatchOf.apply(c.context());
         this.shared = dispatch.loop();
-        this.counters = shared.counters;
         this.responder = new Http2Responder(this);
-        counters.connections++;
-        flood.start(c.context().nowMillis());
-        recvWindow = settings.connectionWindow;
+        shared.counters.connections++;
+        FloodGuard.start(this, now());
         // §3.4: the server's preface is a SETTINGS frame, sent first whatever the client's timing.
         FrameWriter.settings(c, SETTINGS_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams,
                 SETTINGS_INITIAL_WINDOW_SIZE, settings.initialStreamWindow,
@@ -141,26 +147,12 @@ public final class Http2Connection implements Protocol {
             prefaceRead = true;
             pos += PREFACE.length;
         }
-        while (!dead && c.isOpen()) {
-            int r = parser.parse(buf, pos, end);
-            if (r == FrameParser.NEED_MORE) {
-                break;
-            }
-            if (r == FrameParser.ERROR) {
-                if (parser.errorStream() == 0) {
-                    connectionError(parser.errorCode());
-                    return end;
-                }
-                if (block.stream != 0) {
-                    connectionError(PROTOCOL_ERROR); // §6.10: nothing may come between a block's frames
-                    return end;
-                }
-                streamError(parser.errorStream(), parser.errorCode());
-                pos = parser.frameEnd();
-                continue;
-            }
-            frame(buf);
-            pos = r;
+        parser = shared.parser(); // the loop's for this call (should this throw, the loop makes another)
+        pos = frames(buf, pos, end);
+        shared.give(parser);
+        parser = null;
+        if (pos < 0) {
+            return end;
         }
         if (upgrade != null && prefaceRead && !dead) {
             upgrade.prefaceIn(this); // h2c: stream 1's request goes to its handler now (Http2Upgrade says why)
@@ -170,15 +162,42 @@ public final class Http2Connection implements Protocol {
         return dead ? end : pos;
     }
 
+    /** Each whole frame in {@code [pos, end)}; returns where the first one not all here begins, or -1 after a connection error. */
+    private int frames(ByteBuffer buf, int pos, int end) {
+        while (!dead && c.isOpen()) {
+            int r = parser.parse(buf, pos, end);
+            needed = parser.needed();
+            if (r == FrameParser.NEED_MORE) {
+                break;
+            }
+            if (r == FrameParser.ERROR) {
+                if (parser.errorStream() == 0) {
+                    connectionError(parser.errorCode());
+                    return -1;
+                }
+                if (block != null) {
+                    connectionError(PROTOCOL_ERROR); // §6.10: nothing may come between a block's frames
+                    return -1;
+                }
+                streamError(parser.errorStream(), parser.errorCode());
+                pos = parser.frameEnd();
+                continue;
+            }
+            frame(buf);
+            pos = r;
+        }
+        return pos;
+    }
+
     @Override
     public int expectedInput() {
-        return parser.needed();
+        return needed;
     }
 
     private void frame(ByteBuffer b) {
         int type = parser.type();
         int id = parser.streamId();
-        if (block.stream != 0 && (type != CONTINUATION || id != block.stream)) {
+        if (block != null && (type != CONTINUATION || id != block.stream)) {
             connectionError(PROTOCOL_ERROR); // §6.10
             return;
         }
@@ -198,15 +217,14 @@ public final class Http2Connection implements Protocol {
                 rstStream(id);
                 break;
             case SETTINGS:
-                settingsFrame(b);
+                PeerSettings.frame(this, parser, b);
                 break;
             case PUSH_PROMISE:
                 connectionError(PROTOCOL_ERROR); // §8.4: clients cannot push
                 break;
             case PING:
                 if (!parser.flag(FLAG_ACK)) {
-                    if (flood.note(FloodGuard.PING, now())) {
-                        counters.pingFloods++;
+                    if (FloodGuard.note(FloodGuard.PING, this)) {
                         connectionError(ENHANCE_YOUR_CALM);
                         return;
                     }
@@ -256,22 +274,22 @@ public final class Http2Connection implements Protocol {
             } else if (goingAway) {
                 error = REFUSED_STREAM;
             } else if (streams.count() >= settings.maxConcurrentStreams) {
-                counters.refusedStreams++;
+                shared.counters.refusedStreams++;
                 error = REFUSED_STREAM; // §5.1.2
             }
         }
+        block = shared.block();
         block.begin(id, parser.flag(FLAG_END_STREAM), error);
         appendBlock(b);
     }
 
     private void continuation(ByteBuffer b, int id) {
-        if (block.stream == 0) {
+        if (block == null) {
             // §6.10: a CONTINUATION not after HEADERS or CONTINUATION without END_HEADERS
             connectionError(PROTOCOL_ERROR);
             return;
         }
-        if (parser.dataEnd() == parser.dataStart() && !parser.flag(FLAG_END_HEADERS) && flood.note(FloodGuard.EMPTY, now())) {
-            counters.emptyDataFloods++;
+        if (parser.dataEnd() == parser.dataStart() && !parser.flag(FLAG_END_HEADERS) && FloodGuard.note(FloodGuard.EMPTY, this)) {
             connectionError(ENHANCE_YOUR_CALM);
             return;
         }
@@ -281,30 +299,38 @@ public final class Http2Connection implements Protocol {
     private void appendBlock(ByteBuffer b) {
         int r = block.append(parser, b, pool, settings);
         if (r == HeaderBlock.FLOOD) {
-            counters.continuationFloods++;
+            shared.counters.continuationFloods++;
             connectionError(ENHANCE_YOUR_CALM); // CONTINUATION flood
         } else if (r == HeaderBlock.WHOLE) {
             endBlock();
         }
     }
 
-    /** A whole field block is here: decode it (always, to keep HPACK in step), then act on it. */
+    /** A whole field block is here: decode it (always, to keep HPACK in step), give back what the loop lent, act on it. */
     private void endBlock() {
-        int id = block.stream;
+        HeaderBlock b = block;
+        block = null;
+        int id = b.stream;
         Http2Stream s = streams.get(id);
-        boolean trailers = s != null || block.error == HeaderBlock.IGNORED;
-        int end = block.decode(settings, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool);
-        ByteBuffer dst = block.decoded;
-        RequestHeaders fields = block.fields;
+        boolean trailers = s != null || b.error == HeaderBlock.IGNORED;
+        HpackDecoder d = decoder != null ? decoder : shared.decoder(settings);
+        int end = b.decode(d, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool);
+        ByteBuffer dst = b.decoded;
+        RequestHeaders fields = b.fields;
+        int error = b.error;
+        boolean endStream = b.endStream;
+        boolean tooLarge = d.tooLarge();
+        shared.give(b);
+        decoder = shared.giveIfPristine(d) ? null : d;
         if (end < 0) {
             connectionError(COMPRESSION_ERROR); // §4.3
             return;
         }
-        if (block.error == HeaderBlock.IGNORED) {
+        if (error == HeaderBlock.IGNORED) {
             return; // decoded, so HPACK stays in step, and dropped
         }
-        if (block.error != 0) {
-            streamError(id, block.error);
+        if (error != 0) {
+            streamError(id, error);
             return;
         }
         if (!fields.complete()) {
@@ -316,11 +342,11 @@ public final class Http2Connection implements Protocol {
             BodyFeed.trailers(this, s);
             return;
         }
-        counters.streams++;
-        s = streams.open(id, peer.initialWindow, settings.initialStreamWindow);
+        shared.counters.streams++;
+        s = streams.open(this, id, peerInitialWindow, settings.initialStreamWindow);
         s.declaredLength = fields.contentLength;
-        if (block.tooLarge() || fields.tooMany) {
-            counters.headerListTooLarge++;
+        if (tooLarge || fields.tooMany) {
+            shared.counters.headerListTooLarge++;
             responder.earlyAnswer(s, 431);
             return;
         }
@@ -328,7 +354,7 @@ public final class Http2Connection implements Protocol {
             responder.earlyAnswer(s, 501);
             return;
         }
-        if (block.endStream) {
+        if (endStream) {
             s.state = Http2Stream.HALF_CLOSED_REMOTE;
             if (s.declaredLength > 0) {
                 streamError(id, PROTOCOL_ERROR); // §8.1.1: content-length and the DATA sent differ
@@ -350,15 +376,13 @@ public final class Http2Connection implements Protocol {
 
     private void data(ByteBuffer b, int id) {
         int length = parser.length();
-        if (length > recvWindow) {
+        if (length > settings.connectionWindow - recvUnacked) {
             connectionError(FLOW_CONTROL_ERROR); // §6.9.1
             return;
         }
-        recvWindow -= length;
         recvUnacked += length;
         if (recvUnacked >= settings.connectionWindow / 2) {
             FrameWriter.windowUpdate(c, 0, recvUnacked);
-            recvWindow += recvUnacked;
             recvUnacked = 0;
         }
         Http2Stream s = streams.get(id);
@@ -381,8 +405,7 @@ public final class Http2Connection implements Protocol {
         s.recvWindow -= length;
         boolean end = parser.flag(FLAG_END_STREAM);
         int n = parser.dataEnd() - parser.dataStart();
-        if (n == 0 && !end && flood.note(FloodGuard.EMPTY, now())) {
-            counters.emptyDataFloods++;
+        if (n == 0 && !end && FloodGuard.note(FloodGuard.EMPTY, this)) {
             connectionError(ENHANCE_YOUR_CALM); // CVE-2019-9518
             return;
         }
@@ -394,8 +417,7 @@ public final class Http2Connection implements Protocol {
             connectionError(PROTOCOL_ERROR); // §6.4: RST_STREAM on an idle stream
             return;
         }
-        if (flood.note(FloodGuard.RESET, now())) {
-            counters.rapidResets++;
+        if (FloodGuard.note(FloodGuard.RESET, this)) {
             connectionError(ENHANCE_YOUR_CALM); // rapid reset (CVE-2023-44487)
             return;
         }
@@ -405,28 +427,9 @@ public final class Http2Connection implements Protocol {
         }
     }
 
-    private void settingsFrame(ByteBuffer b) {
-        if (parser.flag(FLAG_ACK)) {
-            return;
-        }
-        if (flood.note(FloodGuard.SETTINGS, now())) {
-            counters.settingsFloods++;
-            connectionError(ENHANCE_YOUR_CALM);
-            return;
-        }
-        for (int at = parser.payloadStart(); at < parser.frameEnd(); at += 6) {
-            int id = (b.get(at) & 0xff) << 8 | (b.get(at + 1) & 0xff);
-            int value = FrameParser.int32(b, at + 2);
-            if (!applySetting(id, value)) {
-                return;
-            }
-        }
-        FrameWriter.settingsAck(c);
-    }
-
     /** Applies one of the peer's settings ({@link PeerSettings}); false after a connection error. */
     boolean applySetting(int id, int value) {
-        int error = peer.apply(id, value, streams);
+        int error = PeerSettings.apply(this, id, value);
         if (error != 0) {
             connectionError(error);
             return false;
@@ -460,7 +463,7 @@ public final class Http2Connection implements Protocol {
 
     /** §5.4.2: RST_STREAM and forget the stream; counts towards the MadeYouReset limit. */
     void streamError(int id, int code) {
-        counters.streamErrors++;
+        shared.counters.streamErrors++;
         FrameWriter.rstStream(c, id, code);
         Http2Stream s = streams.get(id);
         if (s != null) {
@@ -468,8 +471,7 @@ public final class Http2Connection implements Protocol {
         } else {
             streams.noteClosed(id);
         }
-        if (flood.note(FloodGuard.SERVER_RESET, now())) {
-            counters.serverResetFloods++;
+        if (FloodGuard.note(FloodGuard.SERVER_RESET, this)) {
             connectionError(ENHANCE_YOUR_CALM); // MadeYouReset (CVE-2025-8671)
         }
     }
@@ -480,15 +482,15 @@ public final class Http2Connection implements Protocol {
             return;
         }
         dead = true;
-        counters.connectionErrors++;
-        block.release(pool);
+        shared.counters.connectionErrors++;
+        dropBlock();
         FrameWriter.goAway(c, lastStreamId, code);
         c.closeAfterOutput();
     }
 
     void closeStream(Http2Stream s) {
         s.release(pool);
-        streams.close(s);
+        streams.close(this, s);
         if (goingAway && streams.count() == 0 && c.isOpen()) {
             c.closeAfterOutput();
         }
@@ -543,7 +545,7 @@ public final class Http2Connection implements Protocol {
     @Override
     public void onTimeout(Connection c, int phase) {
         if (phase == T_STALLED) {
-            counters.stalledWrites++;
+            shared.counters.stalledWrites++;
         }
         if (phase != T_IDLE) {
             connectionError(phase == T_STALLED ? ENHANCE_YOUR_CALM : NO_ERROR);
@@ -572,7 +574,16 @@ public final class Http2Connection implements Protocol {
 
     @Override
     public void onClosed(Connection c) {
-        block.release(pool);
+        dropBlock();
         streams.closeAll(this);
+    }
+
+    /** A block still being assembled goes back (its buffer to the pool, itself to the loop). */
+    private void dropBlock() {
+        if (block != null) {
+            block.release(pool);
+            shared.give(block);
+            block = null;
+        }
     }
 }

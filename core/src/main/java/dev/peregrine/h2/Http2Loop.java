@@ -1,6 +1,9 @@
 package dev.peregrine.h2;
 
+import dev.peregrine.h2.frame.FrameParser;
+import dev.peregrine.h2.hpack.HpackDecoder;
 import dev.peregrine.h2.hpack.HpackEncoder;
+import dev.peregrine.h2.hpack.HpackTable;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -10,7 +13,14 @@ import java.nio.ByteOrder;
  * buffer a field block is decoded into, the response encoder (it keeps no state between blocks),
  * the array a body is staged in, the direct buffer a file's next DATA frame is read into, the checker
  * of decoded request fields, the spare streams ({@link SpareStreams}) and the counters. Made once per
- * loop, at its first HTTP/2 connection. Thread: the loop thread.
+ * loop, at its first HTTP/2 connection.
+ *
+ * <p><b>Lent per call</b> (issue 28: an idle connection holds none of them): the frame parser (for one
+ * {@code onInput}), a field block being assembled (HEADERS to END_HEADERS) and an HPACK decoder whose
+ * dynamic table is empty. One spare of each is kept; a connection that asks while the spare is out
+ * (a nested call) gets a new one, which the GC takes back if the slot is taken when it returns.
+ *
+ * <p>Thread: the loop thread.
  */
 public final class Http2Loop {
     final HpackEncoder encoder = new HpackEncoder();
@@ -24,8 +34,66 @@ public final class Http2Loop {
     /** A file's next DATA frame is read into this. */
     private final ByteBuffer file = ByteBuffer.allocateDirect(Http2Responder.FILE_FRAME);
 
+    /** Scratch for a response's content-length digits (Http2Responder). */
+    final byte[] digits = new byte[20];
+    private FrameParser spareParser;
+    private HeaderBlock spareBlock;
+    private HpackDecoder spareDecoder;
+
     public Http2Counters counters() {
         return counters;
+    }
+
+    /** A frame parser for one {@code onInput}: its state does not outlive the call (give it back). */
+    FrameParser parser() {
+        FrameParser p = spareParser;
+        if (p == null) {
+            return new FrameParser();
+        }
+        spareParser = null;
+        return p;
+    }
+
+    void give(FrameParser p) {
+        spareParser = p;
+    }
+
+    /** An empty field block, held by a connection from a HEADERS frame until its block is decoded. */
+    HeaderBlock block() {
+        HeaderBlock b = spareBlock;
+        if (b == null) {
+            return new HeaderBlock();
+        }
+        spareBlock = null;
+        return b;
+    }
+
+    /** Takes back a block released ({@link HeaderBlock#release}: it holds no buffer). */
+    void give(HeaderBlock b) {
+        spareBlock = b;
+    }
+
+    /** A decoder with an empty dynamic table of the maximum size (as a new connection's). */
+    HpackDecoder decoder(Http2Settings settings) {
+        HpackDecoder d = spareDecoder;
+        if (d == null) {
+            return new HpackDecoder(settings.headerTableSize, settings.maxHeaderListSize);
+        }
+        spareDecoder = null;
+        return d;
+    }
+
+    /**
+     * Takes {@code d} back when its table is as a new one's (no entry, the maximum size): then it holds
+     * no state of its connection's, whose next block can use any such decoder. Returns whether it did.
+     */
+    boolean giveIfPristine(HpackDecoder d) {
+        HpackTable t = d.table();
+        if (t.dynamicCount() != 0 || t.maxSize() != t.capacity()) {
+            return false;
+        }
+        spareDecoder = d;
+        return true;
     }
 
     /** A buffer of at least {@code bytes} to decode a field block into. */

@@ -41,7 +41,6 @@ final class Http2Responder {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
     private static final byte[] SERVER = {'P', 'e', 'r', 'e', 'g', 'r', 'i', 'n', 'e'};
     private final Http2Connection conn;
-    private final byte[] digits = new byte[20];
 
     Http2Responder(Http2Connection conn) {
         this.conn = conn;
@@ -106,7 +105,7 @@ final class Http2Responder {
                 e.field(headers[i], headers[i + 1]);
             }
         }
-        FrameWriter.headers(conn.c, s.id, false, e.block(), e.length(), conn.peer.maxFrameSize);
+        FrameWriter.headers(conn.c, s.id, false, e.block(), e.length(), conn.peerMaxFrameSize);
     }
 
     /** Answers a stream with the server's own error {@code status} before its request is complete (or at once). */
@@ -150,11 +149,12 @@ final class Http2Responder {
         boolean produced = res.special() == ResponseView.PRODUCER; // length unknown: no content-length (§8.1.1)
         long length = !bodyAllowed ? 0 : file ? res.file().length() : produced ? -1 : ResponseParts.bodyLength(res);
         if (bodyAllowed && !produced) {
-            int d = decimal(length);
+            byte[] digits = conn.shared.digits; // the loop's: an idle connection holds no scratch
+            int d = decimal(digits, length);
             e.field("content-length", digits, d, digits.length - d);
         }
         boolean noData = head || length == 0;
-        FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peer.maxFrameSize);
+        FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peerMaxFrameSize);
         s.responding = true;
         if (file) {
             startFile(s, res.takeFile(), noData ? 0 : length);
@@ -363,7 +363,7 @@ final class Http2Responder {
     }
 
     private int allowance(Http2Stream s, int want) {
-        return (int) Math.min(Math.min(want, conn.peer.maxFrameSize), Math.min(conn.sendWindow, s.sendWindow));
+        return (int) Math.min(Math.min(want, conn.peerMaxFrameSize), Math.min(conn.sendWindow, s.sendWindow));
     }
 
     private void take(Http2Stream s, int n) {
@@ -456,8 +456,8 @@ final class Http2Responder {
                 || name.equalsIgnoreCase("proxy-connection");
     }
 
-    /** Writes {@code v} right-aligned in {@link #digits}; returns where it begins. */
-    private int decimal(long v) {
+    /** Writes {@code v} right-aligned in {@code digits}; returns where it begins. */
+    private static int decimal(byte[] digits, long v) {
         int i = digits.length;
         do {
             digits[--i] = (byte) ('0' + v % 10);

@@ -100,14 +100,14 @@ final class Http2Upgrade {
         }
         RequestView req = conn.dispatch.request();
         conn.lastStreamId = 1;
-        Http2Stream s = conn.streams.open(1, conn.peer.initialWindow, conn.settings.initialStreamWindow);
+        Http2Stream s = conn.streams.open(conn, 1, conn.peerInitialWindow, conn.settings.initialStreamWindow);
         s.state = Http2Stream.HALF_CLOSED_REMOTE;
         s.declaredLength = req.contentLength(); // -1 or 0: a request with a body is not upgraded
         String connection = req.header("Connection");
         int size = layOut(req, connection, null);
         s.request = conn.pool.acquire(size);
         s.headEnd = layOut(req, connection, s.request);
-        conn.counters.streams++;
+        conn.shared.counters.streams++;
     }
 
     /** The client's preface is in: stream 1's request goes to its handler, unless the client reset it meanwhile. */

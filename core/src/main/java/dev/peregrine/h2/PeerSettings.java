@@ -1,5 +1,10 @@
 package dev.peregrine.h2;
 
+import dev.peregrine.h2.frame.FrameParser;
+import dev.peregrine.h2.frame.FrameWriter;
+
+import java.nio.ByteBuffer;
+
 import static dev.peregrine.h2.frame.Frames.*;
 
 /**
@@ -13,14 +18,35 @@ import static dev.peregrine.h2.frame.Frames.*;
  *   SETTINGS_HEADER_TABLE_SIZE   ignored: our encoder uses no dynamic table
  *   others, unknown ones         ignored (§6.5.2)
  * </pre>
- * Thread: the loop thread.
+ * The two values kept are the connection's fields ({@link Http2Connection#peerInitialWindow},
+ * {@link Http2Connection#peerMaxFrameSize}): no object of their own per connection (issue 28).
+ *
+ * <p>Thread: the loop thread.
  */
 final class PeerSettings {
-    int initialWindow = DEFAULT_WINDOW;
-    int maxFrameSize = DEFAULT_MAX_FRAME_SIZE;
+    private PeerSettings() {
+    }
+
+    /** A SETTINGS frame {@code p} parsed in {@code b}: applied and ACKed, or a connection error (§6.5). */
+    static void frame(Http2Connection conn, FrameParser p, ByteBuffer b) {
+        if (p.flag(FLAG_ACK)) {
+            return;
+        }
+        if (FloodGuard.note(FloodGuard.SETTINGS, conn)) {
+            conn.connectionError(ENHANCE_YOUR_CALM);
+            return;
+        }
+        for (int at = p.payloadStart(); at < p.frameEnd(); at += 6) {
+            int id = (b.get(at) & 0xff) << 8 | (b.get(at + 1) & 0xff);
+            if (!conn.applySetting(id, FrameParser.int32(b, at + 2))) {
+                return;
+            }
+        }
+        FrameWriter.settingsAck(conn.c);
+    }
 
     /** Applies setting {@code id}; returns 0, or the code of the connection error it is. */
-    int apply(int id, int value, Streams streams) {
+    static int apply(Http2Connection conn, int id, int value) {
         switch (id) {
             case SETTINGS_ENABLE_PUSH:
                 return value != 0 && value != 1 ? PROTOCOL_ERROR : 0;
@@ -28,16 +54,16 @@ final class PeerSettings {
                 if (value < 0) { // above 2^31-1 as an unsigned value
                     return FLOW_CONTROL_ERROR;
                 }
-                if (!streams.adjustSendWindows((long) value - initialWindow)) {
+                if (!conn.streams.adjustSendWindows((long) value - conn.peerInitialWindow)) {
                     return FLOW_CONTROL_ERROR;
                 }
-                initialWindow = value;
+                conn.peerInitialWindow = value;
                 return 0;
             case SETTINGS_MAX_FRAME_SIZE:
                 if (value < DEFAULT_MAX_FRAME_SIZE || value > MAX_MAX_FRAME_SIZE) {
                     return PROTOCOL_ERROR;
                 }
-                maxFrameSize = value;
+                conn.peerMaxFrameSize = value;
                 return 0;
             default:
                 return 0;

@@ -21,17 +21,13 @@ package dev.peregrine.h2;
  * <p>Thread: the loop thread.
  */
 final class Streams {
-    private final Http2Connection conn;
+    // No reference to the connection: it passes itself where the loop's spares are needed (8 bytes less a connection).
     private Http2Stream[] open;
     private int count;
     private long closedBits;
     /** The same window as {@link #closedBits}: bit set for a stream we reset while the peer could still send on it. */
     private long resetBits;
     private int closedTop;
-
-    Streams(Http2Connection conn) {
-        this.conn = conn;
-    }
 
     int count() {
         return count;
@@ -51,7 +47,8 @@ final class Streams {
         return null;
     }
 
-    Http2Stream open(int id, long sendWindow, long recvWindow) {
+    /** Opens stream {@code id} of {@code conn} with a spare stream (and array) of its loop. */
+    Http2Stream open(Http2Connection conn, int id, long sendWindow, long recvWindow) {
         SpareStreams spare = conn.shared.spareStreams;
         Http2Stream s = spare.stream();
         s.reset(id, sendWindow, recvWindow);
@@ -64,7 +61,8 @@ final class Streams {
         return s;
     }
 
-    void close(Http2Stream s) {
+    /** Forgets {@code s} (released), and gives it, with the array once empty, to {@code conn}'s loop. */
+    void close(Http2Connection conn, Http2Stream s) {
         for (int i = 0; i < count; i++) {
             if (open[i] == s) {
                 System.arraycopy(open, i + 1, open, i, count - i - 1);

@@ -86,7 +86,7 @@ public final class Connection extends ConnectionIo {
 
     private Connection(LoopContext ctx, SocketEndpoint io, Protocol protocol, boolean detached) {
         super(ctx, io, detached);
-        this.timer = new ConnectionTimer(ctx, this);
+        this.timer = new ConnectionTimer(this);
         this.pool = ctx.pool;
         this.protocol = protocol;
         open();

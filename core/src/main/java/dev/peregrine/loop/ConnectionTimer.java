@@ -23,17 +23,17 @@ final class ConnectionTimer extends Timeout {
     static final int PHASE_WRITE = -1;
     static final int PHASE_DRAIN = -2;
 
-    private final LoopContext ctx;
+    // The loop is the connection's (Connection#ctx), and a phase fits a byte (Protocol#timerPhase: at most
+    // 127): 48 bytes with the wheel's node fields, as every connection, idle or not, holds one (issue 28).
     /** Whose phases these are: asked for the phase its state calls for, told when one expires. */
     private final Connection connection;
-    private int timerPhase = PHASE_NONE;
+    private byte timerPhase = PHASE_NONE;
     /** When the current phase's clock started, loop clock milliseconds. */
     private long timerSince;
     /** The protocol finished a unit of work: a phase whose clock progress does not restart, restarts. */
     private boolean restartPhase;
 
-    ConnectionTimer(LoopContext ctx, Connection connection) {
-        this.ctx = ctx;
+    ConnectionTimer(Connection connection) {
         this.connection = connection;
     }
 
@@ -49,7 +49,7 @@ final class ConnectionTimer extends Timeout {
 
     /** Progress in the current phase (the peer took output): its clock starts again. */
     void progressed() {
-        timerSince = ctx.nowMillis;
+        timerSince = connection.ctx.nowMillis;
     }
 
     /** A recycled connection's timer starts as a new one's (it was cancelled at the close). */
@@ -61,7 +61,7 @@ final class ConnectionTimer extends Timeout {
 
     /** Takes the node off the wheel (the connection closed). */
     void cancel() {
-        ctx.timers.cancel(this);
+        connection.ctx.timers.cancel(this);
         timerPhase = PHASE_NONE;
     }
 
@@ -74,21 +74,24 @@ final class ConnectionTimer extends Timeout {
             return;
         }
         int phase = connection.phaseNow();
+        if (phase > Byte.MAX_VALUE) {
+            throw new IllegalStateException("a protocol's timer phase is at most 127, got " + phase);
+        }
         boolean restart = restartPhase;
         restartPhase = false;
         if (phase == PHASE_NONE) {
             if (timerPhase != PHASE_NONE) {
-                ctx.timers.cancel(this); // the protocol waits on a deadline of its own
+                connection.ctx.timers.cancel(this); // the protocol waits on a deadline of its own
                 timerPhase = PHASE_NONE;
             }
             return;
         }
-        long now = ctx.nowMillis;
+        long now = connection.ctx.nowMillis;
         boolean restarts = phase > 0 && connection.progressRestarts(phase);
         if (phase != timerPhase || (restart && phase > 0 && !restarts)) {
-            timerPhase = phase;
+            timerPhase = (byte) phase;
             timerSince = now;
-            ctx.timers.schedule(this, phaseTimeout(phase), now);
+            connection.ctx.timers.schedule(this, phaseTimeout(phase), now);
         } else if (restarts) {
             timerSince = now;
         }
@@ -96,10 +99,10 @@ final class ConnectionTimer extends Timeout {
 
     private long phaseTimeout(int phase) {
         if (phase == PHASE_WRITE) {
-            return ctx.config.writeTimeoutMillis();
+            return connection.ctx.config.writeTimeoutMillis();
         }
         if (phase == PHASE_DRAIN) {
-            return ctx.config.drainTimeoutMillis();
+            return connection.ctx.config.drainTimeoutMillis();
         }
         return connection.protocolTimeout(phase);
     }
@@ -110,22 +113,22 @@ final class ConnectionTimer extends Timeout {
         if (timerPhase == PHASE_NONE || connection.isClosed()) {
             return;
         }
-        long now = ctx.nowMillis;
+        long now = connection.ctx.nowMillis;
         long deadline = timerSince + phaseTimeout(timerPhase);
         if (now < deadline) {
-            ctx.timers.schedule(this, deadline - now, now);
+            connection.ctx.timers.schedule(this, deadline - now, now);
             return;
         }
         int phase = timerPhase;
         timerPhase = PHASE_NONE;
         if (phase == PHASE_WRITE) {
-            ctx.metrics.timedOut(LoopMetrics.TIMEOUT_WRITE);
+            connection.ctx.metrics.timedOut(LoopMetrics.TIMEOUT_WRITE);
             connection.close();
         } else if (phase == PHASE_DRAIN) {
-            ctx.metrics.timedOut(LoopMetrics.TIMEOUT_DRAIN);
+            connection.ctx.metrics.timedOut(LoopMetrics.TIMEOUT_DRAIN);
             connection.close();
         } else {
-            ctx.tick();
+            connection.ctx.tick();
             connection.protocolTimedOut(phase);
         }
     }

@@ -86,7 +86,7 @@ public interface Protocol {
     }
 
     /**
-     * The protocol's timer phase now, a positive number of its own, or 0 when no timer of the
+     * The protocol's timer phase now, a positive number of its own (at most 127), or 0 when no timer of the
      * protocol's should run (it waits on something with a deadline of its own). Asked after every
      * event while no output is pending; the connection arms its one timer node when the phase changes.
      */

@@ -12,7 +12,7 @@ import java.nio.channels.FileChannel;
  *
  * <p>Thread: the owning loop thread only.
  */
-public interface SocketEndpoint {
+public interface SocketEndpoint extends java.util.function.Supplier<InetSocketAddress> {
     /** Reads what is available; returns the bytes read, 0 when none, -1 at end of stream. */
     int read(ByteBuffer dst) throws IOException;
 
@@ -74,6 +74,16 @@ public interface SocketEndpoint {
         return null;
     }
 
-    /** The peer's address (cached). */
+    /**
+     * The peer's address (cached). An endpoint may keep it in a compact form and make the object at the
+     * first call: a request view asks only when its handler does ({@code RequestView.remoteFrom}), so an
+     * idle connection whose requests never asked holds no address objects (issue 28's census).
+     */
     InetSocketAddress remoteAddress();
+
+    /** {@link #remoteAddress()}, as the request views take it (they name nothing of this package). */
+    @Override
+    default InetSocketAddress get() {
+        return remoteAddress();
+    }
 }

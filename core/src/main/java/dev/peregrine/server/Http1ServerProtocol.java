@@ -340,7 +340,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
 
     /** Runs the handler and encodes its response. */
     private void dispatch(RequestView req) {
-        req.setRemoteAddress(c.endpoint().remoteAddress());
+        req.remoteFrom(c.endpoint()); // the address is made only if the handler asks
         if (switches.hasUpgrades() && switches.upgrade(c, req, srv.encoder)) {
             return; // RFC 9110 §7.8: the 101 is interim, the new protocol answers (and counts) the request (h2c: stream 1)
         }
@@ -408,7 +408,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
      * with the socket's bytes. Returns where the next request starts (the bytes it took), or STOP.
      */
     private int streamBody(RequestView req, ByteBuffer b, int pos, int headEnd, int end, long length) {
-        req.setRemoteAddress(c.endpoint().remoteAddress());
+        req.remoteFrom(c.endpoint()); // the address is made only if the handler asks
         Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
         beginTiming(req);
         boolean blocking = h instanceof BlockingHandler;

@@ -76,7 +76,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         currentH2 = h2;
         currentStream = streamId;
         pendingWork = null;
-        req.setRemoteAddress(c.endpoint().remoteAddress());
+        req.remoteFrom(c.endpoint()); // the address is made only if the handler asks
         res.reset();
         if (srv.tracer != null) {
             srv.tracer.begin(req, res);
@@ -138,7 +138,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
      */
     @Override
     public int dispatchStreamed(Connection c, Http2Connection h2, int streamId, RequestView req, ResponseView res, long length) {
-        req.setRemoteAddress(c.endpoint().remoteAddress());
+        req.remoteFrom(c.endpoint()); // the address is made only if the handler asks
         Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
         boolean blocking = h instanceof BlockingHandler;
         if (!blocking && !(h instanceof StreamingHandler)) {

@@ -13,6 +13,9 @@ public interface NativeEndpoint extends SocketEndpoint, Readiness {
     /** This endpoint's pump: its connection and its place in the loop's lists. */
     ReadPump pump();
 
+    /** The loop this endpoint's socket is on (its pump asks, so that it keeps no reference of its own). */
+    NativeEventLoop owner();
+
     /** Reads the socket into {@code dst}, from its position to its limit: bytes read, 0 if none, -1 at end of stream. */
     int readSocket(java.nio.ByteBuffer dst) throws java.io.IOException;
 

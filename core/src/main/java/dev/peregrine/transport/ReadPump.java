@@ -30,7 +30,8 @@ public final class ReadPump implements Runnable {
     /** Reads of one connection per turn before the loop's other sockets get theirs (fairness). */
     public static final int READS_PER_TURN = 16;
 
-    private final NativeEventLoop loop;
+    // The loop is the endpoint's (NativeEndpoint#owner): no field for it, and socketReads an int, keep
+    // this object at 40 bytes (issue 28: every idle connection holds one).
     final NativeEndpoint endpoint;
     /** The connection reading through this pump; set once, right after the endpoint is made. */
     public Connection connection;
@@ -48,10 +49,9 @@ public final class ReadPump implements Runnable {
      * Reads of the socket that moved bytes. A layer (TLS) may read the socket and hand the connection
      * no plaintext yet: the socket still moved, so the pump goes on while it does.
      */
-    private long socketReads;
+    private int socketReads;
 
-    public ReadPump(NativeEventLoop loop, NativeEndpoint endpoint) {
-        this.loop = loop;
+    public ReadPump(NativeEndpoint endpoint) {
         this.endpoint = endpoint;
     }
 
@@ -74,7 +74,7 @@ public final class ReadPump implements Runnable {
             }
             pump();
         } catch (Throwable t) {
-            loop.connectionFailed(connection, t);
+            endpoint.owner().connectionFailed(connection, t);
         } finally {
             inEvent = false;
         }
@@ -94,7 +94,7 @@ public final class ReadPump implements Runnable {
                 queueResume();
                 return;
             }
-            long before = socketReads;
+            int before = socketReads; // compared for a change only: wrapping is harmless
             boolean wants = connection.onReadable();
             if (!wants && socketReads == before) {
                 // Neither the connection (paused, closing) nor a layer under it (TLS waiting on a
@@ -107,7 +107,7 @@ public final class ReadPump implements Runnable {
     private void queueResume() {
         if (!resumeQueued) {
             resumeQueued = true;
-            if (!loop.executeOrDrop(this)) {
+            if (!endpoint.owner().executeOrDrop(this)) {
                 resumeQueued = false;
             }
         }

@@ -33,9 +33,9 @@ class Http2StreamsMemoryTest {
         Http2Connection conn = connection(new Http2Loop());
         Streams streams = conn.streams;
         assertNull(field(streams, "open"), "nothing before the first stream");
-        Http2Stream s = streams.open(1, 65_535, 65_535);
+        Http2Stream s = streams.open(conn, 1, 65_535, 65_535);
         assertSame(s, streams.get(1));
-        streams.close(s);
+        streams.close(conn, s);
         assertEquals(0, streams.count());
         assertNull(field(streams, "open"), "the array went back to the loop");
     }
@@ -45,10 +45,10 @@ class Http2StreamsMemoryTest {
         Http2Loop loop = new Http2Loop();
         Http2Connection a = connection(loop);
         Http2Connection b = connection(loop);
-        Http2Stream s1 = a.streams.open(1, 100, 200);
+        Http2Stream s1 = a.streams.open(a, 1, 100, 200);
         Object array = field(a.streams, "open");
-        a.streams.close(s1);
-        Http2Stream s2 = b.streams.open(3, 300, 400);
+        a.streams.close(a, s1);
+        Http2Stream s2 = b.streams.open(b, 3, 300, 400);
         assertSame(s1, s2, "a closed stream is reused by any connection of the loop");
         assertSame(array, field(b.streams, "open"));
         assertEquals(3, s2.id);
@@ -63,7 +63,7 @@ class Http2StreamsMemoryTest {
         Http2Connection conn = connection(loop);
         Http2Stream[] opened = new Http2Stream[30]; // ids 1..59: all within the 64 remembered
         for (int i = 0; i < opened.length; i++) {
-            opened[i] = conn.streams.open(2 * i + 1, 1, 1);
+            opened[i] = conn.streams.open(conn, 2 * i + 1, 1, 1);
         }
         assertEquals(30, conn.streams.count());
         for (int i = 0; i < opened.length; i++) {
@@ -71,16 +71,16 @@ class Http2StreamsMemoryTest {
             assertSame(opened[i], conn.streams.at(i), "in the order they opened");
         }
         for (int i = opened.length - 1; i >= 0; i -= 2) { // out of order
-            conn.streams.close(opened[i]);
+            conn.streams.close(conn, opened[i]);
         }
         for (int i = opened.length - 2; i >= 0; i -= 2) {
-            conn.streams.close(opened[i]);
+            conn.streams.close(conn, opened[i]);
         }
         assertEquals(0, conn.streams.count());
         for (int i = 0; i < opened.length; i++) {
             assertTrue(conn.streams.recentlyClosed(2 * i + 1), "id " + (2 * i + 1));
         }
-        Http2Stream again = conn.streams.open(101, 1, 1);
+        Http2Stream again = conn.streams.open(conn, 101, 1, 1);
         assertTrue(java.util.Arrays.asList(opened).contains(again), "spare streams lent again");
     }
 

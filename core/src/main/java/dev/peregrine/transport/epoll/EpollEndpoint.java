@@ -6,6 +6,7 @@ import dev.peregrine.transport.ConnectionLimit;
 import dev.peregrine.transport.NativeEndpoint;
 import dev.peregrine.transport.NativeEventLoop;
 import dev.peregrine.transport.NettyLoop;
+import dev.peregrine.transport.PeerAddress;
 import dev.peregrine.transport.ReadPump;
 
 import java.io.IOException;
@@ -30,7 +31,10 @@ import java.nio.channels.FileChannel;
 final class EpollEndpoint implements NativeEndpoint {
     private final NettyLoop loop;
     private final NettyEpoll.Fd fd;
-    private final InetSocketAddress remote;
+    /** The peer's address, made at the first {@link #remoteAddress()} when {@link #packedRemote} holds it. */
+    private InetSocketAddress remote;
+    /** The peer's IPv4 address and port ({@link PeerAddress}), or {@link PeerAddress#NONE}: {@link #remote} is it. */
+    private final long packedRemote;
     private final ConnectionLimit limit;
     private final ReadPump pump;
     private final NativeEventLoop owner;
@@ -41,14 +45,20 @@ final class EpollEndpoint implements NativeEndpoint {
         this.owner = owner;
         this.loop = loop;
         this.fd = fd;
-        this.remote = remote;
+        this.packedRemote = PeerAddress.pack(remote);
+        this.remote = packedRemote == PeerAddress.NONE ? remote : null; // an idle connection keeps 8 bytes, not 96
         this.limit = limit;
-        this.pump = new ReadPump(owner, this);
+        this.pump = new ReadPump(this);
     }
 
     @Override
     public ReadPump pump() {
         return pump;
+    }
+
+    @Override
+    public NativeEventLoop owner() {
+        return owner;
     }
 
     @Override
@@ -125,6 +135,9 @@ final class EpollEndpoint implements NativeEndpoint {
 
     @Override
     public InetSocketAddress remoteAddress() {
+        if (remote == null) {
+            remote = PeerAddress.unpack(packedRemote);
+        }
         return remote;
     }
 }

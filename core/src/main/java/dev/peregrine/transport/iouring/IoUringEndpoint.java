@@ -6,6 +6,7 @@ import dev.peregrine.loop.SocketEndpoint;
 import dev.peregrine.transport.ConnectionLimit;
 import dev.peregrine.transport.NativeEndpoint;
 import dev.peregrine.transport.NativeEventLoop;
+import dev.peregrine.transport.PeerAddress;
 import dev.peregrine.transport.ReadPump;
 
 import dev.peregrine.transport.epoll.EpollAvailability;
@@ -98,7 +99,10 @@ final class IoUringEndpoint implements NativeEndpoint {
     private final ConnectionLimit limit;
     private final BufferPool pool;
     private final int maxSendBuffer;
-    private final InetSocketAddress remote;
+    /** The peer's address, made at the first {@link #remoteAddress()} when {@link #packedRemote} holds it. */
+    private InetSocketAddress remote;
+    /** The peer's IPv4 address and port ({@link PeerAddress}), or {@link PeerAddress#NONE}: {@link #remote} is it. */
+    private final long packedRemote;
     private final ReadPump pump;
     /** The loop's receive ring; null: poll and recv. */
     private final RecvRing ring;
@@ -142,17 +146,23 @@ final class IoUringEndpoint implements NativeEndpoint {
         this.loop = loop;
         this.io = io;
         this.fd = fd;
-        this.remote = remote;
+        this.packedRemote = PeerAddress.pack(remote);
+        this.remote = packedRemote == PeerAddress.NONE ? remote : null; // an idle connection keeps 8 bytes, not 96
         this.limit = limit;
         this.pool = loop.context().pool();
         this.maxSendBuffer = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
-        this.pump = new ReadPump(loop, this);
+        this.pump = new ReadPump(this);
         this.ring = io.recvRing();
     }
 
     @Override
     public ReadPump pump() {
         return pump;
+    }
+
+    @Override
+    public NativeEventLoop owner() {
+        return loop;
     }
 
     /** Registers the accepted socket and arms its first receive (or read poll). */
@@ -530,6 +540,9 @@ final class IoUringEndpoint implements NativeEndpoint {
 
     @Override
     public InetSocketAddress remoteAddress() {
+        if (remote == null) {
+            remote = PeerAddress.unpack(packedRemote);
+        }
         return remote;
     }
 }
