@@ -10,6 +10,8 @@ import dev.peregrine.loop.Protocol;
 import dev.peregrine.loop.Timeout;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -67,9 +69,20 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     private StreamCodec rd;
     /** The compression this client writes, or null for none. */
     private StreamCodec wr;
-    /** Counters for tests and metrics (written by the loop). */
+    /** Counters for tests and metrics (written by the loop, once per batch). */
     volatile long batches;
     volatile long framesSent;
+    /** Calls from other threads, drained by one loop task per batch. */
+    final CallInbox inbox;
+    private static final VarHandle LOAD;
+
+    static {
+        try {
+            LOAD = MethodHandles.lookup().findVarHandle(TeleportChannel.class, "load", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final FineTimeout batchTimer = new FineTimeout() {
         @Override
@@ -105,6 +118,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         this.address = address;
         this.reader = new ResponseReader(client.maxHeadSize, client.maxBodySize);
         this.calls = new CallPool(this, client.maxInFlight);
+        this.inbox = new CallInbox(this, client.maxInFlight);
     }
 
     String hostKey() {
@@ -117,30 +131,58 @@ final class TeleportChannel implements Protocol, ConnectCallback {
 
     // ---------------------------------------------------------------- calls (loop thread)
 
-    /** A call handed to this loop. */
+    /** A call made on this loop (or handed over as its own task): queued, and its batch planned. */
     void send(TeleportCall call) {
+        if (queue(call) && state == State.OPEN) {
+            scheduleBatch();
+        }
+    }
+
+    /**
+     * Queues {@code call} for the next batch and starts its deadline; returns false when it failed at once
+     * (closed, down, the in-flight cap, a request above the server's frame limit).
+     */
+    boolean queue(TeleportCall call) {
         if (state == State.CLOSED) {
             call.fail(ClientException.Phase.SHUTDOWN, "teleport client closed");
-            return;
+            return false;
         }
         if (state == State.DOWN) {
             call.fail(ClientException.Phase.CONNECT, "teleport connection to " + hostKey() + " is down (reconnecting)");
-            return;
+            return false;
         }
         if (queued.size() + inFlight.size() >= limit()) {
             call.fail(ClientException.Phase.POOL, "teleport: " + limit() + " requests already in flight to " + hostKey());
-            return;
+            return false;
         }
         if (call.payloadLength() > peerMaxFrame && state == State.OPEN) {
             call.fail(ClientException.Phase.TOO_LARGE, "request above the server's frame limit (" + peerMaxFrame + " bytes)");
-            return;
+            return false;
         }
         queued.add(call);
-        load = queued.size() + inFlight.size();
+        publishLoad();
         loop.timers().schedule(call, client.timeoutMillis, loop.nowMillis());
-        if (state == State.OPEN) {
+        return true;
+    }
+
+    /**
+     * The inbox's drain queued what other threads handed over: with no batch delay they leave now, as one
+     * batch (the task a loop send queues would find the same calls); with a delay, its timer runs.
+     */
+    void drained() {
+        if (state != State.OPEN || queued.isEmpty()) {
+            return;
+        }
+        if (client.maxBatchDelayMillis == 0) {
+            flushBatch();
+        } else {
             scheduleBatch();
         }
+    }
+
+    /** {@link #load} for the client's pick: a release store, no fence per call (a hint, read racily anyway). */
+    private void publishLoad() {
+        LOAD.setRelease(this, queued.size() + inFlight.size());
     }
 
     private int limit() {
@@ -192,11 +234,10 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             if (body != null) {
                 to.append(body, 0, body.length);
             }
-            framesSent++;
             frames++;
             bytes += Frame.HEADER + length;
             if (frames >= client.maxBatchFrames || bytes >= client.maxBatchBytes) {
-                batches++;
+                batchWritten(frames);
                 flushOut(); // one compress per batch
                 conn.flush();
                 frames = 0;
@@ -204,10 +245,16 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             }
         }
         if (frames > 0) {
-            batches++;
+            batchWritten(frames);
             flushOut();
         }
         conn.flush(); // on a connection closed meanwhile this clears the loop's buffer
+    }
+
+    /** Counts a batch of {@code frames} (volatile stores once per batch, not per frame). */
+    private void batchWritten(int frames) {
+        batches++;
+        framesSent += frames;
     }
 
     /** A call's deadline passed: it fails (READ) and, if written, the server is told to drop it. */
@@ -418,7 +465,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             drop(ClientException.Phase.RESPONSE, "RESPONSE for id " + Integer.toUnsignedString(id) + ", which is not in flight");
             return false;
         }
-        load = queued.size() + inFlight.size();
+        publishLoad();
         reader.expect(call.head);
         int r = reader.read(buf, from, to);
         if (r == ResponseReader.NEED_MORE) {
@@ -584,6 +631,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         State was = state;
         state = State.CLOSED;
         loop.timers().cancel(reconnectTimer);
+        inbox.failWaiting();
         failAll(ClientException.Phase.SHUTDOWN, "teleport client closed");
         if (c != null && was != State.DOWN) {
             c.close();

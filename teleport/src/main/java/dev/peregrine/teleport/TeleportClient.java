@@ -136,8 +136,8 @@ public final class TeleportClient implements HttpSender, AutoCloseable {
             call.fail(ClientException.Phase.SHUTDOWN, "teleport client closed");
         } else if (ch.loop.eventLoop().inEventLoop()) {
             ch.send(call);
-        } else {
-            ch.loop.eventLoop().execute(call); // the call is its own task
+        } else if (!ch.inbox.offer(call)) {
+            ch.loop.eventLoop().execute(call); // the inbox is full: the call is its own task
         }
     }
 
