@@ -5,6 +5,7 @@ import dev.peregrine.client.ClientRequest;
 import dev.peregrine.client.ClientResponse;
 import dev.peregrine.client.ResponseCallback;
 import dev.peregrine.client.ReusableResponse;
+import dev.peregrine.buffer.OutputSink;
 import dev.peregrine.client.internal.ReuseAccess;
 import dev.peregrine.http1.ResponseReader;
 import dev.peregrine.loop.Timeout;
@@ -15,7 +16,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One request sent through a {@link TeleportChannel}: the request, who hears the answer (the caller's
  * future, or its {@link ReusableResponse} and callback), its id once written, and its deadline (this
- * node, on the channel's loop's wheel). It is its own loop task (the hop from the caller's thread). A
+ * node, on the channel's loop's wheel). It reaches the loop through the channel's {@link CallInbox}, or as
+its own loop task when the inbox is full. A
  * call that timed out is answered with phase READ and a CANCEL goes to the server; it stays in the
  * channel's table, marked {@link #cancelled}, until the server's answer (which the server still sends)
  * frees its id.
@@ -75,6 +77,22 @@ final class TeleportCall extends Timeout implements Runnable {
     int payloadLength() {
         byte[] body = request.body();
         return request.wireHead().length + (body == null ? 0 : body.length);
+    }
+
+    /** Appends this call's REQUEST frame (its id set) to {@code to}; returns the frame's bytes. */
+    int writeRequest(OutputSink to) {
+        byte[] head = request.wireHead();
+        byte[] body = request.body();
+        int length = payloadLength();
+        if (to.out().remaining() < Frame.HEADER) {
+            to.drain();
+        }
+        Frame.writeHeader(to.out(), length, id, Frame.REQUEST);
+        to.append(head, 0, head.length);
+        if (body != null) {
+            to.append(body, 0, body.length);
+        }
+        return Frame.HEADER + length;
     }
 
     /** The response {@code reader} just read from {@code buf} answers this call (not cancelled). */

@@ -10,17 +10,16 @@ import dev.peregrine.loop.Protocol;
 import dev.peregrine.loop.Timeout;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One teleport connection of a {@link TeleportClient}, kept up across reconnects, on one loop:
- * the client side of the protocol. Every method runs on that loop (calls arrive through its task
- * queue); every timer (deadlines, ping, reconnect backoff) is a node on its wheel, but the batch delay,
+ * the client side of the protocol. Every method runs on that loop (calls from other threads arrive
+ * through its {@link CallInbox}, one drain task per batch); every timer (deadlines, ping, reconnect backoff) is a node on its wheel, but the batch delay,
  * a fine deadline of the loop (kept to its latency, not the wheel's 10 ms tick).
  * <pre>
  *   DOWN --connect--&gt; CONNECTING --connected: hello--&gt; HELLO --0x00 + server hello--&gt; OPEN
@@ -29,7 +28,8 @@ import java.util.List;
  *    ^                                                              closed, bad input
  *   OPEN --GOAWAY (id G): calls sent after G requeued, nothing more sent; the last call up to G
  *          answered: closed, and CONNECTING at once (no backoff), the queue kept--&gt; CONNECTING
- *   OPEN: calls queue; the batch leaves after maxBatchDelay (a loop task when 0), or at maxBatchFrames
+ *   OPEN: calls queue; the batch leaves after maxBatchDelay (when 0: at the end of the inbox's drain, or,
+ *         for calls made on the loop, a loop task), or at maxBatchFrames
  *         / maxBatchBytes: every queued call's REQUEST frame, one write. RESPONSE frames are matched by
  *         id ({@link ResponseReader} reads each payload as exactly one message). Idle for pingInterval:
  *         PING; no answer by the next: closed as dead.
@@ -74,15 +74,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     volatile long framesSent;
     /** Calls from other threads, drained by one loop task per batch. */
     final CallInbox inbox;
-    private static final VarHandle LOAD;
-
-    static {
-        try {
-            LOAD = MethodHandles.lookup().findVarHandle(TeleportChannel.class, "load", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final AtomicIntegerFieldUpdater<TeleportChannel> LOAD = AtomicIntegerFieldUpdater.newUpdater(TeleportChannel.class, "load");
 
     private final FineTimeout batchTimer = new FineTimeout() {
         @Override
@@ -91,26 +83,13 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
     };
     private final Runnable batchTask = this::flushBatch;
-    private final Timeout pingTimer = new Timeout() {
-        @Override
-        protected void onTimeout() {
-            ping();
+    private final Timeout pingTimer = new WheelTask(this::ping);
+    private final Timeout reconnectTimer = new WheelTask(this::connect);
+    private final Timeout helloTimer = new WheelTask(() -> {
+        if (state == State.HELLO) {
+            drop(ClientException.Phase.CONNECT, "no teleport handshake answer within " + Handshake.TIMEOUT_MILLIS + " ms");
         }
-    };
-    private final Timeout reconnectTimer = new Timeout() {
-        @Override
-        protected void onTimeout() {
-            connect();
-        }
-    };
-    private final Timeout helloTimer = new Timeout() {
-        @Override
-        protected void onTimeout() {
-            if (state == State.HELLO) {
-                drop(ClientException.Phase.CONNECT, "no teleport handshake answer within " + Handshake.TIMEOUT_MILLIS + " ms");
-            }
-        }
-    };
+    });
 
     TeleportChannel(TeleportClient client, LoopContext loop, InetSocketAddress address) {
         this.client = client;
@@ -125,10 +104,6 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         return address.getHostString() + ":" + address.getPort();
     }
 
-    State state() {
-        return state;
-    }
-
     // ---------------------------------------------------------------- calls (loop thread)
 
     /** A call made on this loop (or handed over as its own task): queued, and its batch planned. */
@@ -138,10 +113,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
     }
 
-    /**
-     * Queues {@code call} for the next batch and starts its deadline; returns false when it failed at once
-     * (closed, down, the in-flight cap, a request above the server's frame limit).
-     */
+    /** Queues {@code call} and starts its deadline; false when it failed at once (closed, down, cap, too large). */
     boolean queue(TeleportCall call) {
         if (state == State.CLOSED) {
             call.fail(ClientException.Phase.SHUTDOWN, "teleport client closed");
@@ -165,10 +137,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         return true;
     }
 
-    /**
-     * The inbox's drain queued what other threads handed over: with no batch delay they leave now, as one
-     * batch (the task a loop send queues would find the same calls); with a delay, its timer runs.
-     */
+    /** The inbox's drain queued calls from other threads: with no batch delay they leave now, one batch. */
     void drained() {
         if (state != State.OPEN || queued.isEmpty()) {
             return;
@@ -182,7 +151,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
 
     /** {@link #load} for the client's pick: a release store, no fence per call (a hint, read racily anyway). */
     private void publishLoad() {
-        LOAD.setRelease(this, queued.size() + inFlight.size());
+        LOAD.lazySet(this, queued.size() + inFlight.size());
     }
 
     private int limit() {
@@ -222,20 +191,8 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             }
             call.id = inFlight.freeId();
             inFlight.put(call);
-            byte[] head = call.request.wireHead();
-            byte[] body = call.request.body();
-            int length = call.payloadLength();
-            dev.peregrine.buffer.OutputSink to = frameOut();
-            if (to.out().remaining() < Frame.HEADER) {
-                to.drain();
-            }
-            Frame.writeHeader(to.out(), length, call.id, Frame.REQUEST);
-            to.append(head, 0, head.length);
-            if (body != null) {
-                to.append(body, 0, body.length);
-            }
             frames++;
-            bytes += Frame.HEADER + length;
+            bytes += call.writeRequest(frameOut());
             if (frames >= client.maxBatchFrames || bytes >= client.maxBatchBytes) {
                 batchWritten(frames);
                 flushOut(); // one compress per batch
@@ -251,7 +208,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         conn.flush(); // on a connection closed meanwhile this clears the loop's buffer
     }
 
-    /** Counts a batch of {@code frames} (volatile stores once per batch, not per frame). */
+    /** Counts a batch of {@code frames} (the volatile counters move once per batch, not per frame). */
     private void batchWritten(int frames) {
         batches++;
         framesSent += frames;
@@ -262,11 +219,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         call.fail(ClientException.Phase.READ, "no teleport response within " + client.timeoutMillis + " ms");
         if (call.id != 0 && state == State.OPEN && inFlight.get(call.id) == call) {
             call.cancelled = true;
-            dev.peregrine.buffer.OutputSink to = frameOut();
-            if (to.out().remaining() < Frame.HEADER) {
-                to.drain();
-            }
-            Frame.writeHeader(to.out(), 0, call.id, Frame.CANCEL);
+            control(call.id, Frame.CANCEL, false);
             flushOut();
             c.flush();
         }
@@ -421,6 +374,18 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         return wr != null ? wr.plain : c;
     }
 
+    /** Appends a CANCEL or PING frame: empty, or the one byte {@code 0x01} of a PING's answer. */
+    private void control(int id, byte type, boolean answer) {
+        dev.peregrine.buffer.OutputSink to = frameOut();
+        if (to.out().remaining() < Frame.HEADER + 1) {
+            to.drain();
+        }
+        Frame.writeHeader(to.out(), answer ? 1 : 0, id, type);
+        if (answer) {
+            to.out().put((byte) 1);
+        }
+    }
+
     /** With deflate: the plain batch, compressed and sync-flushed, into the connection's batch. */
     private void flushOut() {
         if (wr != null && c != null && c.isOpen()) {
@@ -435,12 +400,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
                 return response(id, buf, pos + Frame.HEADER, end);
             case Frame.PING:
                 if (end - pos == Frame.HEADER) {
-                    dev.peregrine.buffer.OutputSink to = frameOut();
-                    if (to.out().remaining() < Frame.HEADER + 1) {
-                        to.drain();
-                    }
-                    Frame.writeHeader(to.out(), 1, id, Frame.PING);
-                    to.out().put((byte) 1);
+                    control(id, Frame.PING, true); // the answer: one byte 0x01
                 } else {
                     pingOutstanding = false;
                 }
@@ -524,11 +484,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
         if (!readSinceTick && inFlight.isEmpty()) {
             pingOutstanding = true;
-            dev.peregrine.buffer.OutputSink to = frameOut();
-            if (to.out().remaining() < Frame.HEADER) {
-                to.drain();
-            }
-            Frame.writeHeader(to.out(), 0, 0, Frame.PING);
+            control(0, Frame.PING, false);
             flushOut();
             c.flush();
         }
