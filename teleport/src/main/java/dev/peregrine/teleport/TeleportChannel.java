@@ -363,6 +363,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             }
             pos = r;
         }
+        calls.publish(); // the calls this pass answered, to the senders' threads at once
         if (rd == null) {
             flushOut();
         }
