@@ -48,11 +48,14 @@ final class CallPool {
         this.free = new MpmcAtomicArrayQueue<>(Math.max(2, Math.min(maxInFlight, 1024)));
     }
 
-    /** A call for {@code request}, told by {@code future}, or by {@code response} and {@code callback}. Thread: any. */
-    TeleportCall acquire(ClientRequest request, CompletableFuture<ClientResponse> future, ReusableResponse response,
-                         ResponseCallback callback) {
+    /**
+     * A call for {@code request}, told by {@code future}, or by {@code response} and {@code callback};
+     * {@code onLoop}: the caller runs on the channel's loop. Thread: any.
+     */
+    TeleportCall acquire(boolean onLoop, ClientRequest request, CompletableFuture<ClientResponse> future,
+                         ReusableResponse response, ResponseCallback callback) {
         TeleportCall call = null;
-        if (channel.loop.eventLoop().inEventLoop() && spares > 0) {
+        if (onLoop && spares > 0) {
             call = pop();
         }
         if (call == null) {
