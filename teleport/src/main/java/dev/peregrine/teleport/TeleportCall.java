@@ -1,11 +1,11 @@
 package dev.peregrine.teleport;
 
+import dev.peregrine.buffer.OutputSink;
 import dev.peregrine.client.ClientException;
 import dev.peregrine.client.ClientRequest;
 import dev.peregrine.client.ClientResponse;
 import dev.peregrine.client.ResponseCallback;
 import dev.peregrine.client.ReusableResponse;
-import dev.peregrine.buffer.OutputSink;
 import dev.peregrine.client.internal.ReuseAccess;
 import dev.peregrine.http1.ResponseReader;
 import dev.peregrine.loop.Timeout;
@@ -16,13 +16,12 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One request sent through a {@link TeleportChannel}: the request, who hears the answer (the caller's
  * future, or its {@link ReusableResponse} and callback), its id once written, and its deadline (this
- * node, on the channel's loop's wheel). It reaches the loop through the channel's {@link CallInbox}, or as
-its own loop task when the inbox is full. A
- * call that timed out is answered with phase READ and a CANCEL goes to the server; it stays in the
- * channel's table, marked {@link #cancelled}, until the server's answer (which the server still sends)
- * frees its id.
+ * node, on the channel's loop's wheel). It reaches the loop through the channel's {@link CallInbox}, or
+ * as its own loop task when the inbox is full. A call that timed out is answered with phase READ and a
+ * CANCEL goes to the server; it stays in the channel's table, marked {@link #cancelled}, until the
+ * server's answer (which the server still sends) frees its id.
  * <pre>
- *   acquired (caller) --run: send--&gt; queued --batch--&gt; in flight (id) --RESPONSE--&gt; answered, recycled
+ *   acquired (caller) --inbox/task-&gt; queued --batch--&gt; in flight (id) --RESPONSE--&gt; answered, recycled
  *                                       |                  | deadline: failed (READ), CANCEL, cancelled
  *                                       |                  |   --RESPONSE--&gt; dropped, recycled
  *                                       +------------------+-- refused / closed: failed (not recycled:

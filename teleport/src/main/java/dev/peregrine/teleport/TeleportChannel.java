@@ -19,8 +19,9 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 /**
  * One teleport connection of a {@link TeleportClient}, kept up across reconnects, on one loop:
  * the client side of the protocol. Every method runs on that loop (calls from other threads arrive
- * through its {@link CallInbox}, one drain task per batch); every timer (deadlines, ping, reconnect backoff) is a node on its wheel, but the batch delay,
- * a fine deadline of the loop (kept to its latency, not the wheel's 10 ms tick).
+ * through its {@link CallInbox}, one drain task per batch); every timer (deadlines, ping, reconnect
+ * backoff) is a node on its wheel, but the batch delay, a fine deadline of the loop (kept to its
+ * latency, not the wheel's 10 ms tick).
  * <pre>
  *   DOWN --connect--&gt; CONNECTING --connected: hello--&gt; HELLO --0x00 + server hello--&gt; OPEN
  *    ^                    | refused / failed / reason byte / bad hello: queued calls fail (CONNECT)  |
