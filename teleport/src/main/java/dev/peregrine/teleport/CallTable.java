@@ -8,10 +8,17 @@ import java.util.List;
  * per entry), linear probing, deletion by backward shift (no tombstones, so a long-lived table never
  * degrades). Id 0 is never in flight (the protocol reserves it), so an empty slot is a null.
  * <pre>
- *   slot = mix(id) &amp; mask; probe slot, slot+1, ... until the id or a null;  size &lt;= capacity / 2
- *   remove: empty the slot, then move back each following entry whose home slot the hole now
- *           lies on the way to, until a null
+ *   home(id) = id &amp; mask; probe home, home+1, ... until the id or a null;  size &lt;= capacity / 2
+ *   freeId:  the next id (rising, wrapping, never 0) whose home slot is empty: the channel's own calls
+ *            sit at home, so finding and removing one touches one slot
+ *   remove:  empty the slot; only if some entry sits away from home ({@code displaced} &gt; 0), move back
+ *            each following entry whose home slot the hole now lies on the way to, until a null
  * </pre>
+ * The home is the id's low bits, not a hash of it: ids rise by one per call, so the calls in flight
+ * fill consecutive slots, one each, and an answer frees its slot for the id {@code capacity} later.
+ * (A mixed hash spread them, but then every lookup probed and every removal shifted.) Ids put from
+ * elsewhere (the table is general: a test puts any) may collide and probe; {@code displaced} counts
+ * those, and while it is 0 a removal need not look past its own slot (an entry at home never moves).
  * The arrays double when half full (the channel's in-flight cap bounds them); nothing else allocates.
  *
  * <p>Thread: the channel's loop.
@@ -19,6 +26,8 @@ import java.util.List;
 final class CallTable {
     private TeleportCall[] slots = new TeleportCall[64];
     private int size;
+    /** Entries not in their home slot (put with an id whose home was taken). */
+    private int displaced;
     private int nextId;
 
     CallTable() {
@@ -42,7 +51,7 @@ final class CallTable {
     TeleportCall get(int id) {
         TeleportCall[] s = slots;
         int mask = s.length - 1;
-        for (int i = home(id, mask); ; i = (i + 1) & mask) {
+        for (int i = id & mask; ; i = (i + 1) & mask) {
             TeleportCall c = s[i];
             if (c == null || c.id == id) {
                 return c;
@@ -54,9 +63,15 @@ final class CallTable {
         return get(id) != null;
     }
 
-    /** The next id after the last one given that is neither 0 nor in flight (ids wrap: u32 on the wire). */
+    /**
+     * The next id after the last one given that is not 0 and whose home slot is empty (so not in flight:
+     * with linear probing an id whose home is empty is nowhere in the table). Ids wrap: u32 on the wire.
+     * A free slot exists: the table is at most half full.
+     */
     int freeId() {
-        while (nextId == 0 || contains(nextId)) {
+        TeleportCall[] s = slots;
+        int mask = s.length - 1;
+        while (nextId == 0 || s[nextId & mask] != null) {
             nextId++;
         }
         return nextId++;
@@ -67,7 +82,9 @@ final class CallTable {
         if (2 * (size + 1) > slots.length) {
             grow();
         }
-        insert(slots, call);
+        if (insert(slots, call)) {
+            displaced++;
+        }
         size++;
     }
 
@@ -75,7 +92,7 @@ final class CallTable {
     TeleportCall remove(int id) {
         TeleportCall[] s = slots;
         int mask = s.length - 1;
-        int i = home(id, mask);
+        int i = id & mask;
         while (true) {
             TeleportCall c = s[i];
             if (c == null) {
@@ -88,12 +105,18 @@ final class CallTable {
         }
         TeleportCall gone = s[i];
         size--;
+        if (i != (id & mask)) {
+            displaced--;
+        }
         int hole = i;
-        for (int j = (i + 1) & mask; s[j] != null; j = (j + 1) & mask) {
-            int h = home(s[j].id, mask);
-            // s[j] may move into the hole when its home is not in (hole, j] (cyclically)
+        for (int j = (i + 1) & mask; displaced > 0 && s[j] != null; j = (j + 1) & mask) {
+            int h = s[j].id & mask;
+            // s[j] may move into the hole when its home is not in (hole, j] (cyclically); then it was displaced
             if (((j - h) & mask) >= ((j - hole) & mask)) {
                 s[hole] = s[j];
+                if (hole == h) {
+                    displaced--; // home again
+                }
                 hole = j;
             }
         }
@@ -128,31 +151,31 @@ final class CallTable {
             }
         }
         size = 0;
+        displaced = 0;
         return all;
     }
 
     private void grow() {
         TeleportCall[] bigger = new TeleportCall[slots.length * 2];
+        int away = 0;
         for (TeleportCall c : slots) {
-            if (c != null) {
-                insert(bigger, c);
+            if (c != null && insert(bigger, c)) {
+                away++;
             }
         }
         slots = bigger;
+        displaced = away;
     }
 
-    private static void insert(TeleportCall[] s, TeleportCall call) {
+    /** Puts {@code call} in its home slot or the first empty one after it; returns whether that is away from home. */
+    private static boolean insert(TeleportCall[] s, TeleportCall call) {
         int mask = s.length - 1;
-        int i = home(call.id, mask);
+        int home = call.id & mask;
+        int i = home;
         while (s[i] != null) {
             i = (i + 1) & mask;
         }
         s[i] = call;
-    }
-
-    /** Ids rise by one per call: a multiplicative mix spreads neighbours (Knuth's golden ratio). */
-    private static int home(int id, int mask) {
-        int h = id * 0x9E3779B9;
-        return (h ^ (h >>> 16)) & mask;
+        return i != home;
     }
 }

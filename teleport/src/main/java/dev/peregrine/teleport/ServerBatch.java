@@ -75,7 +75,7 @@ final class ServerBatch {
     void added(int length) {
         frames++;
         bytes += length;
-        tl.framesOut++;
+        tl.countFrame();
         if (frames >= tl.maxBatchFrames || bytes >= tl.maxBatchBytes) {
             cut();
             c.flushBatch(); // the batch is full: it leaves now
@@ -146,7 +146,7 @@ final class ServerBatch {
         }
         frames = 0;
         bytes = 0;
-        tl.batches++;
+        tl.countBatch();
         if (writer != null) {
             writer.flush(c);
         } else if (pending != null && !pending.isEmpty()) {

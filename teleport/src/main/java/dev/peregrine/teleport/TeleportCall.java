@@ -1,5 +1,6 @@
 package dev.peregrine.teleport;
 
+import dev.peregrine.buffer.OutputSink;
 import dev.peregrine.client.ClientException;
 import dev.peregrine.client.ClientRequest;
 import dev.peregrine.client.ClientResponse;
@@ -15,12 +16,12 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One request sent through a {@link TeleportChannel}: the request, who hears the answer (the caller's
  * future, or its {@link ReusableResponse} and callback), its id once written, and its deadline (this
- * node, on the channel's loop's wheel). It is its own loop task (the hop from the caller's thread). A
- * call that timed out is answered with phase READ and a CANCEL goes to the server; it stays in the
- * channel's table, marked {@link #cancelled}, until the server's answer (which the server still sends)
- * frees its id.
+ * node, on the channel's loop's wheel). It reaches the loop through the channel's {@link CallInbox}, or
+ * as its own loop task when the inbox is full. A call that timed out is answered with phase READ and a
+ * CANCEL goes to the server; it stays in the channel's table, marked {@link #cancelled}, until the
+ * server's answer (which the server still sends) frees its id.
  * <pre>
- *   acquired (caller) --run: send--&gt; queued --batch--&gt; in flight (id) --RESPONSE--&gt; answered, recycled
+ *   acquired (caller) --inbox/task-&gt; queued --batch--&gt; in flight (id) --RESPONSE--&gt; answered, recycled
  *                                       |                  | deadline: failed (READ), CANCEL, cancelled
  *                                       |                  |   --RESPONSE--&gt; dropped, recycled
  *                                       +------------------+-- refused / closed: failed (not recycled:
@@ -75,6 +76,22 @@ final class TeleportCall extends Timeout implements Runnable {
     int payloadLength() {
         byte[] body = request.body();
         return request.wireHead().length + (body == null ? 0 : body.length);
+    }
+
+    /** Appends this call's REQUEST frame (its id set) to {@code to}; returns the frame's bytes. */
+    int writeRequest(OutputSink to) {
+        byte[] head = request.wireHead();
+        byte[] body = request.body();
+        int length = payloadLength();
+        if (to.out().remaining() < Frame.HEADER) {
+            to.drain();
+        }
+        Frame.writeHeader(to.out(), length, id, Frame.REQUEST);
+        to.append(head, 0, head.length);
+        if (body != null) {
+            to.append(body, 0, body.length);
+        }
+        return Frame.HEADER + length;
     }
 
     /** The response {@code reader} just read from {@code buf} answers this call (not cancelled). */

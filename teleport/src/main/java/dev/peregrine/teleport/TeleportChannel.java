@@ -14,12 +14,14 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One teleport connection of a {@link TeleportClient}, kept up across reconnects, on one loop:
- * the client side of the protocol. Every method runs on that loop (calls arrive through its task
- * queue); every timer (deadlines, ping, reconnect backoff) is a node on its wheel, but the batch delay,
- * a fine deadline of the loop (kept to its latency, not the wheel's 10 ms tick).
+ * the client side of the protocol. Every method runs on that loop (calls from other threads arrive
+ * through its {@link CallInbox}, one drain task per batch); every timer (deadlines, ping, reconnect
+ * backoff) is a node on its wheel, but the batch delay, a fine deadline of the loop (kept to its
+ * latency, not the wheel's 10 ms tick).
  * <pre>
  *   DOWN --connect--&gt; CONNECTING --connected: hello--&gt; HELLO --0x00 + server hello--&gt; OPEN
  *    ^                    | refused / failed / reason byte / bad hello: queued calls fail (CONNECT)  |
@@ -27,7 +29,8 @@ import java.util.List;
  *    ^                                                              closed, bad input
  *   OPEN --GOAWAY (id G): calls sent after G requeued, nothing more sent; the last call up to G
  *          answered: closed, and CONNECTING at once (no backoff), the queue kept--&gt; CONNECTING
- *   OPEN: calls queue; the batch leaves after maxBatchDelay (a loop task when 0), or at maxBatchFrames
+ *   OPEN: calls queue; the batch leaves after maxBatchDelay (when 0: at the end of the inbox's drain, or,
+ *         for calls made on the loop, a loop task), or at maxBatchFrames
  *         / maxBatchBytes: every queued call's REQUEST frame, one write. RESPONSE frames are matched by
  *         id ({@link ResponseReader} reads each payload as exactly one message). Idle for pingInterval:
  *         PING; no answer by the next: closed as dead.
@@ -67,9 +70,12 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     private StreamCodec rd;
     /** The compression this client writes, or null for none. */
     private StreamCodec wr;
-    /** Counters for tests and metrics (written by the loop). */
+    /** Counters for tests and metrics (written by the loop, once per batch). */
     volatile long batches;
     volatile long framesSent;
+    /** Calls from other threads, drained by one loop task per batch. */
+    final CallInbox inbox;
+    private static final AtomicIntegerFieldUpdater<TeleportChannel> LOAD = AtomicIntegerFieldUpdater.newUpdater(TeleportChannel.class, "load");
 
     private final FineTimeout batchTimer = new FineTimeout() {
         @Override
@@ -78,26 +84,13 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
     };
     private final Runnable batchTask = this::flushBatch;
-    private final Timeout pingTimer = new Timeout() {
-        @Override
-        protected void onTimeout() {
-            ping();
+    private final Timeout pingTimer = new WheelTask(this::ping);
+    private final Timeout reconnectTimer = new WheelTask(this::connect);
+    private final Timeout helloTimer = new WheelTask(() -> {
+        if (state == State.HELLO) {
+            drop(ClientException.Phase.CONNECT, "no teleport handshake answer within " + Handshake.TIMEOUT_MILLIS + " ms");
         }
-    };
-    private final Timeout reconnectTimer = new Timeout() {
-        @Override
-        protected void onTimeout() {
-            connect();
-        }
-    };
-    private final Timeout helloTimer = new Timeout() {
-        @Override
-        protected void onTimeout() {
-            if (state == State.HELLO) {
-                drop(ClientException.Phase.CONNECT, "no teleport handshake answer within " + Handshake.TIMEOUT_MILLIS + " ms");
-            }
-        }
-    };
+    });
 
     TeleportChannel(TeleportClient client, LoopContext loop, InetSocketAddress address) {
         this.client = client;
@@ -105,42 +98,61 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         this.address = address;
         this.reader = new ResponseReader(client.maxHeadSize, client.maxBodySize);
         this.calls = new CallPool(this, client.maxInFlight);
+        this.inbox = new CallInbox(this, client.maxInFlight);
     }
 
     String hostKey() {
         return address.getHostString() + ":" + address.getPort();
     }
 
-    State state() {
-        return state;
-    }
-
     // ---------------------------------------------------------------- calls (loop thread)
 
-    /** A call handed to this loop. */
+    /** A call made on this loop (or handed over as its own task): queued, and its batch planned. */
     void send(TeleportCall call) {
+        if (queue(call) && state == State.OPEN) {
+            scheduleBatch();
+        }
+    }
+
+    /** Queues {@code call} and starts its deadline; false when it failed at once (closed, down, cap, too large). */
+    boolean queue(TeleportCall call) {
         if (state == State.CLOSED) {
             call.fail(ClientException.Phase.SHUTDOWN, "teleport client closed");
-            return;
+            return false;
         }
         if (state == State.DOWN) {
             call.fail(ClientException.Phase.CONNECT, "teleport connection to " + hostKey() + " is down (reconnecting)");
-            return;
+            return false;
         }
         if (queued.size() + inFlight.size() >= limit()) {
             call.fail(ClientException.Phase.POOL, "teleport: " + limit() + " requests already in flight to " + hostKey());
-            return;
+            return false;
         }
         if (call.payloadLength() > peerMaxFrame && state == State.OPEN) {
             call.fail(ClientException.Phase.TOO_LARGE, "request above the server's frame limit (" + peerMaxFrame + " bytes)");
-            return;
+            return false;
         }
         queued.add(call);
-        load = queued.size() + inFlight.size();
+        publishLoad();
         loop.timers().schedule(call, client.timeoutMillis, loop.nowMillis());
-        if (state == State.OPEN) {
+        return true;
+    }
+
+    /** The inbox's drain queued calls from other threads: with no batch delay they leave now, one batch. */
+    void drained() {
+        if (state != State.OPEN || queued.isEmpty()) {
+            return;
+        }
+        if (client.maxBatchDelayMillis == 0) {
+            flushBatch();
+        } else {
             scheduleBatch();
         }
+    }
+
+    /** {@link #load} for the client's pick: a release store, no fence per call (a hint, read racily anyway). */
+    private void publishLoad() {
+        LOAD.lazySet(this, queued.size() + inFlight.size());
     }
 
     private int limit() {
@@ -180,23 +192,10 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             }
             call.id = inFlight.freeId();
             inFlight.put(call);
-            byte[] head = call.request.wireHead();
-            byte[] body = call.request.body();
-            int length = call.payloadLength();
-            dev.peregrine.buffer.OutputSink to = frameOut();
-            if (to.out().remaining() < Frame.HEADER) {
-                to.drain();
-            }
-            Frame.writeHeader(to.out(), length, call.id, Frame.REQUEST);
-            to.append(head, 0, head.length);
-            if (body != null) {
-                to.append(body, 0, body.length);
-            }
-            framesSent++;
             frames++;
-            bytes += Frame.HEADER + length;
+            bytes += call.writeRequest(frameOut());
             if (frames >= client.maxBatchFrames || bytes >= client.maxBatchBytes) {
-                batches++;
+                batchWritten(frames);
                 flushOut(); // one compress per batch
                 conn.flush();
                 frames = 0;
@@ -204,10 +203,16 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             }
         }
         if (frames > 0) {
-            batches++;
+            batchWritten(frames);
             flushOut();
         }
         conn.flush(); // on a connection closed meanwhile this clears the loop's buffer
+    }
+
+    /** Counts a batch of {@code frames} (the volatile counters move once per batch, not per frame). */
+    private void batchWritten(int frames) {
+        batches++;
+        framesSent += frames;
     }
 
     /** A call's deadline passed: it fails (READ) and, if written, the server is told to drop it. */
@@ -215,11 +220,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         call.fail(ClientException.Phase.READ, "no teleport response within " + client.timeoutMillis + " ms");
         if (call.id != 0 && state == State.OPEN && inFlight.get(call.id) == call) {
             call.cancelled = true;
-            dev.peregrine.buffer.OutputSink to = frameOut();
-            if (to.out().remaining() < Frame.HEADER) {
-                to.drain();
-            }
-            Frame.writeHeader(to.out(), 0, call.id, Frame.CANCEL);
+            control(call.id, Frame.CANCEL, false);
             flushOut();
             c.flush();
         }
@@ -363,6 +364,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             }
             pos = r;
         }
+        calls.publish(); // the calls this pass answered, to the senders' threads at once
         if (rd == null) {
             flushOut();
         }
@@ -372,6 +374,18 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     /** Where frames go: the connection's batch, or the plain batch of a deflate stream. */
     private dev.peregrine.buffer.OutputSink frameOut() {
         return wr != null ? wr.plain : c;
+    }
+
+    /** Appends a CANCEL or PING frame: empty, or the one byte {@code 0x01} of a PING's answer. */
+    private void control(int id, byte type, boolean answer) {
+        dev.peregrine.buffer.OutputSink to = frameOut();
+        if (to.out().remaining() < Frame.HEADER + 1) {
+            to.drain();
+        }
+        Frame.writeHeader(to.out(), answer ? 1 : 0, id, type);
+        if (answer) {
+            to.out().put((byte) 1);
+        }
     }
 
     /** With deflate: the plain batch, compressed and sync-flushed, into the connection's batch. */
@@ -388,12 +402,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
                 return response(id, buf, pos + Frame.HEADER, end);
             case Frame.PING:
                 if (end - pos == Frame.HEADER) {
-                    dev.peregrine.buffer.OutputSink to = frameOut();
-                    if (to.out().remaining() < Frame.HEADER + 1) {
-                        to.drain();
-                    }
-                    Frame.writeHeader(to.out(), 1, id, Frame.PING);
-                    to.out().put((byte) 1);
+                    control(id, Frame.PING, true); // the answer: one byte 0x01
                 } else {
                     pingOutstanding = false;
                 }
@@ -418,7 +427,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
             drop(ClientException.Phase.RESPONSE, "RESPONSE for id " + Integer.toUnsignedString(id) + ", which is not in flight");
             return false;
         }
-        load = queued.size() + inFlight.size();
+        publishLoad();
         reader.expect(call.head);
         int r = reader.read(buf, from, to);
         if (r == ResponseReader.NEED_MORE) {
@@ -477,11 +486,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         }
         if (!readSinceTick && inFlight.isEmpty()) {
             pingOutstanding = true;
-            dev.peregrine.buffer.OutputSink to = frameOut();
-            if (to.out().remaining() < Frame.HEADER) {
-                to.drain();
-            }
-            Frame.writeHeader(to.out(), 0, 0, Frame.PING);
+            control(0, Frame.PING, false);
             flushOut();
             c.flush();
         }
@@ -584,6 +589,7 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         State was = state;
         state = State.CLOSED;
         loop.timers().cancel(reconnectTimer);
+        inbox.failWaiting();
         failAll(ClientException.Phase.SHUTDOWN, "teleport client closed");
         if (c != null && was != State.DOWN) {
             c.close();

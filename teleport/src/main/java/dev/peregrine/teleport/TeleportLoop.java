@@ -9,6 +9,9 @@ import dev.peregrine.loop.ProtocolFactory;
 import dev.peregrine.server.ServerLoop;
 import dev.peregrine.server.ServerSetup;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * The teleport server's state on one loop, shared by its connections: the HTTP/1.1 server's
  * {@link ServerLoop} (router, request and response views, encoder, compressor: the same routes and
@@ -35,9 +38,24 @@ final class TeleportLoop implements ProtocolFactory, ServerLoop.Wrapper {
     final long maxBatchDelayMillis;
     final int maxBatchFrames;
     final int maxBatchBytes;
-    /** Batches cut and frames written by this loop's connections (written by the loop; read by tests). */
+    /**
+     * Batches cut and frames written by this loop's connections (written by the loop with release stores:
+     * no fence per frame; read by tests).
+     */
     volatile long batches;
     volatile long framesOut;
+    private static final VarHandle BATCHES;
+    private static final VarHandle FRAMES_OUT;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            BATCHES = l.findVarHandle(TeleportLoop.class, "batches", long.class);
+            FRAMES_OUT = l.findVarHandle(TeleportLoop.class, "framesOut", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     TeleportLoop(LoopContext ctx, ServerSetup setup, int maxInFlight) {
         this.http = new ServerLoop(ctx, setup);
@@ -50,6 +68,16 @@ final class TeleportLoop implements ProtocolFactory, ServerLoop.Wrapper {
         this.maxBatchDelayMillis = config.teleportMaxBatchDelayMillis();
         this.maxBatchFrames = config.teleportMaxBatchFrames();
         this.maxBatchBytes = config.teleportMaxBatchBytes();
+    }
+
+    /** A frame was written. Thread: the loop. */
+    void countFrame() {
+        FRAMES_OUT.setRelease(this, framesOut + 1);
+    }
+
+    /** A batch was cut. Thread: the loop. */
+    void countBatch() {
+        BATCHES.setRelease(this, batches + 1);
     }
 
     /** A whole request within the server's head and body limits, within the handshake's bounds. */
