@@ -10,7 +10,9 @@ import static dev.peregrine.h2.frame.Frames.*;
  *   SETTINGS_INITIAL_WINDOW_SIZE at most 2^31-1, else FLOW_CONTROL_ERROR; the change applies to every
  *                                open stream's send window (§6.9.2), which must stay at most 2^31-1
  *   SETTINGS_MAX_FRAME_SIZE      2^14 to 2^24-1, else PROTOCOL_ERROR; caps our DATA and field-block frames
- *   SETTINGS_HEADER_TABLE_SIZE   ignored: our encoder uses no dynamic table
+ *   SETTINGS_HEADER_TABLE_SIZE   any value: the most our HPACK encoder's table may hold (capped at
+ *                                HpackEncoder.TABLE_SIZE); the lowest since our last field block is kept
+ *                                too, as RFC 7541 §4.2 has the encoder signal it ({@link #tableSizeSeen})
  *   others, unknown ones         ignored (§6.5.2)
  * </pre>
  * Thread: the loop thread.
@@ -18,6 +20,9 @@ import static dev.peregrine.h2.frame.Frames.*;
 final class PeerSettings {
     int initialWindow = DEFAULT_WINDOW;
     int maxFrameSize = DEFAULT_MAX_FRAME_SIZE;
+    /** SETTINGS_HEADER_TABLE_SIZE now, and the lowest it has been since {@link #tableSizeSeen} (§6.5.2: 4096 at first). */
+    int headerTableSize = DEFAULT_HEADER_TABLE_SIZE;
+    int lowestHeaderTableSize = DEFAULT_HEADER_TABLE_SIZE;
 
     /** Applies setting {@code id}; returns 0, or the code of the connection error it is. */
     int apply(int id, int value, Streams streams) {
@@ -39,8 +44,18 @@ final class PeerSettings {
                 }
                 maxFrameSize = value;
                 return 0;
+            case SETTINGS_HEADER_TABLE_SIZE:
+                int size = value < 0 ? Integer.MAX_VALUE : value; // above 2^31-1 as an unsigned value: plenty
+                headerTableSize = size;
+                lowestHeaderTableSize = Math.min(lowestHeaderTableSize, size);
+                return 0;
             default:
                 return 0;
         }
+    }
+
+    /** A field block is being encoded: it signals the size changes so far, so the lowest starts again. */
+    void tableSizeSeen() {
+        lowestHeaderTableSize = headerTableSize;
     }
 }
