@@ -186,8 +186,13 @@ final class Http2Responder {
             return;
         }
         int bytes = (int) length;
-        byte[] body = conn.shared.body(bytes);
-        ResponseParts.copyBody(res, body);
+        byte[] body;
+        if (ResponseParts.bodyKind(res) == dev.peregrine.http1.ResponseSource.BODY_BYTES) {
+            body = ResponseParts.bodyBytes(res); // sent from the handler's array, [0, length): no staging copy
+        } else {
+            body = conn.shared.body(bytes);
+            ResponseParts.copyBody(res, body);
+        }
         int sent = send(s, body, 0, bytes);
         if (sent == bytes) {
             finish(s);
