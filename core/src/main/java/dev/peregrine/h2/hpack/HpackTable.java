@@ -359,16 +359,6 @@ public final class HpackTable {
 
     /** Whether the ring's {@code len} bytes from {@code from} (wrapping) equal {@code [off, off+len)} of {@code b}. */
     private boolean ringEquals(int from, int len, byte[] b, int off) {
-        if (len <= 32 && from + len <= ring.length) {
-            // short and not wrapping (nearly every field): a plain loop, from the end, where values
-            // that differ usually do (the seconds of a date, the last digits of a length)
-            for (int i = len - 1; i >= 0; i--) {
-                if (ring[from + i] != b[off + i]) {
-                    return false;
-                }
-            }
-            return true;
-        }
         int first = Math.min(len, ring.length - from);
         return java.util.Arrays.equals(ring, from, from + first, b, off, off + first)
                 && (first == len || java.util.Arrays.equals(ring, 0, len - first, b, off + first, off + len));
