@@ -89,6 +89,8 @@ public final class Http2Connection implements Protocol {
     /** The peer's SETTINGS_INITIAL_WINDOW_SIZE and SETTINGS_MAX_FRAME_SIZE ({@link PeerSettings}). */
     int peerInitialWindow = DEFAULT_WINDOW;
     int peerMaxFrameSize = DEFAULT_MAX_FRAME_SIZE;
+    /** The peer's SETTINGS_HEADER_TABLE_SIZE (high 16 bits) and its lowest since our last field block (low 16), {@link PeerSettings}. */
+    int peerTableSizes = DEFAULT_HEADER_TABLE_SIZE << 16 | DEFAULT_HEADER_TABLE_SIZE;
     /** DATA received on the connection since our last WINDOW_UPDATE on 0: our window is connectionWindow less this. */
     private int recvUnacked;
 

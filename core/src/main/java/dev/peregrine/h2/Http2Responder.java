@@ -6,6 +6,7 @@ import dev.peregrine.exchange.ResponseView;
 import dev.peregrine.exchange.WaitingProducer;
 import dev.peregrine.h2.frame.FrameWriter;
 import dev.peregrine.h2.hpack.HpackEncoder;
+import dev.peregrine.h2.hpack.HpackTable;
 import dev.peregrine.http1.Methods;
 import dev.peregrine.http1.RequestFields;
 import dev.peregrine.http1.ResponseParts;
@@ -32,6 +33,8 @@ import static dev.peregrine.h2.frame.Frames.*;
  *                            minus the connection-specific ones (§8.2.2)
  *   content-length           the body's (or the file range's) length, but for 204 and 304
  * </pre>
+ * The loop's {@link HpackEncoder} codes them against this connection's copy of the peer's HPACK table
+ * ({@link #encoder()}, made at the first response), so the fields every response repeats are one byte each.
  * Thread: the loop thread.
  */
 final class Http2Responder {
@@ -40,7 +43,14 @@ final class Http2Responder {
 
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
     private static final byte[] SERVER = {'P', 'e', 'r', 'e', 'g', 'r', 'i', 'n', 'e'};
+    /** Static names (RFC 7541 Appendix A) of the fields every response has. */
+    private static final int SERVER_NAME = 54;
+    private static final int DATE_NAME = 33;
+    private static final int CONTENT_TYPE_NAME = 31;
+    private static final int CONTENT_LENGTH_NAME = 28;
     private final Http2Connection conn;
+    /** What the peer's HPACK decoder holds of our field blocks (RFC 7541 §2.3.2); null until the first one. */
+    private HpackTable table;
 
     Http2Responder(Http2Connection conn) {
         this.conn = conn;
@@ -97,8 +107,7 @@ final class Http2Responder {
      * (name, value pairs), without END_STREAM; the final response follows on the stream.
      */
     void interim(Http2Stream s, int status, String[] headers) {
-        HpackEncoder e = conn.shared.encoder;
-        e.reset();
+        HpackEncoder e = encoder();
         e.status(status);
         for (int i = 0; i + 1 < headers.length; i += 2) {
             if (!connectionSpecific(headers[i])) {
@@ -120,15 +129,14 @@ final class Http2Responder {
     void respond(Http2Stream s, ResponseView res, boolean head) {
         s.awaiting = false;
         int status = ResponseParts.status(res);
-        HpackEncoder e = conn.shared.encoder;
-        e.reset();
+        HpackEncoder e = encoder();
         e.status(status);
-        e.field("server", SERVER, 0, SERVER.length);
+        e.field(SERVER_NAME, SERVER, 0, SERVER.length);
         byte[] date = conn.dispatch.dateLine(); // "Date: " value "\r\n"
-        e.field("date", date, 6, date.length - 8);
+        e.field(DATE_NAME, date, 6, date.length - 8);
         CharSequence type = ResponseParts.contentType(res);
         if (type != null) {
-            e.field("content-type", type);
+            e.field(CONTENT_TYPE_NAME, type);
         }
         for (int i = 0, n = ResponseParts.headerCount(res); i < n; i++) {
             String name = ResponseParts.headerName(res, i);
@@ -151,7 +159,7 @@ final class Http2Responder {
         if (bodyAllowed && !produced) {
             byte[] digits = conn.shared.digits; // the loop's: an idle connection holds no scratch
             int d = decimal(digits, length);
-            e.field("content-length", digits, d, digits.length - d);
+            e.field(CONTENT_LENGTH_NAME, digits, d, digits.length - d);
         }
         boolean noData = head || length == 0;
         FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peerMaxFrameSize);
@@ -178,8 +186,13 @@ final class Http2Responder {
             return;
         }
         int bytes = (int) length;
-        byte[] body = conn.shared.body(bytes);
-        ResponseParts.copyBody(res, body);
+        byte[] body;
+        if (ResponseParts.bodyKind(res) == dev.peregrine.http1.ResponseSource.BODY_BYTES) {
+            body = ResponseParts.bodyBytes(res); // sent from the handler's array, [0, length): no staging copy
+        } else {
+            body = conn.shared.body(bytes);
+            ResponseParts.copyBody(res, body);
+        }
         int sent = send(s, body, 0, bytes);
         if (sent == bytes) {
             finish(s);
@@ -189,6 +202,20 @@ final class Http2Responder {
         s.pending.put(0, body, sent, bytes - sent);
         s.pendingFrom = 0;
         s.pendingTo = bytes - sent;
+    }
+
+    /**
+     * The loop's encoder, starting a block against this connection's table: every block it codes must
+     * then be sent, in the order coded, as the peer's decoder adds to its table in that order.
+     */
+    private HpackEncoder encoder() {
+        if (table == null) {
+            table = new HpackTable(HpackEncoder.TABLE_SIZE);
+        }
+        HpackEncoder e = conn.shared.encoder;
+        e.reset(table, PeerSettings.lowestTableSize(conn), PeerSettings.tableSize(conn));
+        PeerSettings.tableSizeSeen(conn);
+        return e;
     }
 
     /** After its HEADERS, {@code length} bytes of the file {@code f} follow as DATA ({@link #pumpFile}). */

@@ -2,6 +2,7 @@ package dev.peregrine.h2;
 
 import dev.peregrine.h2.frame.FrameParser;
 import dev.peregrine.h2.frame.FrameWriter;
+import dev.peregrine.h2.hpack.HpackEncoder;
 
 import java.nio.ByteBuffer;
 
@@ -15,11 +16,15 @@ import static dev.peregrine.h2.frame.Frames.*;
  *   SETTINGS_INITIAL_WINDOW_SIZE at most 2^31-1, else FLOW_CONTROL_ERROR; the change applies to every
  *                                open stream's send window (§6.9.2), which must stay at most 2^31-1
  *   SETTINGS_MAX_FRAME_SIZE      2^14 to 2^24-1, else PROTOCOL_ERROR; caps our DATA and field-block frames
- *   SETTINGS_HEADER_TABLE_SIZE   ignored: our encoder uses no dynamic table
+ *   SETTINGS_HEADER_TABLE_SIZE   any value: the most our HPACK encoder's table may hold (capped at
+ *                                HpackEncoder.TABLE_SIZE); the lowest since our last field block is kept
+ *                                too, as RFC 7541 §4.2 has the encoder signal it ({@link #tableSizeSeen}); both
+ *                                packed in one int of the connection's (16 bits each)
  *   others, unknown ones         ignored (§6.5.2)
  * </pre>
- * The two values kept are the connection's fields ({@link Http2Connection#peerInitialWindow},
- * {@link Http2Connection#peerMaxFrameSize}): no object of their own per connection (issue 28).
+ * The values kept are the connection's fields ({@link Http2Connection#peerInitialWindow},
+ * {@link Http2Connection#peerMaxFrameSize}, {@link Http2Connection#peerTableSizes}): no object of their
+ * own per connection (issue 28).
  *
  * <p>Thread: the loop thread.
  */
@@ -45,6 +50,22 @@ final class PeerSettings {
         FrameWriter.settingsAck(conn.c);
     }
 
+    /** The peer's SETTINGS_HEADER_TABLE_SIZE now (at most {@link HpackEncoder#TABLE_SIZE}). */
+    static int tableSize(Http2Connection conn) {
+        return conn.peerTableSizes >>> 16;
+    }
+
+    /** The lowest SETTINGS_HEADER_TABLE_SIZE since our last field block ({@link #tableSizeSeen}). */
+    static int lowestTableSize(Http2Connection conn) {
+        return conn.peerTableSizes & 0xffff;
+    }
+
+    /** Our encoder has signalled the sizes (RFC 7541 §4.2): from now on the lowest is the current one. */
+    static void tableSizeSeen(Http2Connection conn) {
+        int size = tableSize(conn);
+        conn.peerTableSizes = size << 16 | size;
+    }
+
     /** Applies setting {@code id}; returns 0, or the code of the connection error it is. */
     static int apply(Http2Connection conn, int id, int value) {
         switch (id) {
@@ -64,6 +85,11 @@ final class PeerSettings {
                     return PROTOCOL_ERROR;
                 }
                 conn.peerMaxFrameSize = value;
+                return 0;
+            case SETTINGS_HEADER_TABLE_SIZE:
+                // above 2^31-1 as an unsigned value: plenty; more than our encoder's table is as good as its size
+                int size = value < 0 || value > HpackEncoder.TABLE_SIZE ? HpackEncoder.TABLE_SIZE : value;
+                conn.peerTableSizes = size << 16 | Math.min(lowestTableSize(conn), size);
                 return 0;
             default:
                 return 0;

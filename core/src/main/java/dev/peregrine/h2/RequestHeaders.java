@@ -1,5 +1,6 @@
 package dev.peregrine.h2;
 
+import dev.peregrine.buffer.Swar;
 import dev.peregrine.exchange.RequestView;
 import dev.peregrine.h2.hpack.HpackDecoder;
 import dev.peregrine.http1.RequestFields;
@@ -128,14 +129,9 @@ final class RequestHeaders implements HpackDecoder.FieldSink {
     }
 
     private int regular(ByteBuffer b, int at, int len, int valueStart, int valueEnd) {
-        for (int i = at; i < at + len; i++) {
-            int c = b.get(i) & 0xff;
-            if (!(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '!' || c == '#'
-                    || c == '$' || c == '%' || c == '&' || c == '\'' || c == '*' || c == '+' || c == '^' || c == '`'
-                    || c == '|' || c == '~')) {
-                malformed = true; // §8.2.1: uppercase or not a token
-                return REGULAR;
-            }
+        if (!lowercaseToken(b, at, at + len)) {
+            malformed = true; // §8.2.1: uppercase or not a token
+            return REGULAR;
         }
         switch (len) {
             case 2:
@@ -197,9 +193,53 @@ final class RequestHeaders implements HpackDecoder.FieldSink {
         return v;
     }
 
-    /** §8.2.1: no NUL, CR or LF; no leading or trailing SP or HTAB. */
-    private static boolean validValue(ByteBuffer b, int from, int to) {
+    private static final long LOW7 = 0x7F7F_7F7F_7F7F_7F7FL;
+    private static final long ONES = 0x0101_0101_0101_0101L;
+    private static final long CR = Swar.broadcast('\r');
+    private static final long LF = Swar.broadcast('\n');
+
+    /**
+     * §8.2.1: a field name is a token without uppercase. Eight bytes at a time while they are lowercase
+     * letters, digits or '-' (nearly every name); a word with anything else is looked at byte by byte.
+     */
+    static boolean lowercaseToken(ByteBuffer b, int from, int to) {
+        int i = from;
+        for (; i + 8 <= to; i += 8) {
+            long w = b.getLong(i);
+            long w7 = w & LOW7;
+            long upper = (w7 + ONES * (0x80 - 'A')) & ~(w7 + ONES * (0x7F - 'Z')); // exact per lane (7-bit lanes)
+            if (((Swar.notAlnumDashMask(w) | upper) & 0x8080_8080_8080_8080L) != 0 && !lowercaseTokenBytes(b, i, i + 8)) {
+                return false;
+            }
+        }
+        return lowercaseTokenBytes(b, i, to);
+    }
+
+    private static boolean lowercaseTokenBytes(ByteBuffer b, int from, int to) {
         for (int i = from; i < to; i++) {
+            int c = b.get(i) & 0xff;
+            if (!(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '!' || c == '#'
+                    || c == '$' || c == '%' || c == '&' || c == '\'' || c == '*' || c == '+' || c == '^' || c == '`'
+                    || c == '|' || c == '~')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * §8.2.1: no NUL, CR or LF; no leading or trailing SP or HTAB. Eight bytes at a time: a mask is
+     * non-zero only when some byte matches (a false mark only ever follows a true one, see {@link Swar}).
+     */
+    static boolean validValue(ByteBuffer b, int from, int to) {
+        int i = from;
+        for (; i + 8 <= to; i += 8) {
+            long w = b.getLong(i);
+            if ((Swar.zeroMask(w) | Swar.equalMask(w, CR) | Swar.equalMask(w, LF)) != 0) {
+                return false;
+            }
+        }
+        for (; i < to; i++) {
             int c = b.get(i);
             if (c == 0 || c == '\r' || c == '\n') {
                 return false;

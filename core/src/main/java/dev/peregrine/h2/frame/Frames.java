@@ -13,6 +13,8 @@ public final class Frames {
     public static final int MAX_MAX_FRAME_SIZE = (1 << 24) - 1;
     /** The initial flow-control window of a connection and of each stream (§6.9.2). */
     public static final int DEFAULT_WINDOW = 65_535;
+    /** The initial SETTINGS_HEADER_TABLE_SIZE (§6.5.2). */
+    public static final int DEFAULT_HEADER_TABLE_SIZE = 4_096;
     /** The largest flow-control window (2^31 - 1, §6.9.1). */
     public static final int MAX_WINDOW = Integer.MAX_VALUE;
 

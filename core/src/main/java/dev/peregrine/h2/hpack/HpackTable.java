@@ -217,17 +217,22 @@ public final class HpackTable {
         push(start, nameLen, valueLen, entry);
     }
 
-    /** Adds a field given as byte arrays (the encoder's side). */
+    /** Adds a field given as byte arrays. */
     public void add(byte[] name, byte[] value) {
-        int entry = name.length + value.length + ENTRY_OVERHEAD;
+        add(name, 0, name.length, value, 0, value.length);
+    }
+
+    /** Adds a field given as ranges of byte arrays (the encoder's side) as the newest entry (§4.4). */
+    public void add(byte[] name, int nameOff, int nameLen, byte[] value, int valueOff, int valueLen) {
+        int entry = nameLen + valueLen + ENTRY_OVERHEAD;
         if (!makeRoom(entry)) {
             return;
         }
-        grow(name.length + value.length);
+        grow(nameLen + valueLen);
         int start = writeAt;
-        put(name);
-        put(value);
-        push(start, name.length, value.length, entry);
+        put(name, nameOff, nameLen);
+        put(value, valueOff, valueLen);
+        push(start, nameLen, valueLen, entry);
     }
 
     private boolean makeRoom(int entry) {
@@ -304,12 +309,11 @@ public final class HpackTable {
         writeAt = (writeAt + len) % ring.length;
     }
 
-    private void put(byte[] src) {
-        int len = src.length;
+    private void put(byte[] src, int off, int len) {
         int first = Math.min(len, ring.length - writeAt);
-        System.arraycopy(src, 0, ring, writeAt, first);
+        System.arraycopy(src, off, ring, writeAt, first);
         if (first < len) {
-            System.arraycopy(src, first, ring, 0, len - first);
+            System.arraycopy(src, off + first, ring, 0, len - first);
         }
         writeAt = (writeAt + len) % ring.length;
     }
@@ -328,45 +332,35 @@ public final class HpackTable {
     }
 
     /**
-     * The encoder's lookup: the index of an entry with this name and value, or minus the index of the
-     * first entry with this name, or 0. Static entries first, then dynamic; compares bytes, allocates
-     * nothing.
+     * The encoder's lookup, dynamic entries only (newest first): the index of the entry with this name
+     * and value, else minus the index of the newest entry with this name, else 0. Lengths are compared
+     * first, then bytes; allocates nothing.
      */
-    public int find(byte[] name, byte[] value) {
+    public int find(byte[] name, int nameOff, int nameLen, byte[] value, int valueOff, int valueLen) {
         int nameOnly = 0;
-        for (int i = 0; i < STATIC_COUNT; i++) {
-            if (java.util.Arrays.equals(STATIC_NAMES[i], name)) {
-                if (java.util.Arrays.equals(STATIC_VALUES[i], value)) {
-                    return i + 1;
-                }
-                if (nameOnly == 0) {
-                    nameOnly = -(i + 1);
-                }
-            }
-        }
-        for (int index = STATIC_COUNT + 1; index <= STATIC_COUNT + count; index++) {
-            int s = slot(index);
-            if (ringEquals(starts[s], nameLens[s], name)) {
-                if (ringEquals((starts[s] + nameLens[s]) % ring.length, valueLens[s], value)) {
-                    return index;
-                }
-                if (nameOnly == 0) {
-                    nameOnly = -index;
+        int s = head;
+        for (int k = 0; k < count; k++) {
+            if (nameLens[s] == nameLen) {
+                boolean sameValue = valueLens[s] == valueLen;
+                if ((sameValue || nameOnly == 0) && ringEquals(starts[s], nameLen, name, nameOff)) {
+                    int valueAt = starts[s] + nameLen;
+                    if (sameValue && ringEquals(valueAt >= ring.length ? valueAt - ring.length : valueAt, valueLen, value, valueOff)) {
+                        return STATIC_COUNT + 1 + k;
+                    }
+                    if (nameOnly == 0) {
+                        nameOnly = -(STATIC_COUNT + 1 + k);
+                    }
                 }
             }
+            s = s == 0 ? starts.length - 1 : s - 1;
         }
         return nameOnly;
     }
 
-    private boolean ringEquals(int from, int len, byte[] b) {
-        if (len != b.length) {
-            return false;
-        }
-        for (int i = 0; i < len; i++) {
-            if (ring[(from + i) % ring.length] != b[i]) {
-                return false;
-            }
-        }
-        return true;
+    /** Whether the ring's {@code len} bytes from {@code from} (wrapping) equal {@code [off, off+len)} of {@code b}. */
+    private boolean ringEquals(int from, int len, byte[] b, int off) {
+        int first = Math.min(len, ring.length - from);
+        return java.util.Arrays.equals(ring, from, from + first, b, off, off + first)
+                && (first == len || java.util.Arrays.equals(ring, 0, len - first, b, off + first, off + len));
     }
 }
