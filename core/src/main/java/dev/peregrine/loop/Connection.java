@@ -223,6 +223,8 @@ public final class Connection extends ConnectionIo {
         }
         if (awaitingWritable()) {
             progressed(); // the peer took bytes the protocol sent itself: the write timeout starts again
+        } else if (!hasPendingOutput()) {
+            io.writeInterest(false); // the event outputDrained asked for: reported once, not on every turn
         }
         boolean wasPaused = readPaused;
         writePending();
@@ -433,6 +435,14 @@ public final class Connection extends ConnectionIo {
 
     @Override
     void outputDrained() {
+        if (protocol.producing() && (state == State.OPEN || state == State.CLOSING)) {
+            // The protocol stopped producing (a file, a stream in DATA) for this backlog and waits for
+            // onOutputReady. Drained inside onWritable, that call follows; drained mid-batch (flushBatch
+            // writing the backlog with the batch) nothing would bring it, and a peer that sends nothing
+            // more would wait forever. So writability stays asked for: its event (at once, the socket
+            // has room) brings onOutputReady, and onWritable turns the interest off again.
+            io.writeInterest(true);
+        }
         if (state == State.CLOSING && !protocol.producing()) {
             startDraining();
         } else if (readPaused && state == State.OPEN) {
