@@ -38,6 +38,21 @@ ensure_tools() {
     python3 -m pip install -q --disable-pip-version-check --target "$tools" 'websockets>=12' >/dev/null 2>&1 \
       || echo "peregrine: could not install Python websockets into $tools; its test will be skipped" >&2
   fi
+  # The HTTP/2 client is tested against third-party servers too (Http2PeersTest): the peer harness's
+  # Netty and Jetty h2c jars, built from ../shared/peers when it sits beside the checkout; without them
+  # that test is skipped, saying why.
+  local root peers
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+  for peers in "$root/../shared/peers" "$root/../../shared/peers"; do
+    if [ -f "$peers/java/pom.xml" ]; then
+      if [ ! -f "$peers/java/netty-h2/target/peer.jar" ] || [ ! -f "$peers/java/jetty-h2c/target/peer.jar" ]; then
+        echo "building the HTTP/2 peer jars in $peers/java (the client's Http2PeersTest uses them)" >&2
+        mvn -q -B -ntp -f "$peers/java/pom.xml" package -DskipTests -pl netty-h2,jetty-h2c >/dev/null 2>&1 \
+          || echo "peregrine: could not build the HTTP/2 peer jars; Http2PeersTest will be skipped" >&2
+      fi
+      break
+    fi
+  done
   if [ -n "${JAVA_HOME:-}" ]; then
     JAVA="$JAVA_HOME/bin/java"
     export PATH="$JAVA_HOME/bin:$PATH"
