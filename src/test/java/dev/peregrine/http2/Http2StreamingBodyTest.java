@@ -2,6 +2,7 @@ package dev.peregrine.http2;
 
 import dev.peregrine.BodyListener;
 import dev.peregrine.Completion;
+import dev.peregrine.e2e.BodyDigest;
 import dev.peregrine.Execution;
 import dev.peregrine.Handlers;
 import dev.peregrine.Server;
@@ -97,23 +98,12 @@ class Http2StreamingBodyTest {
                     });
                 }))
                 .post("/listen-sha", Handlers.streaming((req, res) -> {
-                    MessageDigest sha = MessageDigest.getInstance("SHA-256");
-                    long[] n = new long[1];
                     String streamed = req.bodyStreamed() ? "streamed" : "whole";
                     Completion done = res.async();
-                    req.onBody(new BodyListener() {
-                        @Override
-                        public void onData(ByteBuffer data) {
-                            n[0] += data.remaining();
-                            sha.update(data);
-                        }
-
-                        @Override
-                        public void onEnd() {
-                            done.response().text(streamed + " " + n[0] + " " + HexFormat.of().formatHex(sha.digest()));
-                            done.complete();
-                        }
-                    });
+                    req.onBody(BodyDigest.listener(digest -> {
+                        done.response().text(streamed + " " + digest);
+                        done.complete();
+                    }));
                 }))
                 .post("/echo-length", Execution.BLOCKING, (req, res) -> {
                     long n = 0;

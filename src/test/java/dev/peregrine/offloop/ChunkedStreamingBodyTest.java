@@ -2,6 +2,7 @@ package dev.peregrine.offloop;
 
 import dev.peregrine.BodyListener;
 import dev.peregrine.Completion;
+import dev.peregrine.e2e.BodyDigest;
 import dev.peregrine.Handlers;
 import dev.peregrine.RequestBodyException;
 import dev.peregrine.Server;
@@ -110,34 +111,15 @@ class ChunkedStreamingBodyTest {
                     if (gate.hold) {
                         assertTrue(gate.release.await(30, TimeUnit.SECONDS));
                     }
-                    MessageDigest sha = MessageDigest.getInstance("SHA-256");
-                    InputStream in = req.bodyStream();
-                    byte[] buf = new byte[16_384];
-                    long n = 0;
-                    for (int r; (r = in.read(buf)) > 0; ) {
-                        sha.update(buf, 0, r);
-                        n += r;
-                    }
-                    res.text(n + " " + HexFormat.of().formatHex(sha.digest()) + " " + req.bodyStreamed());
+                    res.text(BodyDigest.of(req.bodyStream()) + " " + req.bodyStreamed());
                 }))
                 .post("/listen-sha", Handlers.streaming((req, res) -> {
-                    MessageDigest sha = MessageDigest.getInstance("SHA-256");
-                    long[] n = new long[1];
                     boolean streamed = req.bodyStreamed();
                     Completion done = res.async();
-                    req.onBody(new BodyListener() {
-                        @Override
-                        public void onData(ByteBuffer data) {
-                            n[0] += data.remaining();
-                            sha.update(data);
-                        }
-
-                        @Override
-                        public void onEnd() {
-                            done.response().text(n[0] + " " + HexFormat.of().formatHex(sha.digest()) + " " + streamed);
-                            done.complete();
-                        }
-                    });
+                    req.onBody(BodyDigest.listener(digest -> {
+                        done.response().text(digest + " " + streamed);
+                        done.complete();
+                    }));
                 }))
                 .start();
     }

@@ -1,7 +1,7 @@
 package dev.peregrine.tls;
 
-import dev.peregrine.BodyListener;
 import dev.peregrine.Completion;
+import dev.peregrine.e2e.BodyDigest;
 import dev.peregrine.Execution;
 import dev.peregrine.Handlers;
 import dev.peregrine.Server;
@@ -13,7 +13,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,35 +57,15 @@ class Http2UploadClientsTest {
         return Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
                 .maxStreamedBodySize(64L * 1024 * 1024)
                 .post("/sha", Execution.BLOCKING, (req, res) -> {
-                    MessageDigest sha = MessageDigest.getInstance("SHA-256");
-                    InputStream in = req.bodyStream();
-                    byte[] buf = new byte[16_384];
-                    long n = 0;
-                    for (int r; (r = in.read(buf)) > 0; ) {
-                        sha.update(buf, 0, r);
-                        n += r;
-                    }
-                    res.text(n + " " + HexFormat.of().formatHex(sha.digest()) + " " + req.bodyStreamed() + " " + req.version());
+                    res.text(BodyDigest.of(req.bodyStream()) + " " + req.bodyStreamed() + " " + req.version());
                 })
                 .post("/listen-sha", Handlers.streaming((req, res) -> {
-                    MessageDigest sha = MessageDigest.getInstance("SHA-256");
-                    long[] n = new long[1];
                     boolean streamed = req.bodyStreamed();
                     Completion done = res.async();
-                    req.onBody(new BodyListener() {
-                        @Override
-                        public void onData(ByteBuffer data) {
-                            n[0] += data.remaining();
-                            sha.update(data);
-                        }
-
-                        @Override
-                        public void onEnd() {
-                            done.response().text(n[0] + " " + HexFormat.of().formatHex(sha.digest()) + " " + streamed + " "
-                                    + done.request().version());
-                            done.complete();
-                        }
-                    });
+                    req.onBody(BodyDigest.listener(digest -> {
+                        done.response().text(digest + " " + streamed + " " + done.request().version());
+                        done.complete();
+                    }));
                 }))
                 .https(0, TlsTesting.tls(provider).build()).start();
     }

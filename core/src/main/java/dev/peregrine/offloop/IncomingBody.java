@@ -301,19 +301,9 @@ public final class IncomingBody extends InputStream {
                 }
                 continue;
             }
-            Chunk c = free.poll();
-            if (c == null && created < CHUNKS) {
-                created++;
-                c = new Chunk(CHUNK_SIZE);
-            }
+            Chunk c = freeChunk(io);
             if (c == null) {
-                paused = true;
-                c = free.poll();
-                if (c == null) {
-                    io.readInterest(false);
-                    return;
-                }
-                paused = false;
+                return;
             }
             scratch.clear();
             scratch.limit((int) Math.min(Math.min(scratch.capacity(), c.data.length), remaining));
@@ -334,6 +324,29 @@ public final class IncomingBody extends InputStream {
     }
 
     /**
+     * A chunk to read into: a free one, or a new one while fewer than {@code CHUNKS} exist. Null when
+     * all are with the handler: reading stops ({@code paused}, read interest off) until one comes back
+     * (the stop protocol in the class comment).
+     */
+    private Chunk freeChunk(Connection io) {
+        Chunk c = free.poll();
+        if (c == null && created < CHUNKS) {
+            created++;
+            c = new Chunk(CHUNK_SIZE);
+        }
+        if (c == null) {
+            paused = true;
+            c = free.poll();
+            if (c == null) {
+                io.readInterest(false);
+                return null;
+            }
+            paused = false;
+        }
+        return c;
+    }
+
+    /**
      * {@link #onReadable} for a chunked body: each read is decoded in place and its chunk data handed
      * over (to a free chunk, or the listener); reading stops, as for a known length, while no chunk is
      * free. A read that reaches past the last chunk gives the rest back to the connection.
@@ -342,19 +355,9 @@ public final class IncomingBody extends InputStream {
         while (!ended && !refused) {
             Chunk c = null;
             if (!discarding && !inline) {
-                c = free.poll();
-                if (c == null && created < CHUNKS) {
-                    created++;
-                    c = new Chunk(CHUNK_SIZE);
-                }
+                c = freeChunk(io);
                 if (c == null) {
-                    paused = true;
-                    c = free.poll();
-                    if (c == null) {
-                        io.readInterest(false);
-                        return;
-                    }
-                    paused = false;
+                    return;
                 }
             }
             scratch.clear();
