@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * {@link EndToEndGetBenchmark}'s {@code noDelay} and {@code http11Pipeline} rows as a plain program that
+ * {@link EndToEndGetBenchmark}'s {@code noDelay}, {@code none} and {@code http11Pipeline} rows as a plain program that
  * reads each thread's CPU time from Linux's {@code /proc/self/task/<tid>/schedstat} (nanoseconds on a
  * CPU, and waiting on a run queue) and its read and write system calls ({@code io}): per call, for the
  * sending thread and the two loops (the server's is started first). On a shared machine wall time per
@@ -56,9 +56,13 @@ public final class ThreadCpuPerCall {
             client = p;
             sender = p;
             request = ClientRequest.get("http://127.0.0.1:" + server.port() + "/foo/bar");
-        } else if (row.equals("noDelay")) {
-            TeleportClient tp = TeleportClient.builder("127.0.0.1", server.teleportPort())
-                    .maxInFlight(EndToEndGetBenchmark.CALLS).timeout(Duration.ofSeconds(60)).build();
+        } else if (row.equals("noDelay") || row.equals("none")) {
+            TeleportClient.Builder tb = TeleportClient.builder("127.0.0.1", server.teleportPort())
+                    .maxInFlight(EndToEndGetBenchmark.CALLS).timeout(Duration.ofSeconds(60));
+            if (row.equals("none")) {
+                tb.maxBatchDelay(Duration.ofMillis(1)); // the benchmark's "none" row: a 1 ms batch delay, no compression
+            }
+            TeleportClient tp = tb.build();
             client = tp;
             sender = tp;
             request = ClientRequest.get("http://svc/foo/bar");
@@ -74,7 +78,7 @@ public final class ThreadCpuPerCall {
                 }
             }
         } else {
-            throw new IllegalArgumentException("row: noDelay or http11Pipeline, not " + row);
+            throw new IllegalArgumentException("row: noDelay, none or http11Pipeline, not " + row);
         }
         ReusableResponse[] responses = new ReusableResponse[EndToEndGetBenchmark.CALLS];
         for (int i = 0; i < responses.length; i++) {
