@@ -48,12 +48,12 @@ final class BodyFeed {
             pieces(conn, s, b, from, length - n, n, end);
             return;
         }
-        if (total > conn.dispatch.maxBodySize() || s.headEnd + total > conn.pool.maxBufferSize()) {
+        if (total > conn.dispatch.maxBodySize() || s.headEnd + total > conn.pool().maxBufferSize()) {
             conn.responder.earlyAnswer(s, 413);
             return;
         }
         if (s.request.capacity() < s.headEnd + (int) total) {
-            s.request = conn.pool.grow(s.request, 0, s.headEnd + s.bodyLength, s.headEnd + (int) total);
+            s.request = conn.pool().grow(s.request, 0, s.headEnd + s.bodyLength, s.headEnd + (int) total);
         }
         s.request.put(s.headEnd + s.bodyLength, b, from, n);
         s.bodyLength = (int) total;
@@ -86,7 +86,7 @@ final class BodyFeed {
         ByteBuffer req = s.request;
         s.request = null;
         conn.responder.dispatch(s, req, 0, s.headEnd, s.bodyLength);
-        conn.pool.release(req);
+        conn.pool().release(req);
     }
 
     /** DATA of a body in pieces: {@code padding} bytes of padding, given back at once (no handler consumes them). */
@@ -125,13 +125,13 @@ final class BodyFeed {
     private static void hold(Http2Connection conn, Http2Stream s, ByteBuffer b, int from, int n) {
         int held = s.stagedTo - s.stagedFrom;
         if (s.request == null) {
-            s.request = conn.pool.acquire(Math.max(n, 16 * 1024));
+            s.request = conn.pool().acquire(Math.max(n, 16 * 1024));
         } else if (s.stagedTo + n > s.request.capacity()) {
             if (held + n <= s.request.capacity()) {
                 // moved to the front: an absolute bulk put within one buffer copies as if through a temporary
                 s.request.put(0, s.request, s.stagedFrom, held);
             } else {
-                s.request = conn.pool.grow(s.request, s.stagedFrom, held, Math.max(held + n, 2 * s.request.capacity()));
+                s.request = conn.pool().grow(s.request, s.stagedFrom, held, Math.max(held + n, 2 * s.request.capacity()));
             }
             s.stagedFrom = 0;
             s.stagedTo = held;

@@ -69,7 +69,6 @@ public final class Http2Connection implements Protocol {
     Http2Responder responder;
     StreamDispatch dispatch;
     Http2Loop shared;
-    BufferPool pool;
     Connection c;
     private boolean prefaceRead;
     private boolean dead;
@@ -95,6 +94,17 @@ public final class Http2Connection implements Protocol {
     private int recvUnacked;
 
     private Http2Upgrade upgrade; // h2c: stream 1 holds the upgraded request until the client's preface is in, or null
+    /**
+     * What the peer's HPACK decoder holds of our field blocks (RFC 7541 §2.3.2), kept by
+     * {@link Http2Responder}: null until the response to the connection's second stream. A field here
+     * rather than in the responder: it fits this object's padding (issue 28, an idle connection's bytes).
+     */
+    dev.peregrine.h2.hpack.HpackTable responseTable;
+
+    /** The loop's buffer pool (not a field of its own: an idle connection's bytes). */
+    BufferPool pool() {
+        return c.context().pool();
+    }
 
     public Http2Connection(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf) {
         this(settings, dispatchOf, null);
@@ -110,7 +120,6 @@ public final class Http2Connection implements Protocol {
     @Override
     public void onOpen(Connection c) {
         this.c = c;
-        this.pool = c.context().pool();
         this.dispatch = dispatchOf.apply(c.context());
         this.shared = dispatch.loop();
         this.responder = new Http2Responder(this);
@@ -299,7 +308,7 @@ public final class Http2Connection implements Protocol {
     }
 
     private void appendBlock(ByteBuffer b) {
-        int r = block.append(parser, b, pool, settings);
+        int r = block.append(parser, b, pool(), settings);
         if (r == HeaderBlock.FLOOD) {
             shared.counters.continuationFloods++;
             connectionError(ENHANCE_YOUR_CALM); // CONTINUATION flood
@@ -316,7 +325,7 @@ public final class Http2Connection implements Protocol {
         Http2Stream s = streams.get(id);
         boolean trailers = s != null || b.error == HeaderBlock.IGNORED;
         HpackDecoder d = decoder != null ? decoder : shared.decoder(settings);
-        int end = b.decode(d, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool);
+        int end = b.decode(d, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool());
         ByteBuffer dst = b.decoded;
         RequestHeaders fields = b.fields;
         int error = b.error;
@@ -371,7 +380,7 @@ public final class Http2Connection implements Protocol {
         }
         // The body is to come: keep the fields with the stream, the body after them.
         long expected = s.declaredLength >= 0 ? Math.min(s.declaredLength, dispatch.maxBodySize()) : 4096;
-        s.request = pool.acquire((int) Math.min(end + expected, pool.maxBufferSize()));
+        s.request = pool().acquire((int) Math.min(end + expected, pool().maxBufferSize()));
         s.request.put(0, dst, 0, end);
         s.headEnd = end;
     }
@@ -491,7 +500,7 @@ public final class Http2Connection implements Protocol {
     }
 
     void closeStream(Http2Stream s) {
-        s.release(pool);
+        s.release(pool());
         streams.close(this, s);
         if (goingAway && streams.count() == 0 && c.isOpen()) {
             c.closeAfterOutput();
@@ -583,7 +592,7 @@ public final class Http2Connection implements Protocol {
     /** A block still being assembled goes back (its buffer to the pool, itself to the loop). */
     private void dropBlock() {
         if (block != null) {
-            block.release(pool);
+            block.release(pool());
             shared.give(block);
             block = null;
         }

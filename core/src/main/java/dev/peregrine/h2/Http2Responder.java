@@ -34,7 +34,8 @@ import static dev.peregrine.h2.frame.Frames.*;
  *   content-length           the body's (or the file range's) length, but for 204 and 304
  * </pre>
  * The loop's {@link HpackEncoder} codes them against this connection's copy of the peer's HPACK table
- * ({@link #encoder()}, made at the first response), so the fields every response repeats are one byte each.
+ * ({@code Http2Connection.responseTable}, made at the response to the second stream, {@link #encoder}), so
+ * the fields every response repeats are one byte each.
  * Thread: the loop thread.
  */
 final class Http2Responder {
@@ -49,8 +50,6 @@ final class Http2Responder {
     private static final int CONTENT_TYPE_NAME = 31;
     private static final int CONTENT_LENGTH_NAME = 28;
     private final Http2Connection conn;
-    /** What the peer's HPACK decoder holds of our field blocks (RFC 7541 §2.3.2); null until the first one. */
-    private HpackTable table;
 
     Http2Responder(Http2Connection conn) {
         this.conn = conn;
@@ -107,7 +106,7 @@ final class Http2Responder {
      * (name, value pairs), without END_STREAM; the final response follows on the stream.
      */
     void interim(Http2Stream s, int status, String[] headers) {
-        HpackEncoder e = encoder();
+        HpackEncoder e = encoder(s);
         e.status(status);
         for (int i = 0; i + 1 < headers.length; i += 2) {
             if (!connectionSpecific(headers[i])) {
@@ -129,7 +128,7 @@ final class Http2Responder {
     void respond(Http2Stream s, ResponseView res, boolean head) {
         s.awaiting = false;
         int status = ResponseParts.status(res);
-        HpackEncoder e = encoder();
+        HpackEncoder e = encoder(s);
         e.status(status);
         e.field(SERVER_NAME, SERVER, 0, SERVER.length);
         byte[] date = conn.dispatch.dateLine(); // "Date: " value "\r\n"
@@ -198,22 +197,31 @@ final class Http2Responder {
             finish(s);
             return;
         }
-        s.pending = conn.pool.acquire(bytes - sent);
+        s.pending = conn.pool().acquire(bytes - sent);
         s.pending.put(0, body, sent, bytes - sent);
         s.pendingFrom = 0;
         s.pendingTo = bytes - sent;
     }
 
     /**
-     * The loop's encoder, starting a block against this connection's table: every block it codes must
-     * then be sent, in the order coded, as the peer's decoder adds to its table in that order.
+     * The loop's encoder, starting a block for stream {@code s} against this connection's table: every
+     * block it codes must then be sent, in the order coded, as the peer's decoder adds to its table in
+     * that order. Stream 1 (a connection's first request, also the h2c upgrade's) is answered without a
+     * table, which is made at the next stream: a connection that makes one request never needs it (an
+     * idle connection then holds none: issue 28's ≤ 512 B), and a table pays only from the second
+     * response on, when the fields repeat.
      */
-    private HpackEncoder encoder() {
-        if (table == null) {
-            table = new HpackTable(HpackEncoder.TABLE_SIZE);
-        }
+    private HpackEncoder encoder(Http2Stream s) {
         HpackEncoder e = conn.shared.encoder;
-        e.reset(table, PeerSettings.lowestTableSize(conn), PeerSettings.tableSize(conn));
+        HpackTable table = conn.responseTable;
+        if (table == null && s.id <= 1) {
+            e.resetStateless(PeerSettings.lowestTableSize(conn), PeerSettings.tableSize(conn));
+        } else {
+            if (table == null) {
+                table = conn.responseTable = new HpackTable(HpackEncoder.TABLE_SIZE);
+            }
+            e.reset(table, PeerSettings.lowestTableSize(conn), PeerSettings.tableSize(conn));
+        }
         PeerSettings.tableSizeSeen(conn);
         return e;
     }

@@ -105,7 +105,7 @@ final class Http2Upgrade {
         s.declaredLength = req.contentLength(); // -1 or 0: a request with a body is not upgraded
         String connection = req.header("Connection");
         int size = layOut(req, connection, null);
-        s.request = conn.pool.acquire(size);
+        s.request = conn.pool().acquire(size);
         s.headEnd = layOut(req, connection, s.request);
         conn.shared.counters.streams++;
     }

@@ -80,6 +80,20 @@ class Http2IdleMemoryTest {
     }
 
     @Test
+    void theResponseTableIsMadeAtTheSecondStreamNotTheFirst() throws ReflectiveOperationException {
+        ConnectionHarness h = open();
+        Http2Connection c = h2(h);
+        h.io.feed(frame(Frames.HEADERS, Frames.FLAG_END_STREAM | Frames.FLAG_END_HEADERS, 1, GET));
+        h.run();
+        assertNull(c.responseTable, "a connection that made one request holds no response table");
+        h.io.feed(frame(Frames.HEADERS, Frames.FLAG_END_STREAM | Frames.FLAG_END_HEADERS, 3, GET));
+        h.run();
+        assertNotNull(c.responseTable, "from the second stream on, the repeated fields are indexed");
+        String t = answers(h);
+        assertTrue(t.contains("0/1/1 Hello, World!") && t.contains("0/1/3 Hello, World!"), t);
+    }
+
+    @Test
     void aPeerThatIndexesKeepsItsDecoderAndTheNextBlockLeansOnIt() throws ReflectiveOperationException {
         ConnectionHarness h = open();
         Http2Connection c = h2(h);

@@ -58,6 +58,28 @@ public final class HpackEncoder {
     }
 
     /**
+     * Starts a new block, stateless, for a connection that has no table yet: the peer's decoder still
+     * has the size it started with ({@link #TABLE_SIZE}, RFC 9113's default), so a change of the peer's
+     * SETTINGS_HEADER_TABLE_SIZE is signalled first as {@link #reset(HpackTable, int, int)} signals it
+     * (§4.2: the lowest, then the final size). Signalling again later is harmless: a size update at the
+     * start of a block may repeat the size the decoder has.
+     */
+    public void resetStateless(int lowest, int limit) {
+        length = 0;
+        table = null;
+        int want = Math.min(limit, TABLE_SIZE);
+        int low = Math.min(lowest, want);
+        int heard = TABLE_SIZE;
+        if (low < heard) {
+            integer(0x20, 5, low);
+            heard = low;
+        }
+        if (want != heard) {
+            integer(0x20, 5, want);
+        }
+    }
+
+    /**
      * Starts a new block that indexes into {@code table}, the connection's copy of the peer decoder's
      * table (made with capacity {@link #TABLE_SIZE}). {@code limit} is the peer's
      * SETTINGS_HEADER_TABLE_SIZE now, {@code lowest} the lowest it has been since the last block; a

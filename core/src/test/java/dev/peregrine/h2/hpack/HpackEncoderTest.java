@@ -142,6 +142,32 @@ class HpackEncoderTest {
     }
 
     @Test
+    void aStatelessFirstBlockSignalsTheSizeAndTheTableMadeLaterStaysInStep() {
+        // the server answers a connection's stream 1 without a table, signalling the peer's new size (§4.2)
+        HpackEncoder e = new HpackEncoder();
+        HpackDecoder d = new HpackDecoder(4096, 16384);
+        e.resetStateless(100, 100);
+        response(e, "Thu, 26 Nov 2026 23:00:00 GMT", 13);
+        assertEquals(0x20 | 0x1f, e.block()[0] & 0xff, "a size update (100 needs the 5-bit prefix's continuation) first");
+        assertEquals(6, decode(d, e).size());
+        assertEquals(100, d.table().maxSize());
+        assertEquals(0, d.table().dynamicCount());
+        e.resetStateless(100, 100); // an interim response and the final one on stream 1: signalled again, allowed
+        response(e, "Thu, 26 Nov 2026 23:00:00 GMT", 13);
+        assertEquals(6, decode(d, e).size());
+        assertEquals(100, d.table().maxSize());
+        // then the table, from the second stream: its updates repeat the size the decoder has, which is allowed
+        HpackTable t = new HpackTable(HpackEncoder.TABLE_SIZE);
+        for (int i = 0; i < 3; i++) {
+            e.reset(t, 100, 100);
+            response(e, "Thu, 26 Nov 2026 23:00:0" + i + " GMT", 13);
+            assertEquals(6, decode(d, e).size());
+            assertEquals(t.dynamicCount(), d.table().dynamicCount());
+            assertEquals(t.size(), d.table().size());
+        }
+    }
+
+    @Test
     void statelessBlocksIndexNothing() {
         HpackEncoder e = new HpackEncoder();
         HpackDecoder d = new HpackDecoder(4096, 16384);
