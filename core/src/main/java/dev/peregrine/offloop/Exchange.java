@@ -120,8 +120,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
 
     /**
      * Loop: hands {@code req} to blocking handler {@code h} on the server's executor; with
-     * {@code streamedLength >= 0} or {@link IncomingBody#UNKNOWN_LENGTH} its body streams to the handler
-     * ({@link IncomingBody}); -1: not streamed.
+     * {@code streamedLength >= 0} or {@link IncomingBody#UNKNOWN_LENGTH} its body streams ({@link IncomingBody}).
      * Exchanges of plain blocking requests are reused (see {@link #recyclable}), so a hand-off
      * allocates little beyond the thread that runs it.
      */
