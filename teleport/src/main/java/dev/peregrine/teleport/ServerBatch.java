@@ -75,6 +75,12 @@ final class ServerBatch {
     void added(int length) {
         frames++;
         bytes += length;
+        if (writer == null && inInput && tl.maxBatchDelayMillis == 0 && c.out().position() < bytes) {
+            // Straight into the loop's write buffer, written whenever it filled (mid-frame): the batch's
+            // bytes are what it holds since, so the byte cap does not cut the few after a full write
+            // into a write of their own.
+            bytes = c.out().position();
+        }
         tl.countFrame();
         if (frames >= tl.maxBatchFrames || bytes >= tl.maxBatchBytes) {
             cut();
