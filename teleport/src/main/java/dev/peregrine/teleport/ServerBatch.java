@@ -13,7 +13,8 @@ import dev.peregrine.loop.FineTimeout;
  *   frames --&gt; out(): the writer's plain batch (compressing)
  *                     | the loop's write buffer itself (no delay, during the connection's input turn)
  *                     | PendingFrames (off-heap, kept across loop turns)
- *   added(): frames / bytes reach the cap --&gt; cut() + write now
+ *   added(): frames / bytes reach the cap --&gt; cut() + write now (bytes: in the loop's write buffer, what it
+ *            holds since its last write, so a batch past a full buffer leaves in full writes)
  *   delay 0:  end of the input turn --&gt; cut() (the connection writes it as the turn ends);
  *             frames added by loop tasks (off-loop answers) --&gt; one task queued behind them: cut() + write
  *   delay d:  the first frame of a batch arms a fine timer of the loop --&gt; at d: cut() + write
