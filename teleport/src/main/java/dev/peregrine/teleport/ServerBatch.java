@@ -13,7 +13,8 @@ import dev.peregrine.loop.FineTimeout;
  *   frames --&gt; out(): the writer's plain batch (compressing)
  *                     | the loop's write buffer itself (no delay, during the connection's input turn)
  *                     | PendingFrames (off-heap, kept across loop turns)
- *   added(): frames / bytes reach the cap --&gt; cut() + write now
+ *   added(): frames / bytes reach the cap --&gt; cut() + write now (bytes: in the loop's write buffer, what it
+ *            holds since its last write, so a batch past a full buffer leaves in full writes)
  *   delay 0:  end of the input turn --&gt; cut() (the connection writes it as the turn ends);
  *             frames added by loop tasks (off-loop answers) --&gt; one task queued behind them: cut() + write
  *   delay d:  the first frame of a batch arms a fine timer of the loop --&gt; at d: cut() + write
@@ -75,6 +76,12 @@ final class ServerBatch {
     void added(int length) {
         frames++;
         bytes += length;
+        if (writer == null && inInput && tl.maxBatchDelayMillis == 0 && c.out().position() < bytes) {
+            // Straight into the loop's write buffer, written whenever it filled (mid-frame): the batch's
+            // bytes are what it holds since, so the byte cap does not cut the few after a full write
+            // into a write of their own.
+            bytes = c.out().position();
+        }
         tl.countFrame();
         if (frames >= tl.maxBatchFrames || bytes >= tl.maxBatchBytes) {
             cut();

@@ -32,7 +32,9 @@ import java.util.TreeMap;
  *   java -cp jmh/target/benchmarks.jar dev.peregrine.jmh.teleport.ThreadCpuPerCall http11Pipeline 1000 400
  * </pre>
  * Arguments: the row, calls in flight (a divisor of 1000), rounds of 1000 calls measured (half as many
- * run first to warm up; 400 or more, so the JIT has settled). Linux only.
+ * run first to warm up; 400 or more, so the JIT has settled). Linux only. {@code -DmaxBatchFrames=N} sets the
+ * teleport client's frame cap: with {@code none} at 1,000 in flight and {@code N} = 1000 a round's batch leaves at
+ * its last call instead of waiting out the delay (the burst without the idle wait), a diagnostic, not a row.
  */
 public final class ThreadCpuPerCall {
     private ThreadCpuPerCall() {
@@ -61,6 +63,10 @@ public final class ThreadCpuPerCall {
                     .maxInFlight(EndToEndGetBenchmark.CALLS).timeout(Duration.ofSeconds(60));
             if (row.equals("none")) {
                 tb.maxBatchDelay(Duration.ofMillis(1)); // the benchmark's "none" row: a 1 ms batch delay, no compression
+            }
+            Integer frames = Integer.getInteger("maxBatchFrames"); // an experiment: a batch cut by its size, not its delay
+            if (frames != null) {
+                tb.maxBatchFrames(frames);
             }
             TeleportClient tp = tb.build();
             client = tp;
