@@ -48,7 +48,7 @@ final class BodyFeed {
             pieces(conn, s, b, from, length - n, n, end);
             return;
         }
-        if (total > conn.dispatch.maxBodySize() || s.headEnd + total > conn.pool().maxBufferSize()) {
+        if (total > conn.dispatch().maxBodySize() || s.headEnd + total > conn.pool().maxBufferSize()) {
             conn.responder.earlyAnswer(s, 413);
             return;
         }

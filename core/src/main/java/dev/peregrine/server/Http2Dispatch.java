@@ -49,7 +49,7 @@ import dev.peregrine.offloop.StreamingHandler;
  */
 public final class Http2Dispatch implements StreamDispatch, InlineSite {
     private final ServerLoop srv;
-    private final Http2Loop loop = new Http2Loop();
+    private final Http2Loop loop = new Http2Loop(this);
     private Connection current;
     private Http2Connection currentH2;
     private int currentStream;
