@@ -103,6 +103,18 @@ public interface Request {
     CharSequence headerValue(int index);
 
     /**
+     * The trailer fields that ended the body (HTTP/1.1 chunked trailers, HTTP/2's trailing HEADERS),
+     * kept apart from the header fields ({@link Trailers} says which are refused and why none is
+     * merged): {@link Trailers#EMPTY} when there were none, and until the body has been read to its
+     * end. A body in memory has been (they are here when the handler runs); a body streamed to a
+     * blocking handler once {@link #bodyStream()} returned -1 (or {@link #body()} read it whole); a
+     * body streamed to a {@link BodyListener} just before its {@code onEnd}, through
+     * {@link BodyListener#onTrailers} (this request view may describe another request by then).
+     * Never null; allocates nothing for a request without trailers.
+     */
+    Trailers trailers();
+
+    /**
      * The body (decoded if it was chunked) as a read-only view positioned at its first byte; empty
      * when there is none. The buffer is shared: read it, do not keep it.
      *

@@ -368,8 +368,7 @@ public final class Http2Connection implements Protocol {
             return;
         }
         if (trailers) {
-            s.state = Http2Stream.HALF_CLOSED_REMOTE; // END_STREAM was checked in headers()
-            BodyFeed.trailers(this, s);
+            BodyFeed.trailers(this, s, dst, end, tooLarge || fields.tooMany); // END_STREAM was checked in headers()
             return;
         }
         shared.counters.streams++;

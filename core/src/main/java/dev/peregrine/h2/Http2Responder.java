@@ -62,6 +62,9 @@ final class Http2Responder {
         ResponseView res = d.response();
         RequestHeaders.fill(req, buf, from, headEnd);
         req.setBody(buf, headEnd, bodyLength);
+        if (s.trailers != null) {
+            req.setTrailers(s.trailers); // RFC 9113 §8.1, kept apart from the fields
+        }
         RequestFields.contentLength(req, s.declaredLength >= 0 ? s.declaredLength : bodyLength > 0 ? bodyLength : -1);
         dispatched(s, d.dispatch(conn.c, conn, s.id, req, res), res, req.methodId() == Methods.HEAD);
     }
