@@ -279,6 +279,7 @@ public final class RequestFramer {
         awaitBytes = 0;
         headScanned = 0;
         emptyLines = 0;
+        trailerFields = null;
         if (chunked != null) {
             chunked.reset();
         }
