@@ -85,7 +85,7 @@ public interface Request {
     /** Whether header {@code name} (case-insensitive) is present. */
     boolean hasHeader(String name);
 
-    /** How many header fields the request has (trailers of a chunked body not included). */
+    /** How many header fields the request has (trailers not included: {@link #trailers()}). */
     int headerCount();
 
     /**
