@@ -44,9 +44,12 @@ final class FloodGuard {
     static boolean note(int kind, Http2Connection conn) {
         long nowMillis = conn.now();
         Http2Settings settings = conn.settings;
-        // The window's start is kept as the clock's low 32 bits (issue 28): the difference is right for windows
-        // under 24 days, which Http2Options caps.
-        if ((int) nowMillis - conn.floodWindowStart >= settings.floodWindowMillis) {
+        // The window's start is kept as the clock's low 32 bits (issue 28): the difference is right while under
+        // 2^31 ms (24.8 days; the window is at most a day, Http2Options); a negative one is a start that long
+        // ago (a connection quiet for weeks), so a new window too. Only a gap of 49.7 days, give or take a
+        // window, would look recent, and then carry the old counts (each under its limit) into this window.
+        int elapsed = (int) nowMillis - conn.floodWindowStart;
+        if (elapsed < 0 || elapsed >= settings.floodWindowMillis) {
             start(conn, nowMillis);
         }
         Http2Counters counters = conn.shared.counters;
