@@ -126,6 +126,24 @@ class Http2RequestTrailersTest {
         }
     }
 
+    /** More trailer fields than {@code maxHeaderCount} (100) but within the header list size: all of them, as over HTTP/1.1. */
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void manySmallTrailersAreAllKept(String transport) throws Exception {
+        String[] fields = new String[2 * 150];
+        for (int i = 0; i < fields.length; i += 2) {
+            fields[i] = "t" + i / 2;
+            fields[i + 1] = "v";
+        }
+        try (Server server = start(transport); H2Wire w = new H2Wire(server.port()).start()) {
+            byte[] head = H2Wire.block(":method", "POST", ":scheme", "http", ":path", "/inline", ":authority", "localhost");
+            w.raw(concat(frame(HEADERS, 4, 1, head), frame(DATA, 0, 1, "hello".getBytes(StandardCharsets.ISO_8859_1)),
+                    frame(HEADERS, 5, 1, H2Wire.block(fields))));
+            String got = answer(w);
+            assertEquals(150, got.split(": v").length - 1, got);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("dev.peregrine.testing.Transports#names")
     void trailersPastTheHeaderListSizeAre431(String transport) throws Exception {

@@ -368,7 +368,7 @@ public final class Http2Connection implements Protocol {
             return;
         }
         if (trailers) {
-            BodyFeed.trailers(this, s, dst, end, tooLarge || fields.tooMany); // END_STREAM was checked in headers()
+            BodyFeed.trailers(this, s, dst, end, tooLarge); // END_STREAM was checked in headers(); any count, as HTTP/1.1's
             return;
         }
         shared.counters.streams++;
