@@ -14,6 +14,13 @@ public interface BodyListener {
     /** The next bytes of the body, at {@code [position, limit)} of {@code data}. */
     void onData(ByteBuffer data) throws Exception;
 
+    /**
+     * The body ended with trailer fields (HTTP/1.1 chunked trailers, HTTP/2's trailing HEADERS): called
+     * once, just before {@link #onEnd()}, only when there were some. Does nothing unless overridden.
+     */
+    default void onTrailers(Trailers trailers) throws Exception {
+    }
+
     /** The body is complete. */
     void onEnd() throws Exception;
 }

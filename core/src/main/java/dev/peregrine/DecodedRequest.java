@@ -60,6 +60,7 @@ final class DecodedRequest implements Request {
     @Override public CharSequence headerView(String name) { return isContentEncoding(name) ? null : original.headerView(name); }
     @Override public boolean hasHeader(String name) { return !isContentEncoding(name) && original.hasHeader(name); }
     @Override public int headerCount() { return fieldLines.length; }
+    @Override public Trailers trailers() { return original.trailers(); }
     @Override public String host() { return original.host(); }
     @Override public CharSequence headerName(int index) { return original.headerName(fieldLines[index]); }
     @Override public CharSequence headerValue(int index) { return original.headerValue(fieldLines[index]); }
@@ -118,6 +119,9 @@ final class DecodedRequest implements Request {
         ByteBuffer b = inMemory();
         if (b.hasRemaining()) {
             listener.onData(b.asReadOnlyBuffer());
+        }
+        if (!original.trailers().isEmpty()) {
+            listener.onTrailers(original.trailers());
         }
         listener.onEnd();
     }

@@ -26,7 +26,8 @@ import java.time.Duration;
  * <pre>{@code
  * Server.builder().http2(Http2Options.builder().maxConcurrentStreams(250).build())
  * }</pre>
- * A value out of range throws {@link IllegalArgumentException} at the builder call that sets it.
+ * The five counts are at most 65,535 per window, the window at most a day. A value out of range throws
+ * {@link IllegalArgumentException} at the builder call that sets it.
  * Immutable. Thread: any (the builder: one thread).
  */
 public final class Http2Options {
@@ -130,6 +131,10 @@ public final class Http2Options {
         private long floodWindowMillis = 10_000;
         private long stalledWriteMillis = 30_000;
 
+        /** The most of each frame kind per flood window: a connection counts them in 16 bits (issue 28). */
+        private static final int MAX_PER_WINDOW = 65_535;
+        private static final long MAX_FLOOD_WINDOW_MILLIS = 86_400_000;
+
         private Builder() {
         }
 
@@ -191,37 +196,40 @@ public final class Http2Options {
 
         /** RST_STREAM frames a client may send per {@link #floodWindow}. */
         public Builder maxClientResets(int n) {
-            maxClientResets = check("maxClientResets", n, 1, Integer.MAX_VALUE);
+            maxClientResets = check("maxClientResets", n, 1, MAX_PER_WINDOW);
             return this;
         }
 
         /** Streams the server may reset for a client's errors per {@link #floodWindow}. */
         public Builder maxServerResets(int n) {
-            maxServerResets = check("maxServerResets", n, 1, Integer.MAX_VALUE);
+            maxServerResets = check("maxServerResets", n, 1, MAX_PER_WINDOW);
             return this;
         }
 
         /** SETTINGS frames a client may send per {@link #floodWindow}. */
         public Builder maxSettingsFrames(int n) {
-            maxSettingsFrames = check("maxSettingsFrames", n, 1, Integer.MAX_VALUE);
+            maxSettingsFrames = check("maxSettingsFrames", n, 1, MAX_PER_WINDOW);
             return this;
         }
 
         /** PING frames a client may send per {@link #floodWindow}. */
         public Builder maxPings(int n) {
-            maxPings = check("maxPings", n, 1, Integer.MAX_VALUE);
+            maxPings = check("maxPings", n, 1, MAX_PER_WINDOW);
             return this;
         }
 
         /** Empty DATA (without END_STREAM) and empty CONTINUATION frames per {@link #floodWindow}. */
         public Builder maxEmptyFrames(int n) {
-            maxEmptyFrames = check("maxEmptyFrames", n, 1, Integer.MAX_VALUE);
+            maxEmptyFrames = check("maxEmptyFrames", n, 1, MAX_PER_WINDOW);
             return this;
         }
 
-        /** The window the per-window counts are taken over. */
+        /** The window the per-window counts are taken over (at most a day). */
         public Builder floodWindow(Duration window) {
             floodWindowMillis = millis("floodWindow", window);
+            if (floodWindowMillis > MAX_FLOOD_WINDOW_MILLIS) {
+                throw new IllegalArgumentException("floodWindow must be at most a day: " + window);
+            }
             return this;
         }
 

@@ -85,7 +85,7 @@ public interface Request {
     /** Whether header {@code name} (case-insensitive) is present. */
     boolean hasHeader(String name);
 
-    /** How many header fields the request has (trailers of a chunked body not included). */
+    /** How many header fields the request has (trailers not included: {@link #trailers()}). */
     int headerCount();
 
     /**
@@ -101,6 +101,18 @@ public interface Request {
 
     /** The value of header field {@code index} (0-based, in arrival order) as a view. */
     CharSequence headerValue(int index);
+
+    /**
+     * The trailer fields that ended the body (HTTP/1.1 chunked trailers, HTTP/2's trailing HEADERS),
+     * kept apart from the header fields ({@link Trailers} says which are refused and why none is
+     * merged): {@link Trailers#EMPTY} when there were none, and until the body has been read to its
+     * end. A body in memory has been (they are here when the handler runs); a body streamed to a
+     * blocking handler once {@link #bodyStream()} returned -1 (or {@link #body()} read it whole); a
+     * body streamed to a {@link BodyListener} just before its {@code onEnd}, through
+     * {@link BodyListener#onTrailers} (this request view may describe another request by then).
+     * Never null; allocates nothing for a request without trailers.
+     */
+    Trailers trailers();
 
     /**
      * The body (decoded if it was chunked) as a read-only view positioned at its first byte; empty

@@ -20,6 +20,14 @@ class Http2OptionsTest {
         assertThrows(IllegalArgumentException.class, () -> b.maxHeaderListSize(65_536));
         assertThrows(IllegalArgumentException.class, () -> b.maxHeaderBlockBytes(100));
         assertThrows(IllegalArgumentException.class, () -> b.maxPings(0));
+        // a connection counts each kind in 16 bits and keeps its window's start as 32 bits of milliseconds
+        for (java.util.function.IntConsumer limit : new java.util.function.IntConsumer[] {b::maxPings, b::maxClientResets,
+                b::maxServerResets, b::maxSettingsFrames, b::maxEmptyFrames}) {
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> limit.accept(65_536)).getMessage().contains("65535"));
+            limit.accept(65_535);
+        }
+        assertThrows(IllegalArgumentException.class, () -> b.floodWindow(Duration.ofDays(1).plusMillis(1)));
+        b.floodWindow(Duration.ofDays(1));
         assertThrows(IllegalArgumentException.class, () -> b.floodWindow(Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> b.stalledWriteTimeout(null));
         assertThrows(NullPointerException.class, () -> Server.builder().http2((Http2Options) null));

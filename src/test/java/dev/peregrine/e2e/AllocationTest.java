@@ -157,6 +157,16 @@ class AllocationTest extends ServerTestBase {
         assertNoAllocation(16);
     }
 
+    /**
+     * A chunked POST without trailers, echoed: looking for trailers (RFC 9112 §7.1.2; {@code req.trailers()})
+     * costs a request that has none nothing.
+     */
+    @Test
+    void chunkedPostsWithoutTrailersAllocateNothing() throws IOException {
+        assertNoAllocation(RawClient.bytes("POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5\r\nhello\r\n0\r\n\r\n"), 200, 16);
+    }
+
     /** With request-duration histograms on: the series is made at the first request, then only counted. */
     @Test
     void durationHistogramsAllocateNothingPerRequest() throws IOException {

@@ -140,6 +140,48 @@ class Http2FloodsTest {
         }
     }
 
+    /**
+     * The highest limit a count holds (65,535, a {@code char} of the connection's): every PING up to it is
+     * answered, the next is the flood (a count that wrapped would never trip).
+     */
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void theHighestPingLimitCountsEveryFrame(String transport) throws Exception {
+        int limit = 65_535;
+        Http2Settings highest = new Http2Settings(100, 256 * 1024, 1 << 20, 4096, 16 * 1024, 64 * 1024, 32, 200, 200, 100,
+                limit, 100, 60_000, 30_000);
+        try (Server server = start(transport, highest); H2Wire w = new H2Wire(server.port()).start()) {
+            byte[] pings = new byte[(limit + 1) * 17];
+            for (int i = 0; i <= limit; i++) {
+                System.arraycopy(H2Wire.header(8, 6, 0, 0), 0, pings, i * 17, 9);
+                System.arraycopy(H2Wire.int32(i), 0, pings, i * 17 + 13, 4);
+            }
+            java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread writer = new Thread(() -> {
+                try {
+                    w.raw(pings); // written while this thread reads the answers: neither side's buffers fill
+                } catch (Throwable e) {
+                    failed.set(e);
+                }
+            });
+            writer.start();
+            int acks = 0;
+            H2Wire.Frame f;
+            while ((f = w.read()).type() != 7) {
+                if (f.type() == 6) {
+                    assertEquals(acks, f.int32(4), "PINGs are answered in order");
+                    acks++;
+                }
+            }
+            writer.join();
+            assertEquals(null, failed.get());
+            assertEquals(limit, acks, "every PING up to the limit answered");
+            assertEquals(ENHANCE_YOUR_CALM, f.int32(4));
+            counted(server, "ping_flood");
+            bystanderServed(server);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("dev.peregrine.testing.Transports#names")
     void emptyDataFlood(String transport) throws Exception {

@@ -169,7 +169,8 @@ final class RequestBody {
         return l;
     }
 
-    void onBody(BodyListener l) throws Exception {
+    /** {@code trailers}: the request's, given to the listener before its end when the body is in memory. */
+    void onBody(BodyListener l, dev.peregrine.Trailers trailers) throws Exception {
         if (listenerExpected) {
             if (listener != null) {
                 throw new IllegalStateException("onBody may be called once");
@@ -182,6 +183,9 @@ final class RequestBody {
         }
         if (length > 0) {
             l.onData(view());
+        }
+        if (!trailers.isEmpty()) {
+            l.onTrailers(trailers);
         }
         l.onEnd();
     }

@@ -53,6 +53,7 @@ public final class RequestCopy {
         c.params.copy(r.params, r.isAbsolutePathEmpty() ? 0 : shift); // the root path lives in a constant buffer
         c.setRemoteAddress(r.remote()); // on the loop: the copy may be read off it
         c.requestId = r.requestId;
+        c.trailers = r.trailers;
         c.startNanos = r.startNanos;
         if (c != r) { // attributes set by filters before the hand-off (or async()) go with the request
             if (r.attributes != null && !r.attributes.isEmpty()) {

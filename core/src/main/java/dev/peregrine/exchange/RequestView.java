@@ -60,6 +60,12 @@ public final class RequestView extends RequestHead implements Request {
     long startNanos;
     /** Set while code that runs after the handler returned (a body producer) could reach this view. */
     private boolean expired;
+    /**
+     * The body's trailer fields once it was read to its end, or null (none yet, none at all). Written
+     * by the loop before the body's end is signalled (a blocking handler sees it after the end of its
+     * stream, through the chunk queue); immutable.
+     */
+    dev.peregrine.Trailers trailers;
 
     /** @param maxHeaders the most header fields a request may carry */
     public RequestView(int maxHeaders) {
@@ -81,6 +87,18 @@ public final class RequestView extends RequestHead implements Request {
         }
         params.clear();
         body.clear();
+        trailers = null;
+    }
+
+    /** The trailer fields that ended the body ({@code namesAndValues} alternating; null or empty: none). */
+    public void setTrailers(String[] namesAndValues) {
+        trailers = namesAndValues == null || namesAndValues.length == 0 ? null : dev.peregrine.Trailers.of(namesAndValues);
+    }
+
+    @Override
+    public dev.peregrine.Trailers trailers() {
+        dev.peregrine.Trailers t = trailers;
+        return t != null ? t : dev.peregrine.Trailers.EMPTY;
     }
 
     /** Sets the body to bytes {@code [start, start+length)} of {@code b}. */
@@ -377,7 +395,7 @@ public final class RequestView extends RequestHead implements Request {
     @Override
     public void onBody(BodyListener listener) throws Exception {
         checkLive();
-        body.onBody(listener);
+        body.onBody(listener, trailers());
     }
 
     /**

@@ -48,7 +48,7 @@ final class BodyFeed {
             pieces(conn, s, b, from, length - n, n, end);
             return;
         }
-        if (total > conn.dispatch.maxBodySize() || s.headEnd + total > conn.pool().maxBufferSize()) {
+        if (total > conn.dispatch().maxBodySize() || s.headEnd + total > conn.pool().maxBufferSize()) {
             conn.responder.earlyAnswer(s, 413);
             return;
         }
@@ -65,9 +65,29 @@ final class BodyFeed {
         giveBack(conn, s, length); // gathered in memory: given back on arrival
     }
 
-    /** Trailers (HEADERS with END_STREAM, already checked; not handed over, as HTTP/1.1 hands none to a streamed body) end {@code s}'s body. */
-    static void trailers(Http2Connection conn, Http2Stream s) {
+    /**
+     * Trailers (HEADERS with END_STREAM, checked; their fields {@code [0, end)} of {@code fields}, laid out
+     * by {@link RequestHeaders}) end {@code s}'s body: a body in pieces gets them before its end, a gathered
+     * one is dispatched with them. Past the header list size ({@code tooLarge}: not all of them were
+     * decoded) they are refused as a head would be: 431, or a body in pieces refused with 431.
+     */
+    static void trailers(Http2Connection conn, Http2Stream s, ByteBuffer fields, int end, boolean tooLarge) {
+        s.state = Http2Stream.HALF_CLOSED_REMOTE;
+        if (tooLarge) {
+            conn.shared.counters.headerListTooLarge++;
+            if (s.body != null) {
+                s.body.trailersTooLarge();
+            } else {
+                conn.responder.earlyAnswer(s, 431);
+            }
+            return;
+        }
+        s.trailers = RequestHeaders.strings(fields, 0, end);
         if (s.body != null) {
+            if (s.trailers != null) {
+                s.body.trailers(s.trailers);
+                s.trailers = null;
+            }
             ended(conn, s);
         } else {
             complete(conn, s);
@@ -109,14 +129,14 @@ final class BodyFeed {
     }
 
     /**
-     * END_STREAM of a body in pieces: without content-length, its total is now known (the body ends once
-     * the bytes held are offered); else it must be what content-length said (§8.1.1), or the handler's
-     * body stream throws, as on a lost connection.
+     * END_STREAM of a body in pieces: its total is now known (the body ends once the bytes held are
+     * offered); with a content-length it must be what that said (§8.1.1), or the handler's body stream
+     * throws, as on a lost connection.
      */
     private static void ended(Http2Connection conn, Http2Stream s) {
-        if (s.declaredLength < 0) {
+        if (s.declaredLength < 0 || s.received == s.declaredLength) {
             s.body.ended(s.received);
-        } else if (s.received != s.declaredLength) {
+        } else {
             conn.streamError(s.id, PROTOCOL_ERROR);
         }
     }

@@ -59,20 +59,23 @@ public final class Http2Connection implements Protocol {
     static final int T_ACTIVE = 2;
     static final int T_STALLED = 3;
 
+    // flags: the client's preface is in; an error or the idle close ended the connection (nothing more is
+    // read); GOAWAY sent or received (no new stream, closes once none is open).
+    private static final int PREFACE_READ = 1, DEAD = 2, GOING_AWAY = 4;
+
+    /** The server's limits, and how the connection finds its loop's dispatch at open ({@link Http2Settings#dispatchOf}). */
     final Http2Settings settings;
-    private final Function<LoopContext, StreamDispatch> dispatchOf;
     /** The loop's parser, lent for one {@link #onInput} (null between calls). */
     private FrameParser parser;
     /** The bytes the frame being read takes once its header is here ({@link FrameParser#needed}). */
     private int needed;
     final Streams streams;
     Http2Responder responder;
-    StreamDispatch dispatch;
+    /** The loop's shared HTTP/2 state; its {@link Http2Loop#dispatch} is the loop's server (not a field here: issue 28). */
     Http2Loop shared;
     Connection c;
-    private boolean prefaceRead;
-    private boolean dead;
-    boolean goingAway;
+    /** PREFACE_READ, DEAD and GOING_AWAY: one byte, not three booleans (issue 28, an idle connection's bytes). */
+    private byte flags;
     int lastStreamId;
 
     /** The field block being assembled from HEADERS and CONTINUATION frames, lent by the loop; null when none is. */
@@ -80,11 +83,14 @@ public final class Http2Connection implements Protocol {
     /** HPACK state (RFC 7541 §2.3.2): null while the dynamic table is empty (the loop keeps a spare). */
     private HpackDecoder decoder;
 
-    /** What we may still send on the connection (the peer's window). */
-    long sendWindow = DEFAULT_WINDOW;
-    /** The frames of the current flood window, counted by {@link FloodGuard}, and when the window began. */
-    int resets, serverResets, settingsFrames, pings, emptyFrames;
-    long floodWindowStart;
+    /** What we may still send on the connection (the peer's window, 0 to 2^31-1: §6.9.1). */
+    int sendWindow = DEFAULT_WINDOW;
+    /**
+     * The frames of the current flood window, counted by {@link FloodGuard} (each limit is at most
+     * 65,535, so a {@code char} holds a count: issue 28), and the loop clock's low 32 bits when the window began.
+     */
+    char resets, serverResets, settingsFrames, pings, emptyFrames;
+    int floodWindowStart;
     /** The peer's SETTINGS_INITIAL_WINDOW_SIZE and SETTINGS_MAX_FRAME_SIZE ({@link PeerSettings}). */
     int peerInitialWindow = DEFAULT_WINDOW;
     int peerMaxFrameSize = DEFAULT_MAX_FRAME_SIZE;
@@ -106,22 +112,35 @@ public final class Http2Connection implements Protocol {
         return c.context().pool();
     }
 
+    /** A connection of {@code settings} whose loop's dispatch {@code dispatchOf} gives (a test's; {@link Http2Server} binds the two once). */
     public Http2Connection(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf) {
-        this(settings, dispatchOf, null);
+        this(settings.withDispatch(dispatchOf), (Http2Upgrade) null);
     }
 
-    Http2Connection(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf, Http2Upgrade upgrade) {
+    /** {@code settings} carry their {@link Http2Settings#dispatchOf} ({@link Http2Settings#withDispatch}). */
+    Http2Connection(Http2Settings settings, Http2Upgrade upgrade) {
         this.settings = settings;
-        this.dispatchOf = dispatchOf;
         this.streams = new Streams();
         this.upgrade = upgrade;
+    }
+
+    /** The loop's server: router, views, timeouts. */
+    StreamDispatch dispatch() {
+        return shared.dispatch;
+    }
+
+    private boolean is(int flag) {
+        return (flags & flag) != 0;
+    }
+
+    private void set(int flag) {
+        flags |= (byte) flag;
     }
 
     @Override
     public void onOpen(Connection c) {
         this.c = c;
-        this.dispatch = dispatchOf.apply(c.context());
-        this.shared = dispatch.loop();
+        this.shared = settings.dispatchOf.apply(c.context()).loop();
         this.responder = new Http2Responder(this);
         shared.counters.connections++;
         FloodGuard.start(this, now());
@@ -144,7 +163,7 @@ public final class Http2Connection implements Protocol {
     @Override
     public int onInput(Connection c, ByteBuffer buf, int start, int end) {
         int pos = start;
-        if (!prefaceRead) {
+        if (!is(PREFACE_READ)) {
             int n = Math.min(end - pos, PREFACE.length);
             for (int i = 0; i < n; i++) {
                 if (buf.get(pos + i) != PREFACE[i]) {
@@ -155,7 +174,7 @@ public final class Http2Connection implements Protocol {
             if (n < PREFACE.length) {
                 return pos;
             }
-            prefaceRead = true;
+            set(PREFACE_READ);
             pos += PREFACE.length;
         }
         parser = shared.parser(); // the loop's for this call (should this throw, the loop makes another)
@@ -165,17 +184,17 @@ public final class Http2Connection implements Protocol {
         if (pos < 0) {
             return end;
         }
-        if (upgrade != null && prefaceRead && !dead) {
+        if (upgrade != null && is(PREFACE_READ) && !is(DEAD)) {
             upgrade.prefaceIn(this); // h2c: stream 1's request goes to its handler now (Http2Upgrade says why)
             upgrade = null;
         }
         responder.flushBlocked();
-        return dead ? end : pos;
+        return is(DEAD) ? end : pos;
     }
 
     /** Each whole frame in {@code [pos, end)}; returns where the first one not all here begins, or -1 after a connection error. */
     private int frames(ByteBuffer buf, int pos, int end) {
-        while (!dead && c.isOpen()) {
+        while (!is(DEAD) && c.isOpen()) {
             int r = parser.parse(buf, pos, end);
             needed = parser.needed();
             if (r == FrameParser.NEED_MORE) {
@@ -244,13 +263,13 @@ public final class Http2Connection implements Protocol {
                 }
                 break;
             case GOAWAY:
-                goingAway = true; // the peer opens nothing more; we finish what is open
+                set(GOING_AWAY); // the peer opens nothing more; we finish what is open
                 if (streams.count() == 0) {
                     c.closeAfterOutput();
                 }
                 break;
             case WINDOW_UPDATE:
-                windowUpdate(b, id);
+                PeerSettings.windowUpdate(this, parser, b, id);
                 break;
             case CONTINUATION:
                 continuation(b, id);
@@ -282,7 +301,7 @@ public final class Http2Connection implements Protocol {
             lastStreamId = id;
             if (parser.hasPriority() && parser.dependency() == id) {
                 error = PROTOCOL_ERROR; // RFC 7540 §5.3.1
-            } else if (goingAway) {
+            } else if (is(GOING_AWAY)) {
                 error = REFUSED_STREAM;
             } else if (streams.count() >= settings.maxConcurrentStreams) {
                 shared.counters.refusedStreams++;
@@ -325,7 +344,7 @@ public final class Http2Connection implements Protocol {
         Http2Stream s = streams.get(id);
         boolean trailers = s != null || b.error == HeaderBlock.IGNORED;
         HpackDecoder d = decoder != null ? decoder : shared.decoder(settings);
-        int end = b.decode(d, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch.request()), pool());
+        int end = b.decode(d, shared, trailers, dev.peregrine.http1.RequestFields.capacity(dispatch().request()), pool());
         ByteBuffer dst = b.decoded;
         RequestHeaders fields = b.fields;
         int error = b.error;
@@ -349,8 +368,7 @@ public final class Http2Connection implements Protocol {
             return;
         }
         if (trailers) {
-            s.state = Http2Stream.HALF_CLOSED_REMOTE; // END_STREAM was checked in headers()
-            BodyFeed.trailers(this, s);
+            BodyFeed.trailers(this, s, dst, end, tooLarge); // END_STREAM was checked in headers(); any count, as HTTP/1.1's
             return;
         }
         shared.counters.streams++;
@@ -374,12 +392,12 @@ public final class Http2Connection implements Protocol {
             responder.dispatch(s, dst, 0, end, 0);
             return;
         }
-        if ((s.declaredLength > dispatch.streamBodyThreshold() || s.declaredLength < 0)
+        if ((s.declaredLength > dispatch().streamBodyThreshold() || s.declaredLength < 0)
                 && responder.dispatchStreamed(s, dst, 0, end) != StreamDispatch.NOT_STREAMED) {
             return; // routed at its HEADERS, as HTTP/1.1 routes a large or chunked body at its head: in pieces, or answered
         }
         // The body is to come: keep the fields with the stream, the body after them.
-        long expected = s.declaredLength >= 0 ? Math.min(s.declaredLength, dispatch.maxBodySize()) : 4096;
+        long expected = s.declaredLength >= 0 ? Math.min(s.declaredLength, dispatch().maxBodySize()) : 4096;
         s.request = pool().acquire((int) Math.min(end + expected, pool().maxBufferSize()));
         s.request.put(0, dst, 0, end);
         s.headEnd = end;
@@ -448,28 +466,6 @@ public final class Http2Connection implements Protocol {
         return true;
     }
 
-    private void windowUpdate(ByteBuffer b, int id) {
-        int increment = parser.windowIncrement(b);
-        if (id == 0) {
-            sendWindow += increment;
-            if (sendWindow > MAX_WINDOW) {
-                connectionError(FLOW_CONTROL_ERROR); // §6.9.1
-            }
-            return;
-        }
-        Http2Stream s = streams.get(id);
-        if (s == null) {
-            if (id > lastStreamId) {
-                connectionError(PROTOCOL_ERROR); // §5.1: WINDOW_UPDATE on an idle stream
-            }
-            return; // closed: ignored (§6.9)
-        }
-        s.sendWindow += increment;
-        if (s.sendWindow > MAX_WINDOW) {
-            streamError(id, FLOW_CONTROL_ERROR);
-        }
-    }
-
     // ---------------------------------------------------------------- errors and closing
 
     /** §5.4.2: RST_STREAM and forget the stream; counts towards the MadeYouReset limit. */
@@ -489,10 +485,10 @@ public final class Http2Connection implements Protocol {
 
     /** §5.4.1: GOAWAY with the last stream we opened, then close once it is written. */
     void connectionError(int code) {
-        if (dead) {
+        if (is(DEAD)) {
             return;
         }
-        dead = true;
+        set(DEAD);
         shared.counters.connectionErrors++;
         dropBlock();
         FrameWriter.goAway(c, lastStreamId, code);
@@ -502,7 +498,7 @@ public final class Http2Connection implements Protocol {
     void closeStream(Http2Stream s) {
         s.release(pool());
         streams.close(this, s);
-        if (goingAway && streams.count() == 0 && c.isOpen()) {
+        if (is(GOING_AWAY) && streams.count() == 0 && c.isOpen()) {
             c.closeAfterOutput();
         }
     }
@@ -514,7 +510,7 @@ public final class Http2Connection implements Protocol {
     /** A file or producer in DATA waits for the socket to drain ({@link #onOutputReady}); not once the connection failed. */
     @Override
     public boolean producing() {
-        return !dead && responder.sendingBody();
+        return !is(DEAD) && responder.sendingBody();
     }
 
     @Override
@@ -539,13 +535,13 @@ public final class Http2Connection implements Protocol {
             return T_STALLED;
         }
         // Streams whose handlers run off the loop (awaiting) are bounded by their exchanges' own timeouts.
-        return !prefaceRead || streams.anyNotAwaiting() ? T_ACTIVE : streams.count() == 0 ? T_IDLE : 0;
+        return !is(PREFACE_READ) || streams.anyNotAwaiting() ? T_ACTIVE : streams.count() == 0 ? T_IDLE : 0;
     }
 
     @Override
     public long timeoutMillis(int phase) {
         return phase == T_STALLED ? settings.stalledWriteMillis
-                : phase == T_ACTIVE ? dispatch.bodyTimeoutMillis() : dispatch.idleTimeoutMillis();
+                : phase == T_ACTIVE ? dispatch().bodyTimeoutMillis() : dispatch().idleTimeoutMillis();
     }
 
     @Override
@@ -561,7 +557,7 @@ public final class Http2Connection implements Protocol {
         if (phase != T_IDLE) {
             connectionError(phase == T_STALLED ? ENHANCE_YOUR_CALM : NO_ERROR);
         } else {
-            dead = true; // idle: a graceful close, not counted as an error
+            set(DEAD); // idle: a graceful close, not counted as an error
             FrameWriter.goAway(c, lastStreamId, NO_ERROR);
             c.closeAfterOutput();
         }
@@ -571,13 +567,13 @@ public final class Http2Connection implements Protocol {
     /** Graceful shutdown (§6.8): GOAWAY with the last stream id; open streams may finish. */
     @Override
     public void onShutdown(Connection c) {
-        if (goingAway && dead) {
+        if (is(GOING_AWAY) && is(DEAD)) {
             return;
         }
-        goingAway = true;
+        set(GOING_AWAY);
         FrameWriter.goAway(c, lastStreamId, NO_ERROR);
         if (streams.count() == 0) {
-            dead = true;
+            set(DEAD);
             c.closeAfterOutput();
         }
         c.flush();

@@ -24,6 +24,8 @@ import java.nio.ByteOrder;
  * <p>Thread: the loop thread.
  */
 public final class Http2Loop {
+    /** The loop's server (router, views, timeouts), whose {@link StreamDispatch#loop} this is. */
+    final StreamDispatch dispatch;
     final HpackEncoder encoder = new HpackEncoder();
     final Http2Counters counters = new Http2Counters();
     /** Checks the fields of the block a connection has just decoded (HeaderBlock#decode). */
@@ -57,6 +59,10 @@ public final class Http2Loop {
     private FrameParser spareParser;
     private HeaderBlock spareBlock;
     private HpackDecoder spareDecoder;
+
+    public Http2Loop(StreamDispatch dispatch) {
+        this.dispatch = dispatch;
+    }
 
     public Http2Counters counters() {
         return counters;

@@ -57,11 +57,14 @@ final class Http2Responder {
 
     /** Dispatches the request whose fields are {@code [from, headEnd)} of {@code buf} and whose body follows them. */
     void dispatch(Http2Stream s, ByteBuffer buf, int from, int headEnd, int bodyLength) {
-        StreamDispatch d = conn.dispatch;
+        StreamDispatch d = conn.dispatch();
         RequestView req = d.request();
         ResponseView res = d.response();
         RequestHeaders.fill(req, buf, from, headEnd);
         req.setBody(buf, headEnd, bodyLength);
+        if (s.trailers != null) {
+            req.setTrailers(s.trailers); // RFC 9113 §8.1, kept apart from the fields
+        }
         RequestFields.contentLength(req, s.declaredLength >= 0 ? s.declaredLength : bodyLength > 0 ? bodyLength : -1);
         dispatched(s, d.dispatch(conn.c, conn, s.id, req, res), res, req.methodId() == Methods.HEAD);
     }
@@ -72,7 +75,7 @@ final class Http2Responder {
      * on {@link StreamDispatch#NOT_STREAMED} nothing was done and the body is gathered as any other.
      */
     int dispatchStreamed(Http2Stream s, ByteBuffer buf, int from, int headEnd) {
-        StreamDispatch d = conn.dispatch;
+        StreamDispatch d = conn.dispatch();
         RequestView req = d.request();
         ResponseView res = d.response();
         RequestHeaders.fill(req, buf, from, headEnd);
@@ -118,7 +121,7 @@ final class Http2Responder {
 
     /** Answers a stream with the server's own error {@code status} before its request is complete (or at once). */
     void earlyAnswer(Http2Stream s, int status) {
-        ResponseView res = conn.dispatch.response();
+        ResponseView res = conn.dispatch().response();
         res.reset();
         res.error(status);
         respond(s, res, false);
@@ -131,7 +134,7 @@ final class Http2Responder {
         HpackEncoder e = encoder(s);
         e.status(status);
         e.field(SERVER_NAME, SERVER, 0, SERVER.length);
-        byte[] date = conn.dispatch.dateLine(); // "Date: " value "\r\n"
+        byte[] date = conn.dispatch().dateLine(); // "Date: " value "\r\n"
         e.field(DATE_NAME, date, 6, date.length - 8);
         CharSequence type = ResponseParts.contentType(res);
         if (type != null) {

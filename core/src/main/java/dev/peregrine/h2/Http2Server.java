@@ -13,24 +13,23 @@ import java.util.function.Supplier;
  * qualify). Thread: any (immutable).
  */
 public final class Http2Server {
+    /** The server's settings with its dispatch function bound, once: each connection holds just them. */
     private final Http2Settings settings;
-    private final Function<LoopContext, StreamDispatch> dispatchOf;
 
     public Http2Server(Http2Settings settings, Function<LoopContext, StreamDispatch> dispatchOf) {
-        this.settings = settings;
-        this.dispatchOf = dispatchOf;
+        this.settings = settings.withDispatch(dispatchOf);
     }
 
     /** For prior knowledge (RFC 9113 §3.3) and ALPN {@code h2} (§3.2). */
     public Supplier<Protocol> direct() {
-        return () -> new Http2Connection(settings, dispatchOf);
+        return () -> new Http2Connection(settings, (Http2Upgrade) null);
     }
 
     /** For {@code Upgrade: h2c}: null (declined) unless the request carries valid HTTP2-Settings. */
     public Function<RequestView, Protocol> upgrade() {
         return req -> {
             Http2Upgrade u = Http2Upgrade.of(req);
-            return u == null ? null : new Http2Connection(settings, dispatchOf, u);
+            return u == null ? null : new Http2Connection(settings, u);
         };
     }
 }

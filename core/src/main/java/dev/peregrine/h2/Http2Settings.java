@@ -1,5 +1,9 @@
 package dev.peregrine.h2;
 
+import dev.peregrine.loop.LoopContext;
+
+import java.util.function.Function;
+
 /**
  * The limits of the HTTP/2 server, each with a safe default, and the defences they hold (each
  * violation is counted in {@link Http2Counters}):
@@ -51,13 +55,22 @@ public final class Http2Settings {
                 o.floodWindowMillis(), o.stalledWriteMillis());
     }
 
+    /**
+     * How a connection finds its loop's {@link StreamDispatch} when it opens: null in settings made here,
+     * bound by {@link Http2Server} ({@link #withDispatch}) so that a connection holds one reference for both
+     * (issue 28, an idle connection's bytes).
+     */
+    final Function<LoopContext, StreamDispatch> dispatchOf;
+
     public Http2Settings(int maxConcurrentStreams, int initialStreamWindow, int connectionWindow, int headerTableSize,
                          int maxHeaderListSize, int maxHeaderBlockBytes, int maxHeaderBlockFrames, int maxResetsPerWindow,
                          int maxServerResetsPerWindow, int maxSettingsPerWindow, int maxPingsPerWindow,
                          int maxEmptyDataPerWindow, long floodWindowMillis, long stalledWriteMillis) {
         if (maxConcurrentStreams < 1 || initialStreamWindow < 1 || connectionWindow < 65_535 || headerTableSize < 0
                 || maxHeaderListSize < 64 || maxHeaderListSize > 65_535 || maxHeaderBlockBytes < 1024
-                || maxHeaderBlockFrames < 1 || floodWindowMillis < 1 || stalledWriteMillis < 1) {
+                || maxHeaderBlockFrames < 1 || floodWindowMillis < 1 || floodWindowMillis > 86_400_000 || stalledWriteMillis < 1
+                || Math.max(Math.max(maxResetsPerWindow, maxServerResetsPerWindow), Math.max(Math.max(maxSettingsPerWindow,
+                        maxPingsPerWindow), maxEmptyDataPerWindow)) > 65_535) { // FloodGuard counts each in a char
             throw new IllegalArgumentException("HTTP/2 setting out of range");
         }
         this.maxConcurrentStreams = maxConcurrentStreams;
@@ -74,5 +87,29 @@ public final class Http2Settings {
         this.maxEmptyDataPerWindow = maxEmptyDataPerWindow;
         this.floodWindowMillis = floodWindowMillis;
         this.stalledWriteMillis = stalledWriteMillis;
+        this.dispatchOf = null;
+    }
+
+    private Http2Settings(Http2Settings s, Function<LoopContext, StreamDispatch> dispatchOf) {
+        this.maxConcurrentStreams = s.maxConcurrentStreams;
+        this.initialStreamWindow = s.initialStreamWindow;
+        this.connectionWindow = s.connectionWindow;
+        this.headerTableSize = s.headerTableSize;
+        this.maxHeaderListSize = s.maxHeaderListSize;
+        this.maxHeaderBlockBytes = s.maxHeaderBlockBytes;
+        this.maxHeaderBlockFrames = s.maxHeaderBlockFrames;
+        this.maxResetsPerWindow = s.maxResetsPerWindow;
+        this.maxServerResetsPerWindow = s.maxServerResetsPerWindow;
+        this.maxSettingsPerWindow = s.maxSettingsPerWindow;
+        this.maxPingsPerWindow = s.maxPingsPerWindow;
+        this.maxEmptyDataPerWindow = s.maxEmptyDataPerWindow;
+        this.floodWindowMillis = s.floodWindowMillis;
+        this.stalledWriteMillis = s.stalledWriteMillis;
+        this.dispatchOf = dispatchOf;
+    }
+
+    /** These settings with {@code dispatchOf} bound ({@link #dispatchOf}). */
+    Http2Settings withDispatch(Function<LoopContext, StreamDispatch> dispatchOf) {
+        return new Http2Settings(this, dispatchOf);
     }
 }

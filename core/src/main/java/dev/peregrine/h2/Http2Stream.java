@@ -97,6 +97,8 @@ final class Http2Stream {
     long received;
     int stagedFrom;
     int stagedTo;
+    /** The request's trailing HEADERS (name, value...; RFC 9113 §8.1) until the request is dispatched; null when none. */
+    String[] trailers;
 
     void reset(int id, long sendWindow, long recvWindow) {
         this.id = id;
@@ -121,6 +123,7 @@ final class Http2Stream {
         this.received = 0;
         this.stagedFrom = 0;
         this.stagedTo = 0;
+        this.trailers = null;
     }
 
     /** Whether DATA of this stream waits for the peer's window (or, for a file, the socket). */

@@ -98,7 +98,7 @@ final class Http2Upgrade {
                 return; // a connection error: nothing is dispatched
             }
         }
-        RequestView req = conn.dispatch.request();
+        RequestView req = conn.dispatch().request();
         conn.lastStreamId = 1;
         Http2Stream s = conn.streams.open(conn, 1, conn.peerInitialWindow, conn.settings.initialStreamWindow);
         s.state = Http2Stream.HALF_CLOSED_REMOTE;

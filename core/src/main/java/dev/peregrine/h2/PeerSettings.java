@@ -22,6 +22,8 @@ import static dev.peregrine.h2.frame.Frames.*;
  *                                packed in one int of the connection's (16 bits each)
  *   others, unknown ones         ignored (§6.5.2)
  * </pre>
+ * A WINDOW_UPDATE (§6.9) raises the connection's or a stream's send window ({@link #windowUpdate}), at most
+ * to 2^31-1, else FLOW_CONTROL_ERROR (§6.9.1).
  * The values kept are the connection's fields ({@link Http2Connection#peerInitialWindow},
  * {@link Http2Connection#peerMaxFrameSize}, {@link Http2Connection#peerTableSizes}): no object of their
  * own per connection (issue 28).
@@ -93,6 +95,30 @@ final class PeerSettings {
                 return 0;
             default:
                 return 0;
+        }
+    }
+
+    /** A WINDOW_UPDATE {@code p} parsed in {@code b}, on stream {@code id} (0: the connection) of {@code conn}. */
+    static void windowUpdate(Http2Connection conn, FrameParser p, ByteBuffer b, int id) {
+        int increment = p.windowIncrement(b);
+        if (id == 0) {
+            if (increment > MAX_WINDOW - conn.sendWindow) {
+                conn.connectionError(FLOW_CONTROL_ERROR); // §6.9.1: above 2^31-1
+                return;
+            }
+            conn.sendWindow += increment;
+            return;
+        }
+        Http2Stream s = conn.streams.get(id);
+        if (s == null) {
+            if (id > conn.lastStreamId) {
+                conn.connectionError(PROTOCOL_ERROR); // §5.1: WINDOW_UPDATE on an idle stream
+            }
+            return; // closed: ignored (§6.9)
+        }
+        s.sendWindow += increment;
+        if (s.sendWindow > MAX_WINDOW) {
+            conn.streamError(id, FLOW_CONTROL_ERROR);
         }
     }
 }

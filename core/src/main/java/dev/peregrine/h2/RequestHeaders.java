@@ -272,6 +272,27 @@ final class RequestHeaders implements HpackDecoder.FieldSink {
     }
 
     /** Points {@code v} at the fields laid out in {@code [from, to)} of {@code b} (see the class javadoc). */
+    /** The regular fields laid out in {@code [from, to)} of {@code b}, name and value alternating (ISO-8859-1); null when none. */
+    static String[] strings(ByteBuffer b, int from, int to) {
+        java.util.ArrayList<String> f = new java.util.ArrayList<>();
+        for (int p = from; p < to; ) {
+            int name = p + PREFIX;
+            int value = name + getShort(b, p + 3);
+            if (b.get(p) == REGULAR) {
+                f.add(ascii(b, name, getShort(b, p + 1)));
+                f.add(ascii(b, value, getShort(b, p + 5)));
+            }
+            p = value + getShort(b, p + 5);
+        }
+        return f.isEmpty() ? null : f.toArray(new String[0]);
+    }
+
+    private static String ascii(ByteBuffer b, int at, int length) {
+        byte[] bytes = new byte[length];
+        b.get(at, bytes);
+        return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
     static void fill(RequestView v, ByteBuffer b, int from, int to) {
         RequestFields.begin(v, b);
         int p = from;

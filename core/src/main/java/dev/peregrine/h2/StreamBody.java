@@ -19,17 +19,23 @@ public interface StreamBody {
      * Takes what it can of the body bytes {@code [from, from+length)} of {@code b} (a view valid only
      * during the call: the frame's payload in the connection's input, or the stream's held bytes);
      * returns how many it took, from the front. What it does not take the stream keeps, in order, and
-     * offers again once the sink reports bytes consumed. The sink ends the body itself once it has
-     * taken the declared {@code content-length} (checked against END_STREAM by the connection).
+     * offers again once the sink reports bytes consumed. The body ends at END_STREAM ({@link #ended}),
+     * with or without a {@code content-length} (checked against the DATA by the connection): trailers
+     * may follow the last byte.
      */
     int offer(ByteBuffer b, int from, int length);
 
     /**
-     * END_STREAM (DATA or trailers) of a body without {@code content-length}: {@code total} bytes were
-     * received in all. The sink ends the body once it has taken that many (now, or as the bytes the
-     * stream holds are offered again).
+     * END_STREAM (DATA or trailers): {@code total} bytes were received in all. The sink ends the body
+     * once it has taken that many (now, or as the bytes the stream holds are offered again).
      */
     void ended(long total);
+
+    /** The trailing HEADERS (name, value...; checked, RFC 9113 §8.1), just before their END_STREAM ({@link #ended}). */
+    void trailers(String[] namesAndValues);
+
+    /** Trailing HEADERS past the header list size (RFC 9113 §6.5.2): the body is refused with 431. */
+    void trailersTooLarge();
 
     /**
      * The stream ended before its body did (RST_STREAM from the client, a stream error, the connection

@@ -23,7 +23,10 @@ import java.nio.ByteBuffer;
  * </pre>
  * Limits: the decoded body may not exceed {@code maxBody} (413); a chunk-size line, extensions
  * included, may not exceed {@link #MAX_LINE} bytes (400); trailers together may not exceed
- * {@code maxTrailers} bytes (431). Trailer fields are validated like header fields and discarded.
+ * {@code maxTrailers} bytes (431). Trailer fields are validated like header fields and kept apart
+ * from the body, copied as they pass (a trailer section may span reads, and the caller drops the
+ * framing already decoded): {@link #trailerFields()} once the message ended. Nothing is allocated for
+ * a body without trailers.
  *
  * <p>Thread: one event loop; one instance per connection that sends a chunked body.
  */
@@ -82,6 +85,11 @@ public final class ChunkedDecoder {
     private int nameLength;
     private long decoded;
     private boolean active;
+    /** The trailer section so far, made at its first field: each field as {@code name:value\n}, the value as sent. */
+    private byte[] trailerText;
+    private int trailerLength;
+    /** The trailer fields of the body that ended, name and value alternating; null when it had none. */
+    private String[] trailerFields;
 
     /** Starts decoding a body that begins {@code bodyStartRel} bytes after the request's first byte. */
     public void start(int bodyStartRel) {
@@ -97,6 +105,18 @@ public final class ChunkedDecoder {
         nameLength = 0;
         decoded = 0;
         active = true;
+        trailerText = null;
+        trailerLength = 0;
+        trailerFields = null;
+    }
+
+    /**
+     * The trailer fields (RFC 9112 §7.1.2) of the body whose end {@link #decode} returned, name and value
+     * alternating, names as sent, values without surrounding whitespace; null when it had none (and until
+     * it ended). Valid until the next {@link #start}.
+     */
+    public String[] trailerFields() {
+        return trailerFields;
     }
 
     /** Whether a body is being decoded (between {@link #start} and its end or {@link #reset}). */
@@ -159,6 +179,10 @@ public final class ChunkedDecoder {
                 readRel = p - base;
                 writeRel = w - base;
                 active = false;
+                if (trailerLength > 0) {
+                    trailerFields = fields(trailerText, trailerLength);
+                    trailerText = null;
+                }
                 return p - base;
             }
             if (r < 0) {
@@ -260,21 +284,67 @@ public final class ChunkedDecoder {
                 } else {
                     return -400;
                 }
-                return ++trailerBytes > maxTrailers ? -431 : 1;
+                return ++trailerBytes > maxTrailers ? -431 : keep(c);
             case TRAILER_VALUE:
                 if (c == '\r') {
                     state = TRAILER_LF;
+                    return ++trailerBytes > maxTrailers ? -431 : 1;
                 } else if (!HttpTokens.FIELD_VALUE[c]) {
                     return -400;
                 }
-                return ++trailerBytes > maxTrailers ? -431 : 1;
+                return ++trailerBytes > maxTrailers ? -431 : keep(c);
             default: // TRAILER_LF
                 if (c != '\n') {
                     return -400;
                 }
                 state = TRAILER_START;
-                return 1;
+                return keep('\n');
         }
+    }
+
+    /** Copies one byte of the trailer section ({@link #trailerText}); returns 1, the byte taken. */
+    private int keep(int c) {
+        if (trailerText == null) {
+            trailerText = new byte[64];
+        } else if (trailerLength == trailerText.length) {
+            trailerText = java.util.Arrays.copyOf(trailerText, trailerLength * 2);
+        }
+        trailerText[trailerLength++] = (byte) c;
+        return 1;
+    }
+
+    /** The fields of a trailer section kept as {@code name:value\n} lines: name, value (OWS trimmed, RFC 9110 §5.5), ... */
+    private static String[] fields(byte[] text, int length) {
+        int n = 0;
+        for (int i = 0; i < length; i++) {
+            if (text[i] == '\n') {
+                n++;
+            }
+        }
+        String[] f = new String[2 * n];
+        int line = 0;
+        for (int k = 0; k < n; k++) {
+            int colon = line;
+            while (text[colon] != ':') {
+                colon++;
+            }
+            int eol = colon + 1;
+            while (text[eol] != '\n') {
+                eol++;
+            }
+            int from = colon + 1;
+            int to = eol;
+            while (from < to && (text[from] == ' ' || text[from] == '\t')) {
+                from++;
+            }
+            while (to > from && (text[to - 1] == ' ' || text[to - 1] == '\t')) {
+                to--;
+            }
+            f[2 * k] = new String(text, line, colon - line, java.nio.charset.StandardCharsets.ISO_8859_1);
+            f[2 * k + 1] = new String(text, from, to - from, java.nio.charset.StandardCharsets.ISO_8859_1);
+            line = eol + 1;
+        }
+        return f;
     }
 
     /**

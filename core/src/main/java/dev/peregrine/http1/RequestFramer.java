@@ -61,6 +61,7 @@ public final class RequestFramer {
     private int headEnd;
     private int bodyStart;
     private int bodyLength;
+    private String[] trailerFields;
     private long parses;
 
     /**
@@ -154,7 +155,7 @@ public final class RequestFramer {
             if (r < 0) {
                 return r == ChunkedDecoder.NEED_MORE ? NEED_MORE : r;
             }
-            return complete(b, pos + chunked.bodyStartRel(), chunked.decodedLength(), pos + r, req);
+            return complete(b, pos + chunked.bodyStartRel(), chunked.decodedLength(), pos + r, req, chunked.trailerFields());
         }
         long length = Math.max(0, req.contentLength());
         if (length > maxBody) {
@@ -165,7 +166,7 @@ public final class RequestFramer {
             awaitBytes = need;
             return NEED_MORE;
         }
-        return complete(b, headEnd, (int) length, headEnd + (int) length, req);
+        return complete(b, headEnd, (int) length, headEnd + (int) length, req, null);
     }
 
     /**
@@ -180,7 +181,7 @@ public final class RequestFramer {
         }
         parses++;
         parser.parse(b, pos, end, req);
-        return complete(b, pos + chunked.bodyStartRel(), chunked.decodedLength(), pos + r, req);
+        return complete(b, pos + chunked.bodyStartRel(), chunked.decodedLength(), pos + r, req, chunked.trailerFields());
     }
 
     /** Whether a head held at {@code before} bytes and now at {@code now} crossed the request-line or head limit. */
@@ -195,8 +196,9 @@ public final class RequestFramer {
         return parses;
     }
 
-    private int complete(ByteBuffer b, int start, int length, int messageEnd, RequestHead req) {
+    private int complete(ByteBuffer b, int start, int length, int messageEnd, RequestHead req, String[] trailers) {
         awaitBytes = 0;
+        trailerFields = trailers;
         bodyStart = start;
         bodyLength = length;
         req.setBody(b, start, length);
@@ -239,6 +241,14 @@ public final class RequestFramer {
         return bodyLength;
     }
 
+    /**
+     * The trailer fields of the last complete request (chunked only: {@link ChunkedDecoder#trailerFields}),
+     * name and value alternating, or null when it had none.
+     */
+    public String[] trailerFields() {
+        return trailerFields;
+    }
+
     /** How many bytes the request being received is expected to reach (0 when unknown). */
     public int expectedInput() {
         return awaitBytes;
@@ -269,6 +279,7 @@ public final class RequestFramer {
         awaitBytes = 0;
         headScanned = 0;
         emptyLines = 0;
+        trailerFields = null;
         if (chunked != null) {
             chunked.reset();
         }

@@ -212,7 +212,7 @@ public final class Exchange extends Timeout implements Completion, ResponseOwner
     // ---- Completion: any thread ----
 
     @Override
-    public Request request() {
+    public RequestView request() {
         return request;
     }
 

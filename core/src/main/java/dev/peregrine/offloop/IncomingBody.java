@@ -46,8 +46,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p><b>Unknown length</b> ({@link #UNKNOWN_LENGTH}): {@code remaining} starts at {@code Long.MAX_VALUE}
  * and counts down as for a known length, until the end is known. Over HTTP/1.1 the socket's bytes go
  * through the chunked decoder ({@link #decodeWith}, RFC 9112 §7.1) and only the decoded chunk data is
- * handed over (size lines, extensions and trailers are the decoder's, checked as for a gathered body);
- * bytes read past the last chunk's CRLF belong to the next request and are given back to the
+ * handed over (size lines, extensions and trailers are the decoder's, checked as for a gathered body;
+ * the trailer fields reach the request and a listener's {@code onTrailers} at the end); bytes read past the last chunk's CRLF belong to the next request and are given back to the
  * connection ({@link Connection#holdInput}). Over HTTP/2 END_STREAM tells the total
  * ({@link #lengthKnown}), and the body ends once the stream's held bytes are all offered. The running
  * total is bounded by {@code maxStreamedBodySize}; past it, or on broken chunk framing, the body is
@@ -103,6 +103,8 @@ public final class IncomingBody extends InputStream {
     /** HTTP/1.1 chunked: the decoder, from the framer's first bytes on ({@link #decodeWith}); null otherwise. */
     private ChunkedDecoder chunked;
     private int maxTrailers;
+    /** The trailer fields that ended the body (name, value...), set on the loop before {@link #end}; null when none. */
+    private String[] trailerFields;
     /** HTTP/2, unknown length: bytes offered so far (counted against {@link #limit}). */
     private long offered;
     private boolean refused;
@@ -203,8 +205,16 @@ public final class IncomingBody extends InputStream {
 
     /** Loop, unknown length: every byte has been handed over ({@link #feed}); the body ends. */
     public void arrived() {
+        if (chunked != null) {
+            trailerFields = chunked.trailerFields(); // HTTP/1.1: the last chunk's trailer section
+        }
         remaining = 0;
         end();
+    }
+
+    /** Loop, HTTP/2: the trailing HEADERS (name, value...), before their END_STREAM ({@link #lengthKnown}). */
+    public void trailers(String[] namesAndValues) {
+        trailerFields = namesAndValues;
     }
 
     /**
@@ -223,11 +233,11 @@ public final class IncomingBody extends InputStream {
 
     /**
      * Loop: the body is refused with {@code status} (413: past maxStreamedBodySize; 400: broken chunk
-     * framing): a blocking handler's reads throw {@link RequestBodyException} after the bytes before it,
+     * framing; 431: HTTP/2 trailers past the header list size): a blocking handler's reads throw {@link RequestBodyException} after the bytes before it,
      * a listener's exchange is answered {@code status} (unless it completed); nothing more is read. Over
      * HTTP/1.1 the connection closes once it has answered, as the rest of the body cannot be skipped.
      */
-    private void refuse(int status, String message) {
+    public void refuse(int status, String message) {
         if (refused || ended) {
             return;
         }
@@ -432,9 +442,15 @@ public final class IncomingBody extends InputStream {
     private void end() {
         if (!ended) {
             ended = true;
+            if (trailerFields != null && exchange != null) { // before END: its reader sees them (the queue orders it)
+                exchange.request().setTrailers(trailerFields);
+            }
             if (inline) {
                 if (!discarding) {
                     try {
+                        if (trailerFields != null) {
+                            listener.onTrailers(exchange.request().trailers());
+                        }
                         listener.onEnd();
                     } catch (Throwable t) {
                         exchange.fail(t);

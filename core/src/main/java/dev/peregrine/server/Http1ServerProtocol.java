@@ -334,6 +334,10 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
             return reject(-r);
         }
         continueSent = false;
+        String[] trailers = framer.trailerFields();
+        if (trailers != null) {
+            req.setTrailers(trailers); // a chunked body's (RFC 9112 §7.1.2), kept apart from the head's fields
+        }
         dispatch(req);
         return r;
     }
@@ -433,6 +437,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
             if (whole && have <= config.maxBodySize()) { // all here and small: in memory, as if gathered
                 continueSent = false;
                 req.setBody(b, headEnd, have);
+                req.setTrailers(chunks.trailerFields());
                 srv.response.reset();
                 if (srv.tracer != null) {
                     srv.tracer.begin(req, srv.response);

@@ -49,7 +49,7 @@ import dev.peregrine.offloop.StreamingHandler;
  */
 public final class Http2Dispatch implements StreamDispatch, InlineSite {
     private final ServerLoop srv;
-    private final Http2Loop loop = new Http2Loop();
+    private final Http2Loop loop = new Http2Loop(this);
     private Connection current;
     private Http2Connection currentH2;
     private int currentStream;
@@ -165,7 +165,8 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         if (blocking) {
             Http2StreamWork work = new Http2StreamWork(srv, this, PendingStream.of(h2, streamId));
             work.timing(timing, since, req);
-            Exchange x = Exchange.blocking(work, req, (BlockingHandler) h, length < 0 ? IncomingBody.UNKNOWN_LENGTH : length);
+            // ended by END_STREAM even with a content-length (BodyFeed checks it): trailers may come after the last byte
+            Exchange x = Exchange.blocking(work, req, (BlockingHandler) h, IncomingBody.UNKNOWN_LENGTH);
             work.started(x);
             work.receive(x.body());
             return LATER;
@@ -187,7 +188,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         pendingWork = null;
         work.started(x);
         work.timing(timing, since, req);
-        IncomingBody body = new IncomingBody(work, x, length < 0 ? IncomingBody.UNKNOWN_LENGTH : length, listener, true);
+        IncomingBody body = new IncomingBody(work, x, IncomingBody.UNKNOWN_LENGTH, listener, true); // as above
         x.attachBody(body);
         work.receive(body);
         return LATER;

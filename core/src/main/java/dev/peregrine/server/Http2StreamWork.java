@@ -175,6 +175,22 @@ final class Http2StreamWork implements StreamHost, StreamBody {
     }
 
     @Override
+    public void trailers(String[] namesAndValues) {
+        IncomingBody in = body;
+        if (in != null) {
+            in.trailers(namesAndValues);
+        }
+    }
+
+    @Override
+    public void trailersTooLarge() {
+        IncomingBody in = body;
+        if (in != null) {
+            in.refuse(431, "request trailers passed the header list size");
+        }
+    }
+
+    @Override
     public void abort() {
         IncomingBody in = body;
         body = null;

@@ -146,4 +146,57 @@ class Http2IdleMemoryTest {
         h.connection.close();
         assertEquals(0, loop.pool().lentCount(), "every buffer is back");
     }
+
+    /**
+     * The flood counts are {@code char}s and the window's start the clock's low 32 bits: a count stops at its
+     * limit (the next frame is the flood, never a wrap), and a start more than 2^31 ms back (a connection quiet
+     * for weeks), whose difference reads negative, begins a new window.
+     */
+    @Test
+    void theSmallFloodFieldsCountAsTheWideOnesDid() throws ReflectiveOperationException {
+        Http2Connection c = h2(open());
+        Field clock = LoopContext.class.getDeclaredField("nowMillis");
+        clock.setAccessible(true);
+        long t0 = 1_764_200_000_000L;
+        clock.setLong(loop, t0);
+        FloodGuard.start(c, t0);
+        for (int i = 0; i < 100; i++) { // the default maxPings
+            assertTrue(!FloodGuard.note(FloodGuard.PING, c), "ping " + i);
+        }
+        assertTrue(FloodGuard.note(FloodGuard.PING, c), "the 101st in the window is the flood");
+        assertEquals(100, c.pings, "the count stopped at its limit");
+        clock.setLong(loop, t0 + 9_999);
+        assertTrue(FloodGuard.note(FloodGuard.PING, c), "still the same window");
+        clock.setLong(loop, t0 + (1L << 31) + 5_000); // 24.8 days on: the low bits' difference is negative
+        assertTrue(!FloodGuard.note(FloodGuard.PING, c), "a new window");
+        assertEquals(1, c.pings);
+        clock.setLong(loop, t0 + (1L << 31) + 5_000 + 10_000);
+        assertTrue(!FloodGuard.note(FloodGuard.PING, c), "and the next one, 10 s on");
+        assertEquals(1, c.pings);
+    }
+
+    /**
+     * The layout's arithmetic (compressed oops and class pointers: a 12-byte header, references of 4 bytes,
+     * fields packed into the gaps, the size a multiple of 8): the connection object is 96 bytes, the
+     * census's share of it (issue 28: at most 512 B per idle connection in all).
+     */
+    @Test
+    void theConnectionObjectFitsInNinetySixBytes() {
+        assertEquals(96, shallowSize(Http2Connection.class));
+    }
+
+    static long shallowSize(Class<?> type) {
+        long bytes = 12;
+        for (Class<?> t = type; t != null; t = t.getSuperclass()) {
+            for (Field f : t.getDeclaredFields()) {
+                if (java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+                    continue;
+                }
+                Class<?> k = f.getType();
+                bytes += k == long.class || k == double.class ? 8 : k == int.class || k == float.class ? 4
+                        : k == short.class || k == char.class ? 2 : k == byte.class || k == boolean.class ? 1 : 4;
+            }
+        }
+        return (bytes + 7) & ~7;
+    }
 }

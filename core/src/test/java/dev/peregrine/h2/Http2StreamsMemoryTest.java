@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class Http2StreamsMemoryTest {
     private static Http2Connection connection(Http2Loop loop) {
-        Http2Connection conn = new Http2Connection(Http2Settings.DEFAULTS, null);
+        Http2Connection conn = new Http2Connection(Http2Settings.DEFAULTS, (Http2Upgrade) null);
         conn.shared = loop;
         return conn;
     }
@@ -30,7 +30,7 @@ class Http2StreamsMemoryTest {
 
     @Test
     void anIdleConnectionHoldsNoStreamNorArray() throws ReflectiveOperationException {
-        Http2Connection conn = connection(new Http2Loop());
+        Http2Connection conn = connection(new Http2Loop(null));
         Streams streams = conn.streams;
         assertNull(field(streams, "open"), "nothing before the first stream");
         Http2Stream s = streams.open(conn, 1, 65_535, 65_535);
@@ -42,7 +42,7 @@ class Http2StreamsMemoryTest {
 
     @Test
     void theLoopLendsTheSameStreamAndArrayAgain() throws ReflectiveOperationException {
-        Http2Loop loop = new Http2Loop();
+        Http2Loop loop = new Http2Loop(null);
         Http2Connection a = connection(loop);
         Http2Connection b = connection(loop);
         Http2Stream s1 = a.streams.open(a, 1, 100, 200);
@@ -59,7 +59,7 @@ class Http2StreamsMemoryTest {
 
     @Test
     void manyOpenStreamsGrowTheArrayAndAllComeBack() {
-        Http2Loop loop = new Http2Loop();
+        Http2Loop loop = new Http2Loop(null);
         Http2Connection conn = connection(loop);
         Http2Stream[] opened = new Http2Stream[30]; // ids 1..59: all within the 64 remembered
         for (int i = 0; i < opened.length; i++) {
@@ -86,7 +86,7 @@ class Http2StreamsMemoryTest {
 
     @Test
     void recentlyClosedRemembersTheLast64Ids() {
-        Http2Connection conn = connection(new Http2Loop());
+        Http2Connection conn = connection(new Http2Loop(null));
         Streams streams = conn.streams;
         assertFalse(streams.recentlyClosed(1));
         streams.noteClosed(5);

@@ -5,7 +5,9 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -30,13 +32,54 @@ class ChunkedDecoderTest {
     }
 
     @Test
-    void extensionsAndTrailersAreAcceptedAndDropped() {
+    void extensionsAreAcceptedAndTrailersKeptApartFromTheBody() {
         String msg = "3;a=b;c=\"d;e\"\r\nabc\r\n2 \t;x\r\nde\r\n0;z\r\nTrailer-One: 1\r\nT2:\r\n\r\n";
         ChunkedDecoder d = new ChunkedDecoder();
         d.start(0);
         ByteBuffer b = buf(msg);
         assertEquals(msg.length(), d.decode(b, 0, msg.length(), MAX_BODY, MAX_TRAILERS));
         assertEquals("abcde", text(b, 0, d.decodedLength()));
+        assertArrayEquals(new String[] {"Trailer-One", "1", "T2", ""}, d.trailerFields());
+        d.start(0);
+        assertNull(d.trailerFields(), "a new body has none until it ends");
+    }
+
+    @Test
+    void aBodyWithoutTrailersHasNone() {
+        String msg = "3\r\nabc\r\n0\r\n\r\n";
+        ChunkedDecoder d = new ChunkedDecoder();
+        d.start(0);
+        assertEquals(msg.length(), d.decode(buf(msg), 0, msg.length(), MAX_BODY, MAX_TRAILERS));
+        assertNull(d.trailerFields());
+    }
+
+    /** Trailers split at every byte, the framing already read dropped after each piece as a connection does. */
+    @Test
+    void trailersAreKeptWholeAtEverySplitWhateverTheCompaction() {
+        String wire = "5\r\nhello\r\n0\r\nChecksum: \t abc \r\nX-Many:1\r\nx-many: two words\r\nEmpty:\r\n\r\n";
+        byte[] all = wire.getBytes(StandardCharsets.ISO_8859_1);
+        String[] expected = {"Checksum", "abc", "X-Many", "1", "x-many", "two words", "Empty", ""};
+        for (int split = 0; split <= all.length; split++) {
+            ChunkedDecoder d = new ChunkedDecoder();
+            d.start(0);
+            ByteBuffer b = ByteBuffer.allocate(256);
+            int held = 0;
+            int r = ChunkedDecoder.NEED_MORE;
+            for (int[] piece : new int[][] {{0, split}, {split, all.length}}) {
+                b.put(held, all, piece[0], piece[1] - piece[0]);
+                int to = held + piece[1] - piece[0];
+                r = d.decode(b, 0, to, Long.MAX_VALUE, 1024);
+                if (r >= 0) {
+                    break;
+                }
+                assertNull(d.trailerFields(), "none before the end");
+                int consumed = d.consumeDecoded();
+                b.put(0, b, consumed, to - consumed);
+                held = to - consumed;
+            }
+            assertTrue(r >= 0, "split at " + split);
+            assertArrayEquals(expected, d.trailerFields(), "split at " + split);
+        }
     }
 
     @Test

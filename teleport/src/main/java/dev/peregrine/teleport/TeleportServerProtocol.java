@@ -242,6 +242,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
         RequestFramer framer = tl.framer;
         framer.reset();
         int r = framer.frame(buf, from, to, req);
+        String[] trailers = r >= 0 ? framer.trailerFields() : null; // a chunked body's, as over HTTP/1.1
         framer.reset();
         if (r == RequestFramer.NEED_MORE || r == RequestFramer.EMPTY_LINES || (r >= 0 && r != to)) {
             protocolError("REQUEST " + Integer.toUnsignedString(id) + " is not exactly one HTTP/1.1 message", 0);
@@ -251,6 +252,9 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
             srv.loop().metrics().rejected(-r);
             answerError(id, -r);
             return true;
+        }
+        if (trailers != null) {
+            req.setTrailers(trailers);
         }
         dispatch(id, req);
         return true;

@@ -22,6 +22,7 @@ class TeleportServerTest {
                 .get("/hello", (req, res) -> res.text("hello"))
                 .get("/n", (req, res) -> res.text("n=" + req.queryParam("i")))
                 .post("/echo", (req, res) -> res.body(req.bodyBytes()))
+                .post("/trailers", (req, res) -> res.text(req.bodyString() + " " + req.trailers()))
                 .get("/blocking", Handlers.blocking((req, res) -> res.text("blocked")))
                 .get("/async", (req, res) -> {
                     dev.peregrine.Completion done = res.async();
@@ -89,6 +90,21 @@ class TeleportServerTest {
             assertEquals(2, b.id());
             assertEquals("abcde", b.body());
             assertTrue(b.text().contains("Content-Length: 5"), b.text());
+        }
+    }
+
+    /** A chunked body's trailers (RFC 9112 §7.1.2) reach the handler as over HTTP/1.1; a request after it has none. */
+    @ParameterizedTest
+    @MethodSource("dev.peregrine.testing.Transports#names")
+    void chunkedTrailersReachTheHandler(String transport) throws Exception {
+        start(transport);
+        try (TestPeer p = TestPeer.open(server.teleportPort())) {
+            p.write(TestPeer.request(1, "POST /trailers HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nChecksum: x1\r\n\r\n"),
+                    TestPeer.request(2, "POST /trailers HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nde"));
+            TestPeer.Got a = p.read();
+            TestPeer.Got b = p.read();
+            assertEquals("abc Trailers[Checksum: x1]", a.body());
+            assertEquals("de Trailers[]", b.body());
         }
     }
 
