@@ -11,9 +11,11 @@ import java.nio.ByteBuffer;
  * every field line it has validated, and {@link #finish} after the empty line.
  *
  * <p>A field is recognised by its name's length first, then by its bytes OR-ed with 0x20 and
- * compared as packed little-endian words, so that the common fields cost a switch and one or two
- * compares. Transfer-Encoding may span several field lines, so its codings are gathered here and
- * judged in {@link #finish} (RFC 9112 §6.1, §6.3).
+ * compared as packed little-endian words: {@link #field}, called for every line, is a filter of one
+ * compare for Host and one masked compare of the first word for the rest, so that a field that steers
+ * nothing costs about nothing; the full match and the rule run out of line. Transfer-Encoding may span
+ * several field lines, so its codings are gathered here and judged in {@link #finish} (RFC 9112 §6.1,
+ * §6.3).
  *
  * <p>Thread: the owning loop.
  */

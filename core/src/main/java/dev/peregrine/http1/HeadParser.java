@@ -1,8 +1,7 @@
 package dev.peregrine.http1;
 
-import dev.peregrine.buffer.HttpTokens;
-
 import dev.peregrine.buffer.Ascii;
+import dev.peregrine.buffer.HttpTokens;
 import dev.peregrine.buffer.Swar;
 
 import java.nio.ByteBuffer;
@@ -42,8 +41,17 @@ import java.nio.ByteBuffer;
  *   <tr><td>{@code *} target with a method other than OPTIONS; target neither origin-, absolute- nor asterisk-form</td><td>400</td><td>RFC 9112 §3.2</td></tr>
  * </table>
  *
- * <p>Hot loops read eight bytes at a time ({@link Swar}) and fall back to one byte only where a word
- * holds a byte of interest. Thread: one instance per event loop.
+ * <p><b>Word at a time.</b> Each scan is a loop that only loads eight bytes and computes one
+ * {@link Swar} mask of the bytes it must stop at; the byte a mask marks is then judged alone, and its
+ * neighbours are read from the same word:
+ * <pre>
+ *  step        mask (bytes that stop the word loop)          then, for the marked byte
+ *  target      notVisible | '?' | '#'                        SP ends it; '?' starts the query; else 400
+ *  name        not [A-Za-z0-9-]                              ':' ends it; other tchar goes on; else 400
+ *  value       control (0x00-0x1F, DEL)                      CR ends it (LF must follow); HTAB goes on; else 400
+ * </pre>
+ * Every byte is checked exactly as a byte-at-a-time reading would ({@code HeadParserDifferentialTest}
+ * holds the two to the same verdicts). Thread: one instance per event loop.
  */
 public final class HeadParser {
     /** The head is not complete yet: call again with more bytes. */
@@ -56,7 +64,6 @@ public final class HeadParser {
     private static final long HASH = Swar.broadcast('#');
     /** CR LF as a little-endian short. */
     private static final short CRLF = (short) ('\r' | '\n' << 8);
-
 
     private final int maxRequestLine;
     private final int maxHeadSize;
@@ -120,11 +127,10 @@ public final class HeadParser {
      * CRLF (RFC 9112 §5), recorded in {@code r} and shown to the framing rules. Returns the index past
      * the empty line.
      *
-     * <p>One loop over the lines in one method, its steps small enough to be compiled into it: when each
-     * line was a method of its own, C2 compiled that method alone first (it runs once per line, the
-     * parse once per head), found it too big to inline into {@link #parse} later, and every line paid a
-     * call, and another for {@link FramingFields#field}. A line's first byte is taken from the word the
-     * previous line's CR was found in when it is there.
+     * <p>One loop in one method, its steps small enough to be compiled into it: a method per line ran
+     * once per line, so C2 compiled it alone first, then found it too big to inline into the parse, and
+     * each line paid a call (and one more for {@link FramingFields#field}). A line's first byte comes
+     * from the previous CR's word when it is there.
      */
     private int fieldLines(ByteBuffer b, int start, int p, int end, RequestHead r) {
         int c = p < end ? b.get(p) & 0xFF : -1;
@@ -299,10 +305,8 @@ public final class HeadParser {
         return p + 10;
     }
 
-    // Names and values are scanned a word at a time; the byte that stops a scan, and where they are in
-    // the same word the bytes around it (the space after the colon, the LF after the CR, the byte
-    // before the CR), are taken from that word instead of being read again one by one. The word and the
-    // stopping byte's index in it (8: read alone, not in a word) pass from one step to the next here.
+    // The word a name or value scan stopped in and the stopping byte's index in it (8: read alone), passed
+    // to the next step, which takes the bytes around it from the word (the space after the colon, CR LF).
     private long word;
     private int wordIndex;
 
