@@ -53,6 +53,29 @@ public final class Swar {
         return (~(alpha | digit | dash) | word) & HIGHS;
     }
 
+    /**
+     * Marks the ASCII controls, 0x00 to 0x1F and DEL (0x7F) — exactly, in every lane (7-bit lanes, no
+     * borrow or carry between them). Bytes 0x80 to 0xFF are never marked. What a field value may not
+     * hold but HTAB (RFC 9110 §5.5), in seven operations where {@code lessMask | equalMask} takes nine.
+     */
+    public static long controlMask(long word) {
+        long w7 = word & LOW7;
+        long printable = w7 + ONES * (0x80 - 0x20); // high bit set from 0x20 up
+        long del = w7 + ONES; // high bit set at 0x7F only
+        return (~printable | del) & ~word & HIGHS;
+    }
+
+    /**
+     * Marks every byte that is not a visible ASCII character (VCHAR, 0x21 to 0x7E): controls, SP, DEL
+     * and 0x80 to 0xFF — exactly, in every lane.
+     */
+    public static long notVisibleMask(long word) {
+        long w7 = word & LOW7;
+        long visible = w7 + ONES * (0x80 - 0x21); // high bit set from 0x21 up
+        long del = w7 + ONES; // high bit set at 0x7F only
+        return (~visible | del | word) & HIGHS;
+    }
+
     /** The index, 0 to 7, of the first byte a non-zero mask marks. */
     public static int firstIndex(long mask) {
         return Long.numberOfTrailingZeros(mask) >>> 3;

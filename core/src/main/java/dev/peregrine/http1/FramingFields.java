@@ -11,9 +11,11 @@ import java.nio.ByteBuffer;
  * every field line it has validated, and {@link #finish} after the empty line.
  *
  * <p>A field is recognised by its name's length first, then by its bytes OR-ed with 0x20 and
- * compared as packed little-endian words, so that the common fields cost a switch and one or two
- * compares. Transfer-Encoding may span several field lines, so its codings are gathered here and
- * judged in {@link #finish} (RFC 9112 §6.1, §6.3).
+ * compared as packed little-endian words: {@link #field}, called for every line, is a filter of one
+ * compare for Host and one masked compare of the first word for the rest, so that a field that steers
+ * nothing costs about nothing; the full match and the rule run out of line. Transfer-Encoding may span
+ * several field lines, so its codings are gathered here and judged in {@link #finish} (RFC 9112 §6.1,
+ * §6.3).
  *
  * <p>Thread: the owning loop.
  */
@@ -63,16 +65,50 @@ final class FramingFields {
         return (b.getShort(i) | 0x2020) & 0xFFFF;
     }
 
-    /** Handles a field that frames or steers the message; returns 0 or a status. */
+    // The lower-cased first eight bytes of the names of 6 to 17 bytes that steer (Expect, Connection,
+    // Content-Length, Transfer-Encoding), and the mask of the bytes that are the name's, by length. A
+    // length no such name has gets a mask of 0 and a word no masked word equals.
+    private static final long[] FIRST_WORD = new long[18];
+    private static final long[] FIRST_MASK = new long[18];
+
+    static {
+        java.util.Arrays.fill(FIRST_WORD, -1L);
+        FIRST_MASK[6] = 0xFFFF_FFFF_FFFFL;
+        FIRST_WORD[6] = Ascii.packLong("expect");
+        FIRST_MASK[10] = -1L;
+        FIRST_WORD[10] = CONNECTI_8;
+        FIRST_MASK[14] = -1L;
+        FIRST_WORD[14] = CONTENT__8;
+        FIRST_MASK[17] = -1L;
+        FIRST_WORD[17] = TRANSFER_8;
+    }
+
+    /**
+     * Handles a field that frames or steers the message; returns 0 or a status. Called for every field
+     * line, so it stays small enough to be compiled into the parser's loop: Host by one compare, every
+     * other name by its length and one masked compare of its first word (a field line holds at least
+     * its name, the colon and CRLF, so eight bytes from a name of six or more are in the buffer); only
+     * a name that passes is matched in full, out of line ({@link #steering}).
+     */
     int field(ByteBuffer b, int ns, int ne, int vs, int ve, RequestHead r) {
-        switch (ne - ns) {
-            case 4:
-                if ((b.getInt(ns) | LOWER_4) == HOST_4) {
-                    hostCount++;
-                    hostStart = vs;
-                    hostEnd = ve;
-                }
-                return 0;
+        int n = ne - ns;
+        if (n == 4) {
+            if ((b.getInt(ns) | LOWER_4) == HOST_4) {
+                hostCount++;
+                hostStart = vs;
+                hostEnd = ve;
+            }
+            return 0;
+        }
+        if (n < 6 || n > 17 || ((b.getLong(ns) | LOWER_8) & FIRST_MASK[n]) != FIRST_WORD[n]) {
+            return 0;
+        }
+        return steering(b, ns, n, vs, ve, r);
+    }
+
+    /** A name of {@code n} bytes whose first word matched one that steers: the whole name, then its rule. */
+    private int steering(ByteBuffer b, int ns, int n, int vs, int ve, RequestHead r) {
+        switch (n) {
             case 6:
                 if ((b.getInt(ns) | LOWER_4) == EXPE_4 && lower2(b, ns + 4) == ('c' | 't' << 8)) {
                     if (!Ascii.equalsLowerCase(b, vs, ve, CONTINUE)) {

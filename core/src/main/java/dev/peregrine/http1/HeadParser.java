@@ -1,8 +1,7 @@
 package dev.peregrine.http1;
 
-import dev.peregrine.buffer.HttpTokens;
-
 import dev.peregrine.buffer.Ascii;
+import dev.peregrine.buffer.HttpTokens;
 import dev.peregrine.buffer.Swar;
 
 import java.nio.ByteBuffer;
@@ -42,8 +41,17 @@ import java.nio.ByteBuffer;
  *   <tr><td>{@code *} target with a method other than OPTIONS; target neither origin-, absolute- nor asterisk-form</td><td>400</td><td>RFC 9112 §3.2</td></tr>
  * </table>
  *
- * <p>Hot loops read eight bytes at a time ({@link Swar}) and fall back to one byte only where a word
- * holds a byte of interest. Thread: one instance per event loop.
+ * <p><b>Word at a time.</b> Each scan is a loop that only loads eight bytes and computes one
+ * {@link Swar} mask of the bytes it must stop at; the byte a mask marks is then judged alone, and its
+ * neighbours are read from the same word:
+ * <pre>
+ *  step        mask (bytes that stop the word loop)          then, for the marked byte
+ *  target      notVisible | '?' | '#'                        SP ends it; '?' starts the query; else 400
+ *  name        not [A-Za-z0-9-]                              ':' ends it; other tchar goes on; else 400
+ *  value       control (0x00-0x1F, DEL)                      CR ends it (LF must follow); HTAB goes on; else 400
+ * </pre>
+ * Every byte is checked exactly as a byte-at-a-time reading would ({@code HeadParserDifferentialTest}
+ * holds the two to the same verdicts). Thread: one instance per event loop.
  */
 public final class HeadParser {
     /** The head is not complete yet: call again with more bytes. */
@@ -52,13 +60,10 @@ public final class HeadParser {
     private static final int GET_SP = Ascii.packInt("GET ");
     private static final long HTTP_1_1 = Ascii.packLong("HTTP/1.1");
     private static final long HTTP_1_0 = Ascii.packLong("HTTP/1.0");
-    private static final long DEL = Swar.broadcast(0x7F);
     private static final long QUESTION = Swar.broadcast('?');
     private static final long HASH = Swar.broadcast('#');
-    private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
     /** CR LF as a little-endian short. */
     private static final short CRLF = (short) ('\r' | '\n' << 8);
-
 
     private final int maxRequestLine;
     private final int maxHeadSize;
@@ -80,7 +85,7 @@ public final class HeadParser {
 
     /**
      * Parses the head starting at {@code start}, in named steps: empty lines, the request line
-     * ({@link #method}, {@link #target}, {@link #version}), the field lines ({@link #fieldLine}: name,
+     * ({@link #method}, {@link #target}, {@link #version}), the field lines ({@link #fieldLines}: name,
      * value, CRLF), then the rules that need the whole head ({@link FramingFields#finish}). Each step
      * returns the index where the next one starts, or a negative answer ({@link #NEED_MORE},
      * {@code -status}) that the steps above hand back unchanged.
@@ -107,11 +112,32 @@ public final class HeadParser {
         if (p < 0) {
             return p;
         }
+        p = fieldLines(b, start, p, end, r);
+        if (p < 0) {
+            return p;
+        }
+        if (p - start > maxHeadSize) {
+            return -431;
+        }
+        return framing.finish(r, p);
+    }
+
+    /**
+     * The field lines from {@code p} up to and including the empty line, each: name, colon, OWS, value,
+     * CRLF (RFC 9112 §5), recorded in {@code r} and shown to the framing rules. Returns the index past
+     * the empty line.
+     *
+     * <p>One loop in one method, its steps small enough to be compiled into it: a method per line ran
+     * once per line, so C2 compiled it alone first, then found it too big to inline into the parse, and
+     * each line paid a call (and one more for {@link FramingFields#field}). A line's first byte comes
+     * from the previous CR's word when it is there.
+     */
+    private int fieldLines(ByteBuffer b, int start, int p, int end, RequestHead r) {
+        int c = p < end ? b.get(p) & 0xFF : -1;
         while (true) {
-            if (p >= end) {
+            if (c < 0) {
                 return needMoreInHeaders(start, end);
             }
-            int c = b.get(p) & 0xFF;
             if (c == '\r') { // the empty line: end of the head
                 if (p + 1 >= end) {
                     return needMoreInHeaders(start, end);
@@ -119,21 +145,39 @@ public final class HeadParser {
                 if (b.get(p + 1) != '\n') {
                     return -400;
                 }
-                break;
+                return p + 2;
             }
             if (c == ' ' || c == '\t') {
                 return -400; // obs-fold, or whitespace before the first field: RFC 9112 §2.2, §5.2
             }
-            p = fieldLine(b, start, p, end, r);
-            if (p < 0) {
-                return p;
+            int ns = p;
+            int ne = fieldName(b, start, ns, end);
+            if (ne < 0) {
+                return ne;
             }
+            int vs = valueStart(b, ne + 1, end);
+            int cr = fieldValue(b, start, vs, end);
+            if (cr < 0) {
+                return cr;
+            }
+            int ve = valueEnd(b, vs, cr);
+            int i = r.headerCount;
+            if (i == maxHeaders) {
+                return -431;
+            }
+            r.nameStart[i] = ns;
+            r.nameEnd[i] = ne;
+            r.valueStart[i] = vs;
+            r.valueEnd[i] = ve;
+            r.headerCount = i + 1;
+            int steer = framing.field(b, ns, ne, vs, ve, r);
+            if (steer != 0) {
+                return -steer;
+            }
+            p = cr + 2;
+            int k = wordIndex; // the CR's index in word (8: read alone); its LF is at k + 1
+            c = k < 6 ? byteAt(word, k + 2) : p < end ? b.get(p) & 0xFF : -1;
         }
-        p += 2;
-        if (p - start > maxHeadSize) {
-            return -431;
-        }
-        return framing.finish(r, p);
     }
 
     /**
@@ -175,16 +219,20 @@ public final class HeadParser {
      */
     private int target(ByteBuffer b, int lineStart, int targetStart, int end, RequestHead r) {
         int p = targetStart;
+        int last = end - 8;
         while (true) {
             int c;
-            if (p + 8 <= end) {
-                long w = b.getLong(p);
-                long special = Swar.lessMask(w, 0x21) | (w & HIGH_BITS) | Swar.equalMask(w, DEL) | Swar.equalMask(w, QUESTION)
-                        | Swar.equalMask(w, HASH);
-                if (special == 0) {
-                    p += 8;
-                    continue;
+            long w = 0;
+            long special = 0;
+            while (p <= last) {
+                w = b.getLong(p);
+                special = Swar.notVisibleMask(w) | Swar.equalMask(w, QUESTION) | Swar.equalMask(w, HASH);
+                if (special != 0) {
+                    break;
                 }
+                p += 8;
+            }
+            if (special != 0) {
                 int k = Swar.firstIndex(special);
                 p += k;
                 c = byteAt(w, k);
@@ -257,40 +305,10 @@ public final class HeadParser {
         return p + 10;
     }
 
-    // Names and values are scanned a word at a time; the byte that stops a scan, and where they are in
-    // the same word the bytes around it (the space after the colon, the LF after the CR, the byte
-    // before the CR), are taken from that word instead of being read again one by one. The word and the
-    // stopping byte's index in it (8: read alone, not in a word) pass from one step to the next here.
+    // The word a name or value scan stopped in and the stopping byte's index in it (8: read alone), passed
+    // to the next step, which takes the bytes around it from the word (the space after the colon, CR LF).
     private long word;
     private int wordIndex;
-
-    /**
-     * One field line from its first byte {@code ns}: name, colon, OWS, value, CRLF (RFC 9112 §5),
-     * recorded in {@code r} and shown to the framing rules. Returns the next line's index.
-     */
-    private int fieldLine(ByteBuffer b, int start, int ns, int end, RequestHead r) {
-        int ne = fieldName(b, start, ns, end);
-        if (ne < 0) {
-            return ne;
-        }
-        int vs = valueStart(b, ne + 1, end);
-        int cr = fieldValue(b, start, vs, end);
-        if (cr < 0) {
-            return cr;
-        }
-        int ve = valueEnd(b, vs, cr);
-        int i = r.headerCount;
-        if (i == maxHeaders) {
-            return -431;
-        }
-        r.nameStart[i] = ns;
-        r.nameEnd[i] = ne;
-        r.valueStart[i] = vs;
-        r.valueEnd[i] = ve;
-        r.headerCount = i + 1;
-        int steer = framing.field(b, ns, ne, vs, ve, r);
-        return steer != 0 ? -steer : cr + 2;
-    }
 
     /** The field name (a token) from {@code p}; returns the colon's index, its word in {@link #word}. */
     private int fieldName(ByteBuffer b, int start, int p, int end) {
@@ -298,14 +316,18 @@ public final class HeadParser {
         long w = 0;
         int k;
         int c;
+        int last = end - 8;
         while (true) {
-            if (p + 8 <= end) {
+            long unusual = 0;
+            while (p <= last) {
                 w = b.getLong(p);
-                long unusual = Swar.notAlnumDashMask(w);
-                if (unusual == 0) {
-                    p += 8;
-                    continue;
+                unusual = Swar.notAlnumDashMask(w);
+                if (unusual != 0) {
+                    break;
                 }
+                p += 8;
+            }
+            if (unusual != 0) {
                 k = Swar.firstIndex(unusual);
                 p += k;
                 c = byteAt(w, k);
@@ -315,10 +337,10 @@ public final class HeadParser {
             } else {
                 return needMoreInHeaders(start, end);
             }
-            if (HttpTokens.TCHAR[c]) {
-                p++;
-            } else if (c == ':') {
+            if (c == ':') {
                 break;
+            } else if (HttpTokens.TCHAR[c]) {
+                p++;
             } else {
                 return -400; // includes whitespace before the colon, RFC 9112 §5.1
             }
@@ -356,14 +378,18 @@ public final class HeadParser {
         long w = 0;
         int k;
         int c;
+        int last = end - 8;
         while (true) {
-            if (p + 8 <= end) {
+            long controls = 0;
+            while (p <= last) { // the word loop: a load and a mask per eight bytes, nothing else
                 w = b.getLong(p);
-                long controls = Swar.lessMask(w, 0x20) | Swar.equalMask(w, DEL);
-                if (controls == 0) {
-                    p += 8;
-                    continue;
+                controls = Swar.controlMask(w);
+                if (controls != 0) {
+                    break;
                 }
+                p += 8;
+            }
+            if (controls != 0) {
                 k = Swar.firstIndex(controls);
                 p += k;
                 c = byteAt(w, k);

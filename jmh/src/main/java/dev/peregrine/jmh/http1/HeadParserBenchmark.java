@@ -25,6 +25,11 @@ import java.util.concurrent.TimeUnit;
  * browser sends it. Run with {@code -prof gc} to see B/op. {@code floor} is what any parser pays
  * before it looks at a byte: a bare SWAR scan of the same bytes for the head's end
  * ({@code HeadParser.findHeadEnd}, eight bytes a step); report {@code parse} as a ratio to it.
+ *
+ * <p>On a shared machine, {@link #main} gives that ratio without JMH: {@code parse} and {@code floor}
+ * run back to back in short rounds on one thread, each timed in the thread's CPU time (time the thread
+ * was not on a core is not counted), and the median of the rounds' ratios is printed:
+ * {@code taskset -c 1 java -cp jmh/target/benchmarks.jar dev.peregrine.jmh.http1.HeadParserBenchmark [rounds]}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -83,5 +88,45 @@ public class HeadParserBenchmark {
     @Benchmark
     public int floor() {
         return HeadParser.findHeadEnd(buf, 0, 0, length);
+    }
+
+    /** Prints, for each request, the median over rounds of parse's CPU time over floor's (first third dropped as warm-up). */
+    public static void main(String[] args) {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 300;
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        for (String request : new String[] {"techempower", "browser"}) {
+            HeadParserBenchmark b = new HeadParserBenchmark();
+            b.request = request;
+            b.setup();
+            int n = request.equals("browser") ? 5_000 : 20_000;
+            double[] ratios = new double[rounds];
+            long[] parseNs = new long[rounds];
+            long[] floorNs = new long[rounds];
+            int sink = 0;
+            for (int r = 0; r < rounds; r++) {
+                long t0 = cpu.getCurrentThreadCpuTime();
+                for (int i = 0; i < n; i++) {
+                    sink += b.parse();
+                }
+                long t1 = cpu.getCurrentThreadCpuTime();
+                for (int i = 0; i < n; i++) {
+                    sink += b.floor();
+                }
+                long t2 = cpu.getCurrentThreadCpuTime();
+                parseNs[r] = t1 - t0;
+                floorNs[r] = t2 - t1;
+                ratios[r] = (double) (t1 - t0) / (t2 - t1);
+            }
+            int from = rounds / 3;
+            double[] kept = java.util.Arrays.copyOfRange(ratios, from, rounds);
+            long[] p = java.util.Arrays.copyOfRange(parseNs, from, rounds);
+            long[] f = java.util.Arrays.copyOfRange(floorNs, from, rounds);
+            java.util.Arrays.sort(kept);
+            java.util.Arrays.sort(p);
+            java.util.Arrays.sort(f);
+            System.out.printf("%-11s parse/floor median %.2f (p25 %.2f, p75 %.2f); median CPU ns/op parse %.0f, floor %.0f%s%n",
+                    request, kept[kept.length / 2], kept[kept.length / 4], kept[kept.length * 3 / 4],
+                    (double) p[p.length / 2] / n, (double) f[f.length / 2] / n, sink == 42 ? " " : "");
+        }
     }
 }
