@@ -12,7 +12,7 @@ import java.nio.ByteOrder;
  * The HTTP/2 state one loop's connections share, since a loop runs one of them at a time: the
  * buffer a field block is decoded into (and what the last block was, to skip decoding it again), the
  * response encoder (its table is each connection's),
- * the array a body is staged in, the direct buffer a file's next DATA frame is read into, the checker
+ * the response block encoded last ({@link ResponseRepeat}), the array a body is staged in, the direct buffer a file's next DATA frame is read into, the checker
  * of decoded request fields, the spare streams ({@link SpareStreams}) and the counters. Made once per
  * loop, at its first HTTP/2 connection.
  *
@@ -27,6 +27,8 @@ public final class Http2Loop {
     /** The loop's server (router, views, timeouts), whose {@link StreamDispatch#loop} this is. */
     final StreamDispatch dispatch;
     final HpackEncoder encoder = new HpackEncoder();
+    /** The response block encoded last, sent again as it is while it stays right ({@link ResponseRepeat}). */
+    final ResponseRepeat repeat = new ResponseRepeat();
     final Http2Counters counters = new Http2Counters();
     /** Checks the fields of the block a connection has just decoded (HeaderBlock#decode). */
     final RequestHeaders requestHeaders = new RequestHeaders();
