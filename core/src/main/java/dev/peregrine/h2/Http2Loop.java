@@ -37,14 +37,16 @@ public final class Http2Loop {
     private ByteBuffer decoded = ByteBuffer.allocateDirect(32 * 1024).order(ByteOrder.LITTLE_ENDIAN);
 
     /**
-     * The last field block decoded on this loop, when it was indexed fields only (RFC 7541 §6.1: one byte
-     * each, so it left its decoder's table as it was) and decoded well: its decoder (one connection's for
-     * its life), its bytes, and where its fields ended in {@link #decoded}. Until the next block is
+     * The last field block decoded on this loop, when decoding it left its decoder's table as it was
+     * (indexed fields and literals without indexing, RFC 7541 §6.1-6.2.3) and it decoded well: its
+     * decoder (one connection's for its life), the table's version then ({@link HpackTable#version()}),
+     * its bytes, and where its fields ended in {@link #decoded}. Until the next block is
      * decoded here, {@link #decoded} and {@link #requestHeaders} still hold its fields and their checks,
      * so the same bytes from the same decoder decode to exactly that again ({@link HeaderBlock#decode}):
      * h2load's and browsers' repeated requests on a connection cost no HPACK work after the first.
      */
     HpackDecoder repeatDecoder;
+    int repeatVersion;
     final byte[] repeatBytes = new byte[REPEAT_MAX];
     int repeatLength;
     int repeatEnd;
