@@ -3,6 +3,7 @@ package dev.peregrine.h2;
 import dev.peregrine.buffer.BufferPool;
 import dev.peregrine.h2.frame.FrameParser;
 import dev.peregrine.h2.hpack.HpackDecoder;
+import dev.peregrine.h2.hpack.HpackTable;
 
 import java.nio.ByteBuffer;
 
@@ -87,18 +88,22 @@ final class HeaderBlock {
     /**
      * Decodes the whole block into the loop's buffer, {@link RequestHeaders} checking and laying out
      * each field. Returns the end of the fields in {@link #decoded}, or -1 for a COMPRESSION_ERROR.
-     * The same bytes as the block decoded last on this loop, by the same decoder, when that block was
-     * indexed fields only, are not decoded again: the loop's buffer and checker still hold the result
-     * ({@link Http2Loop#repeatDecoder}). The same decoder is either one connection's own (its table
-     * untouched since: nothing else was decoded on the loop in between) or the loop's pristine one
-     * ({@link Http2Loop#giveIfPristine}), whose empty table of the maximum size makes the result the
-     * same for whichever connection it is lent to.
+     * The same bytes as the block decoded last on this loop, by the same decoder, when decoding that
+     * block left the decoder's table as it was ({@link HpackTable#version()} unmoved: indexed fields,
+     * RFC 7541 §6.1, and literals without indexing or never indexed, §6.2.2-6.2.3, which is how
+     * h2load and nghttp2 send {@code :path}) and the table has not moved since, are not decoded again:
+     * the loop's buffer and checker still hold the result ({@link Http2Loop#repeatDecoder}). Decoding
+     * is a function of the bytes and the table, so the result is the same. The same decoder is either
+     * one connection's own or the loop's pristine one ({@link Http2Loop#giveIfPristine}), whose empty
+     * table of the maximum size makes the result the same for whichever connection it is lent to.
      */
     int decode(HpackDecoder decoder, Http2Loop shared, boolean trailers, int maxFields, BufferPool pool) {
         fields = shared.requestHeaders;
         int n = to - from;
-        if (shared.repeatDecoder == decoder && n == shared.repeatLength && trailers == shared.repeatTrailers
-                && maxFields == shared.repeatMaxFields && same(src, from, shared.repeatBytes, n)) {
+        HpackTable table = decoder.table();
+        int version = table.version();
+        if (shared.repeatDecoder == decoder && version == shared.repeatVersion && n == shared.repeatLength
+                && trailers == shared.repeatTrailers && maxFields == shared.repeatMaxFields && same(src, from, shared.repeatBytes, n)) {
             decoded = shared.decoded(0);
             src = null;
             release(pool);
@@ -108,8 +113,9 @@ final class HeaderBlock {
         decoded = shared.decoded(bound);
         fields.begin(trailers, maxFields);
         int end = decoder.decode(src, from, to, decoded, 0, bound, RequestHeaders.PREFIX, fields);
-        if (end >= 0 && n <= Http2Loop.REPEAT_MAX && indexedOnly(src, from, to)) {
+        if (end >= 0 && n <= Http2Loop.REPEAT_MAX && table.version() == version) {
             shared.repeatDecoder = decoder;
+            shared.repeatVersion = version;
             src.get(from, shared.repeatBytes, 0, n);
             shared.repeatLength = n;
             shared.repeatEnd = end;
@@ -121,17 +127,6 @@ final class HeaderBlock {
         src = null;
         release(pool);
         return end < 0 ? -1 : end;
-    }
-
-    /** Whether {@code [from, to)} is indexed fields of one byte each (RFC 7541 §6.1: 1xxxxxxx, index 1 to 126). */
-    private static boolean indexedOnly(ByteBuffer b, int from, int to) {
-        for (int i = from; i < to; i++) {
-            int c = b.get(i) & 0xff;
-            if (c <= 0x80 || c == 0xff) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static boolean same(ByteBuffer b, int from, byte[] bytes, int n) {

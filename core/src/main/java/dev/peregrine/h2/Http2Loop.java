@@ -12,7 +12,7 @@ import java.nio.ByteOrder;
  * The HTTP/2 state one loop's connections share, since a loop runs one of them at a time: the
  * buffer a field block is decoded into (and what the last block was, to skip decoding it again), the
  * response encoder (its table is each connection's),
- * the array a body is staged in, the direct buffer a file's next DATA frame is read into, the checker
+ * the response block encoded last ({@link ResponseRepeat}), the array a body is staged in, the direct buffer a file's next DATA frame is read into, the checker
  * of decoded request fields, the spare streams ({@link SpareStreams}) and the counters. Made once per
  * loop, at its first HTTP/2 connection.
  *
@@ -27,6 +27,8 @@ public final class Http2Loop {
     /** The loop's server (router, views, timeouts), whose {@link StreamDispatch#loop} this is. */
     final StreamDispatch dispatch;
     final HpackEncoder encoder = new HpackEncoder();
+    /** The response block encoded last, sent again as it is while it stays right ({@link ResponseRepeat}). */
+    final ResponseRepeat repeat = new ResponseRepeat();
     final Http2Counters counters = new Http2Counters();
     /** Checks the fields of the block a connection has just decoded (HeaderBlock#decode). */
     final RequestHeaders requestHeaders = new RequestHeaders();
@@ -35,14 +37,16 @@ public final class Http2Loop {
     private ByteBuffer decoded = ByteBuffer.allocateDirect(32 * 1024).order(ByteOrder.LITTLE_ENDIAN);
 
     /**
-     * The last field block decoded on this loop, when it was indexed fields only (RFC 7541 §6.1: one byte
-     * each, so it left its decoder's table as it was) and decoded well: its decoder (one connection's for
-     * its life), its bytes, and where its fields ended in {@link #decoded}. Until the next block is
+     * The last field block decoded on this loop, when decoding it left its decoder's table as it was
+     * (indexed fields and literals without indexing, RFC 7541 §6.1-6.2.3) and it decoded well: its
+     * decoder (one connection's for its life), the table's version then ({@link HpackTable#version()}),
+     * its bytes, and where its fields ended in {@link #decoded}. Until the next block is
      * decoded here, {@link #decoded} and {@link #requestHeaders} still hold its fields and their checks,
      * so the same bytes from the same decoder decode to exactly that again ({@link HeaderBlock#decode}):
      * h2load's and browsers' repeated requests on a connection cost no HPACK work after the first.
      */
     HpackDecoder repeatDecoder;
+    int repeatVersion;
     final byte[] repeatBytes = new byte[REPEAT_MAX];
     int repeatLength;
     int repeatEnd;

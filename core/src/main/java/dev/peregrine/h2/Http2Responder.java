@@ -35,7 +35,9 @@ import static dev.peregrine.h2.frame.Frames.*;
  * </pre>
  * The loop's {@link HpackEncoder} codes them against this connection's copy of the peer's HPACK table
  * ({@code Http2Connection.responseTable}, made at the response to the second stream, {@link #encoder}), so
- * the fields every response repeats are one byte each.
+ * the fields every response repeats are one byte each; a response whose fields are those of the
+ * response before it on the connection, the table unchanged since, sends that block's bytes again
+ * without encoding ({@link ResponseRepeat}).
  * Thread: the loop thread.
  */
 final class Http2Responder {
@@ -131,40 +133,29 @@ final class Http2Responder {
     void respond(Http2Stream s, ResponseView res, boolean head) {
         s.awaiting = false;
         int status = ResponseParts.status(res);
-        HpackEncoder e = encoder(s);
-        e.status(status);
-        e.field(SERVER_NAME, SERVER, 0, SERVER.length);
-        byte[] date = conn.dispatch().dateLine(); // "Date: " value "\r\n"
-        e.field(DATE_NAME, date, 6, date.length - 8);
-        CharSequence type = ResponseParts.contentType(res);
-        if (type != null) {
-            e.field(CONTENT_TYPE_NAME, type);
-        }
-        for (int i = 0, n = ResponseParts.headerCount(res); i < n; i++) {
-            String name = ResponseParts.headerName(res, i);
-            if (!connectionSpecific(name)) {
-                e.field(name, ResponseParts.headerValue(res, i));
-            }
-        }
-        byte[] lines = ResponseParts.fields(res);
-        if (lines != null) {
-            preformatted(e, lines);
-        }
-        CharSequence id = ResponseParts.requestId(res);
-        if (id != null) {
-            e.field("x-request-id", id);
-        }
         boolean bodyAllowed = status != 204 && status != 304;
         boolean file = res.special() == ResponseView.FILE;
         boolean produced = res.special() == ResponseView.PRODUCER; // length unknown: no content-length (§8.1.1)
         long length = !bodyAllowed ? 0 : file ? res.file().length() : produced ? -1 : ResponseParts.bodyLength(res);
-        if (bodyAllowed && !produced) {
-            byte[] digits = conn.shared.digits; // the loop's: an idle connection holds no scratch
-            int d = decimal(digits, length);
-            e.field(CONTENT_LENGTH_NAME, digits, d, digits.length - d);
-        }
+        long sentLength = bodyAllowed && !produced ? length : -1;
         boolean noData = head || length == 0;
-        FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peerMaxFrameSize);
+        HpackEncoder e = encoder(s);
+        HpackTable table = conn.responseTable;
+        byte[] date = conn.dispatch().dateLine(); // "Date: " value "\r\n"
+        ResponseRepeat repeat = conn.shared.repeat;
+        if (e.length() == 0 && ResponseRepeat.eligible(table, res)) { // no size update starts this block
+            if (repeat.matches(table, res, sentLength, date, 6, date.length - 8)) {
+                FrameWriter.headers(conn.c, s.id, noData, repeat.block(), repeat.length(), conn.peerMaxFrameSize);
+            } else {
+                int version = table.version();
+                fields(e, res, status, date, sentLength);
+                repeat.remember(table, version, e.block(), e.length(), res, sentLength, date, 6, date.length - 8);
+                FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peerMaxFrameSize);
+            }
+        } else {
+            fields(e, res, status, date, sentLength);
+            FrameWriter.headers(conn.c, s.id, noData, e.block(), e.length(), conn.peerMaxFrameSize);
+        }
         s.responding = true;
         if (file) {
             startFile(s, res.takeFile(), noData ? 0 : length);
@@ -204,6 +195,36 @@ final class Http2Responder {
         s.pending.put(0, body, sent, bytes - sent);
         s.pendingFrom = 0;
         s.pendingTo = bytes - sent;
+    }
+
+    /** Encodes the fields of the final response {@code res} (class javadoc); {@code contentLength} -1: none. */
+    private void fields(HpackEncoder e, ResponseView res, int status, byte[] date, long contentLength) {
+        e.status(status);
+        e.field(SERVER_NAME, SERVER, 0, SERVER.length);
+        e.field(DATE_NAME, date, 6, date.length - 8);
+        CharSequence type = ResponseParts.contentType(res);
+        if (type != null) {
+            e.field(CONTENT_TYPE_NAME, type);
+        }
+        for (int i = 0, n = ResponseParts.headerCount(res); i < n; i++) {
+            String name = ResponseParts.headerName(res, i);
+            if (!connectionSpecific(name)) {
+                e.field(name, ResponseParts.headerValue(res, i));
+            }
+        }
+        byte[] lines = ResponseParts.fields(res);
+        if (lines != null) {
+            preformatted(e, lines);
+        }
+        CharSequence id = ResponseParts.requestId(res);
+        if (id != null) {
+            e.field("x-request-id", id);
+        }
+        if (contentLength >= 0) {
+            byte[] digits = conn.shared.digits; // the loop's: an idle connection holds no scratch
+            int d = decimal(digits, contentLength);
+            e.field(CONTENT_LENGTH_NAME, digits, d, digits.length - d);
+        }
     }
 
     /**

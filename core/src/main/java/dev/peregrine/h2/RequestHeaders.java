@@ -6,6 +6,7 @@ import dev.peregrine.h2.hpack.HpackDecoder;
 import dev.peregrine.http1.RequestFields;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Checks a request's decoded fields against RFC 9113 §8.2-8.3 as the HPACK decoder produces them, and
@@ -295,12 +296,26 @@ final class RequestHeaders implements HpackDecoder.FieldSink {
 
     static void fill(RequestView v, ByteBuffer b, int from, int to) {
         RequestFields.begin(v, b);
+        boolean bigEndian = b.order() == ByteOrder.BIG_ENDIAN;
         int p = from;
         while (p < to) {
-            int kind = b.get(p);
-            int nameLen = getShort(b, p + 1);
-            int valueOffset = getShort(b, p + 3);
-            int valueLen = getShort(b, p + 5);
+            int kind;
+            int nameLen;
+            int valueOffset;
+            int valueLen;
+            if (p + 8 <= to) { // the record and the name's first byte as one read
+                long w = b.getLong(p);
+                w = bigEndian ? w : Long.reverseBytes(w);
+                kind = (int) (w >>> 56);
+                nameLen = (int) (w >>> 40) & 0xffff;
+                valueOffset = (int) (w >>> 24) & 0xffff;
+                valueLen = (int) (w >>> 8) & 0xffff;
+            } else {
+                kind = b.get(p);
+                nameLen = getShort(b, p + 1);
+                valueOffset = getShort(b, p + 3);
+                valueLen = getShort(b, p + 5);
+            }
             int name = p + PREFIX;
             int value = name + valueOffset;
             switch (kind) {

@@ -3,6 +3,7 @@ package dev.peregrine.h2.frame;
 import dev.peregrine.buffer.OutputSink;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 import static dev.peregrine.h2.frame.Frames.*;
 
@@ -27,10 +28,33 @@ public final class FrameWriter {
 
     /** The 9-byte frame header. */
     public static void header(OutputSink sink, int length, int type, int flags, int streamId) {
-        ByteBuffer out = room(sink, HEADER_LENGTH);
-        out.put((byte) (length >>> 16)).put((byte) (length >>> 8)).put((byte) length)
-                .put((byte) type).put((byte) flags);
-        putInt(out, streamId & 0x7fff_ffff);
+        put(room(sink, HEADER_LENGTH), length, type, flags, streamId);
+    }
+
+    /**
+     * The 9-byte header at {@code out}'s position (room for it checked by the caller), as one 8-byte
+     * write and one byte: length (24 bits), type, flags, then the stream id's high three bytes; its low
+     * byte last (§4.1, big-endian whatever the buffer's order).
+     */
+    private static void put(ByteBuffer out, int length, int type, int flags, int streamId) {
+        int p = out.position();
+        int id = streamId & 0x7fff_ffff;
+        long w = (long) (length & 0xff_ffff) << 40 | (long) (type & 0xff) << 32 | (long) (flags & 0xff) << 24 | id >>> 8;
+        out.putLong(p, out.order() == ByteOrder.BIG_ENDIAN ? w : Long.reverseBytes(w));
+        out.put(p + 8, (byte) id);
+        out.position(p + HEADER_LENGTH);
+    }
+
+    /** A frame of {@code [off, off+len)} of {@code src}: header and payload in one go when the buffer has room for both. */
+    private static void frame(OutputSink sink, int type, int flags, int streamId, byte[] src, int off, int len) {
+        ByteBuffer out = sink.out();
+        if (out.remaining() >= HEADER_LENGTH + len) {
+            put(out, len, type, flags, streamId);
+            out.put(src, off, len);
+            return;
+        }
+        header(sink, len, type, flags, streamId);
+        sink.append(src, off, len);
     }
 
     /** Big-endian whatever the buffer's order (the loops' buffers are little-endian). */
@@ -79,8 +103,7 @@ public final class FrameWriter {
 
     /** One DATA frame carrying {@code [off, off+len)} of {@code src} ({@code len} within the peer's max frame size). */
     public static void data(OutputSink sink, int streamId, boolean endStream, byte[] src, int off, int len) {
-        header(sink, len, DATA, endStream ? FLAG_END_STREAM : 0, streamId);
-        sink.append(src, off, len);
+        frame(sink, DATA, endStream ? FLAG_END_STREAM : 0, streamId, src, off, len);
     }
 
     /** One DATA frame carrying {@code [off, off+len)} of {@code src}. */
@@ -96,13 +119,11 @@ public final class FrameWriter {
     public static void headers(OutputSink sink, int streamId, boolean endStream, byte[] block, int len, int maxFrameSize) {
         int first = Math.min(len, maxFrameSize);
         int flags = (endStream ? FLAG_END_STREAM : 0) | (first == len ? FLAG_END_HEADERS : 0);
-        header(sink, first, HEADERS, flags, streamId);
-        sink.append(block, 0, first);
+        frame(sink, HEADERS, flags, streamId, block, 0, first);
         int at = first;
         while (at < len) {
             int n = Math.min(len - at, maxFrameSize);
-            header(sink, n, CONTINUATION, at + n == len ? FLAG_END_HEADERS : 0, streamId);
-            sink.append(block, at, n);
+            frame(sink, CONTINUATION, at + n == len ? FLAG_END_HEADERS : 0, streamId, block, at, n);
             at += n;
         }
     }

@@ -118,6 +118,8 @@ public final class HpackTable {
     private int writeAt;
     private int size;
     private int maxSize;
+    /** Moves at every change of the index space: an entry added or evicted, the maximum size set. */
+    private int version;
 
     /** @param capacity the largest maximum size this table will ever be given (bytes) */
     public HpackTable(int capacity) {
@@ -139,6 +141,15 @@ public final class HpackTable {
         return size;
     }
 
+    /**
+     * A number that moves whenever the table changes (an entry added or evicted, the maximum size set):
+     * while it has not moved, the same fields encode to the same bytes against this table, so a block of
+     * indexed fields only (RFC 7541 §6.1, which leaves the table as it was) may be sent again as it is.
+     */
+    public int version() {
+        return version;
+    }
+
     /** Dynamic entries now. */
     public int dynamicCount() {
         return count;
@@ -150,6 +161,7 @@ public final class HpackTable {
             throw new IllegalArgumentException("table size " + bytes + " above capacity " + capacity);
         }
         maxSize = bytes;
+        version++;
         while (size > maxSize) {
             evict();
         }
@@ -298,6 +310,7 @@ public final class HpackTable {
         valueLens[head] = valueLen;
         count++;
         size += entry;
+        version++;
     }
 
     private void put(ByteBuffer src, int from, int len) {
@@ -325,6 +338,7 @@ public final class HpackTable {
         }
         size -= nameLens[oldest] + valueLens[oldest] + ENTRY_OVERHEAD;
         count--;
+        version++;
         if (count == 0) {
             writeAt = 0;
             head = 0;

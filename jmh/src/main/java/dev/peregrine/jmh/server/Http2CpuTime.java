@@ -10,7 +10,7 @@ import java.util.Arrays;
  * a machine shared with other work (a wall-clock average there measures the other work too). Warms
  * up, then prints the median, lowest and highest of seven rounds in CPU ns per request.
  * <pre>
- *   java -cp jmh/target/benchmarks.jar dev.peregrine.jmh.server.Http2CpuTime [minimal|h2load] [getIndexed|getIndexed100]
+ *   java -cp jmh/target/benchmarks.jar dev.peregrine.jmh.server.Http2CpuTime [minimal|h2load|h2load152] [getIndexed|getIndexed100]
  *   -Dops=300000 requests per round (default)
  * </pre>
  * Compare builds by alternating their jars, several runs each; a quiet machine and JMH remain the

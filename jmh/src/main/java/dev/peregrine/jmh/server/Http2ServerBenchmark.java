@@ -47,8 +47,11 @@ import java.util.concurrent.TimeUnit;
  * request is then a block of indexed fields only (§6.1):
  * <pre>
  *   fields=minimal  :method GET (2), :scheme http (6), :path /plaintext (63), :authority localhost (62)
- *   fields=h2load   what h2load sends: those (:path 65, :authority 127.0.0.1:8080 64), accept (63: any type),
+ *   fields=h2load   an indexing client (how h2load was first modelled here): those (:path 65, :authority 127.0.0.1:8080 64), accept (63: any type),
  *                   accept-encoding gzip, deflate (16, static), user-agent h2load nghttp2/1.52.0 (62)
+ *   fields=h2load152 what h2load (nghttp2) 1.52 really sends, captured: :path as a Huffman literal without
+ *                   indexing (nghttp2 never indexes :path), :scheme http (6), :authority (63), GET (2),
+ *                   user-agent (62): 13 bytes, so the block is not indexed fields only
  * </pre>
  * {@code getIndexed}: one request per read; {@code getIndexed100}: 100 streams' HEADERS in one read,
  * as h2load's {@code -m 100} delivers them (one op is one request). A new connection is opened every
@@ -74,8 +77,13 @@ public class Http2ServerBenchmark {
     private byte[] requests100;
     private int stream;
 
-    /** Which fields each request carries (all indexed once the first request is in). */
-    @Param({"minimal", "h2load"})
+    /** h2load 1.52's first block, captured: :path a Huffman literal without indexing, :scheme, :authority and user-agent indexed as they go. */
+    private static final byte[] H2LOAD_152_FIRST = hex("048762ba066a925f2986418b089d5c0b8170dc682071ff827a8f9c541c722954d3a5358980aed89707");
+    /** And every block after it: the same :path literal, then :scheme http (6), :authority (63), GET (2), user-agent (62). */
+    private static final byte[] H2LOAD_152_NEXT = hex("048762ba066a925f2986bf82be");
+
+    /** Which fields each request carries (see the class javadoc). */
+    @Param({"minimal", "h2load", "h2load152"})
     public String fields;
 
     @Setup(Level.Trial)
@@ -91,6 +99,7 @@ public class Http2ServerBenchmark {
         socket = new FakeSocket();
         byte[] block = fields.equals("minimal")
                 ? new byte[] {(byte) 0x82, (byte) 0x86, (byte) 0xbf, (byte) 0xbe}
+                : fields.equals("h2load152") ? H2LOAD_152_NEXT
                 : new byte[] {(byte) 0x82, (byte) 0x86, (byte) 0xc1, (byte) 0xc0, (byte) 0xbf, (byte) 0x90, (byte) 0xbe};
         request = frame(0x1, 0x5, 0, block);
         requests100 = new byte[100 * request.length];
@@ -117,6 +126,22 @@ public class Http2ServerBenchmark {
         int raise = Integer.MAX_VALUE - 65_535;
         b.writeBytes(frame(0x8, 0, 0, new byte[] {(byte) (raise >>> 24), (byte) (raise >>> 16), (byte) (raise >>> 8), (byte) raise}));
         ByteArrayOutputStream block = new ByteArrayOutputStream();
+        if (fields.equals("h2load152")) {
+            block.writeBytes(H2LOAD_152_FIRST);
+        } else {
+            indexingBlock(block);
+        }
+        b.writeBytes(frame(0x1, 0x5, 1, block.toByteArray()));
+        socket.feed(b.toByteArray(), 1, false);
+        connection = ctx.newConnection(socket);
+        connection.onReadable();
+        if (socket.written == 0) {
+            throw new IllegalStateException("the server did not answer the first request");
+        }
+        stream = 1;
+    }
+
+    private void indexingBlock(ByteArrayOutputStream block) {
         block.writeBytes(new byte[] {(byte) 0x82, (byte) 0x86});
         block.write(0x44); // literal with incremental indexing, name :path (4)
         block.write(10);
@@ -135,14 +160,6 @@ public class Http2ServerBenchmark {
             block.write(ua.length());
             block.writeBytes(ua.getBytes(StandardCharsets.US_ASCII));
         }
-        b.writeBytes(frame(0x1, 0x5, 1, block.toByteArray()));
-        socket.feed(b.toByteArray(), 1, false);
-        connection = ctx.newConnection(socket);
-        connection.onReadable();
-        if (socket.written == 0) {
-            throw new IllegalStateException("the server did not answer the first request");
-        }
-        stream = 1;
     }
 
     @Benchmark
@@ -180,6 +197,10 @@ public class Http2ServerBenchmark {
         socket.feed(r, 1, false);
         connection.onReadable();
         return socket.written;
+    }
+
+    private static byte[] hex(String h) {
+        return java.util.HexFormat.of().parseHex(h);
     }
 
     static byte[] frame(int type, int flags, int streamId, byte[] payload) {
