@@ -1,7 +1,6 @@
 package dev.peregrine.teleport;
 
 import dev.peregrine.loop.Connection;
-import dev.peregrine.loop.Protocol;
 import dev.peregrine.loop.SocketEndpoint;
 import dev.peregrine.offloop.BodySource;
 
@@ -31,7 +30,7 @@ import java.nio.ByteOrder;
  *
  * <p>Thread: the loop thread.
  */
-final class ResponseCapture implements SocketEndpoint, Protocol {
+final class ResponseCapture implements SocketEndpoint, UntimedProtocol {
     /** Told when off-loop code gave up on the response by closing the capture. */
     interface Owner {
         void captureClosed();
@@ -167,20 +166,6 @@ final class ResponseCapture implements SocketEndpoint, Protocol {
 
     @Override
     public void onEndOfInput(Connection c) {
-    }
-
-    @Override
-    public int timerPhase() {
-        return 0;
-    }
-
-    @Override
-    public long timeoutMillis(int phase) {
-        return 0;
-    }
-
-    @Override
-    public void onTimeout(Connection c, int phase) {
     }
 
     @Override

@@ -6,7 +6,6 @@ import dev.peregrine.loop.ConnectCallback;
 import dev.peregrine.loop.Connection;
 import dev.peregrine.loop.FineTimeout;
 import dev.peregrine.loop.LoopContext;
-import dev.peregrine.loop.Protocol;
 import dev.peregrine.loop.Timeout;
 
 import java.io.IOException;
@@ -40,7 +39,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * A closed connection fails its calls in flight with phase CLOSED; calls beyond the in-flight cap
  * (the smaller of the client's and the server's) fail at once with phase POOL.
  */
-final class TeleportChannel implements Protocol, ConnectCallback {
+final class TeleportChannel implements UntimedProtocol, ConnectCallback {
     private static final System.Logger LOG = System.getLogger("dev.peregrine.teleport");
     private static final long MIN_BACKOFF = 100;
     private static final long MAX_BACKOFF = 5_000;
@@ -349,11 +348,9 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     }
 
     /**
-     * Plain frames: while responses are owed, a frame cut by a read's end is followed by more,
-     * so the held input expects a full read buffer (the connection keeps it in a buffer that large, not
-     * the pool's smallest): a burst of responses then takes a read per read buffer, not one per 4 KiB
-     * (about 70 reads for 1,000 responses of 340 bytes became 8). One buffer per client connection, given
-     * back when no partial frame is held; with nothing in flight (a PING's answer) no more than the frame.
+     * Plain frames: while responses are owed, more follow a frame cut by a read's end, so the held input
+     * asks for a full read buffer, not the pool's smallest: a burst of responses takes a read per read
+     * buffer, not per 4 KiB (1,000 responses of 340 bytes: 8 reads, not 70). Nothing in flight: the frame.
      */
     @Override
     public int expectedInput() {
@@ -526,15 +523,16 @@ final class TeleportChannel implements Protocol, ConnectCallback {
         TeleportCall[] failing = queued.toArray(new TeleportCall[0]); // a callback may send again, onto the queue
         queued.clear();
         load = 0;
-        for (TeleportCall call : failing) {
-            loop.timers().cancel(call);
-            call.fail(phase, why);
-        }
+        fail(List.of(failing), phase, why);
     }
 
     private void failInFlight(ClientException.Phase phase, String why) {
         List<TeleportCall> failing = inFlight.drain();
         load = queued.size();
+        fail(failing, phase, why);
+    }
+
+    private void fail(List<TeleportCall> failing, ClientException.Phase phase, String why) {
         for (TeleportCall call : failing) {
             loop.timers().cancel(call);
             call.fail(phase, why);
@@ -549,20 +547,6 @@ final class TeleportChannel implements Protocol, ConnectCallback {
     @Override
     public void onEndOfInput(Connection c) {
         c.close();
-    }
-
-    @Override
-    public int timerPhase() {
-        return 0; // the channel's own nodes time everything
-    }
-
-    @Override
-    public long timeoutMillis(int phase) {
-        return 0;
-    }
-
-    @Override
-    public void onTimeout(Connection c, int phase) {
     }
 
     @Override
