@@ -1,7 +1,5 @@
 package dev.peregrine.e2e;
 
-import dev.peregrine.BodyListener;
-import dev.peregrine.Completion;
 import dev.peregrine.Handlers;
 import dev.peregrine.Request;
 import dev.peregrine.Server;
@@ -13,9 +11,7 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -43,52 +39,13 @@ class RequestTrailersTest {
             + "0\r\nChecksum: \t abc \r\nX-Two: 1\r\nx-two: 2\r\n\r\n";
     private static final String WANT = BODY + " | Trailers[Checksum: abc, X-Two: 1, x-two: 2] | header null";
 
-    /** The body, the trailers and whether a trailer leaked into the header fields. */
-    private static String seen(String body, Request req) {
-        return body + " | " + req.trailers() + " | header " + req.header("Checksum");
-    }
-
     private Server start(int maxHeadSize) {
-        return Server.builder().transport(transport).host("127.0.0.1").port(0).threads(1)
+        Server.Builder b = Server.builder().transport(transport).host("127.0.0.1").port(0).threads(1)
                 .maxBodySize(64 * 1024).maxHeadSize(maxHeadSize).asyncTimeout(java.time.Duration.ofSeconds(30))
                 .get("/fast", (req, res) -> res.text("fast " + req.trailers().size()))
-                .post("/inline", (req, res) -> res.text(seen(req.bodyString(), req)))
-                .post("/blocking", Handlers.blocking((req, res) -> {
-                    InputStream in = req.bodyStream();
-                    ByteArrayOutputStream got = new ByteArrayOutputStream();
-                    byte[] buf = new byte[8192];
-                    for (int n; (n = in.read(buf)) >= 0; ) {
-                        got.write(buf, 0, n);
-                    }
-                    res.text(seen(got.toString(StandardCharsets.ISO_8859_1), req));
-                }))
-                .post("/whole", Handlers.blocking((req, res) -> res.text(seen(new String(req.bodyBytes(), StandardCharsets.ISO_8859_1), req))))
-                .post("/listen", Handlers.streaming((req, res) -> {
-                    Completion done = res.async();
-                    ByteArrayOutputStream got = new ByteArrayOutputStream();
-                    Trailers[] trailers = {Trailers.EMPTY};
-                    req.onBody(new BodyListener() {
-                        @Override
-                        public void onData(ByteBuffer data) {
-                            byte[] b = new byte[data.remaining()];
-                            data.get(b);
-                            got.write(b, 0, b.length);
-                        }
-
-                        @Override
-                        public void onTrailers(Trailers t) {
-                            trailers[0] = t;
-                        }
-
-                        @Override
-                        public void onEnd() {
-                            // the listener hears them; the request view may describe another request by now
-                            done.response().text(got.toString(StandardCharsets.ISO_8859_1) + " | " + trailers[0] + " | header null");
-                            done.complete();
-                        }
-                    });
-                }))
-                .start();
+                .post("/whole", Handlers.blocking((req, res) ->
+                        res.text(TrailerRoutes.seen(new String(req.bodyBytes(), StandardCharsets.ISO_8859_1), req, "Checksum"))));
+        return TrailerRoutes.add(b, "Checksum").start();
     }
 
     private static String body(RawResponse r) {

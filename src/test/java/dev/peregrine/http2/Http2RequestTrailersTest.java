@@ -1,17 +1,12 @@
 package dev.peregrine.http2;
 
-import dev.peregrine.BodyListener;
-import dev.peregrine.Completion;
-import dev.peregrine.Handlers;
-import dev.peregrine.Request;
 import dev.peregrine.Server;
 import dev.peregrine.Trailers;
+import dev.peregrine.e2e.TrailerRoutes;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -33,47 +28,9 @@ class Http2RequestTrailersTest {
     private static final int CONTINUATION = 9;
     private static final String WANT = "hello | Trailers[checksum: abc, x-two: 2] | header null";
 
-    private static String seen(String body, Request req) {
-        return body + " | " + req.trailers() + " | header " + req.header("checksum");
-    }
-
     private static Server start(String transport) {
-        return Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
-                .streamBodyThreshold(0).asyncTimeout(java.time.Duration.ofSeconds(20))
-                .post("/inline", (req, res) -> res.text(seen(req.bodyString(), req)))
-                .post("/blocking", Handlers.blocking((req, res) -> {
-                    InputStream in = req.bodyStream();
-                    ByteArrayOutputStream got = new ByteArrayOutputStream();
-                    for (int b; (b = in.read()) >= 0; ) {
-                        got.write(b);
-                    }
-                    res.text(seen(got.toString(StandardCharsets.ISO_8859_1), req));
-                }))
-                .post("/listen", Handlers.streaming((req, res) -> {
-                    Completion done = res.async();
-                    ByteArrayOutputStream got = new ByteArrayOutputStream();
-                    Trailers[] trailers = {Trailers.EMPTY};
-                    req.onBody(new BodyListener() {
-                        @Override
-                        public void onData(ByteBuffer data) {
-                            byte[] b = new byte[data.remaining()];
-                            data.get(b);
-                            got.write(b, 0, b.length);
-                        }
-
-                        @Override
-                        public void onTrailers(Trailers t) {
-                            trailers[0] = t;
-                        }
-
-                        @Override
-                        public void onEnd() {
-                            done.response().text(got.toString(StandardCharsets.ISO_8859_1) + " | " + trailers[0] + " | header null");
-                            done.complete();
-                        }
-                    });
-                }))
-                .start();
+        return TrailerRoutes.add(Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
+                .streamBodyThreshold(0).asyncTimeout(java.time.Duration.ofSeconds(20)), "checksum").start();
     }
 
     private static byte[] frame(int type, int flags, int stream, byte[] payload) {
