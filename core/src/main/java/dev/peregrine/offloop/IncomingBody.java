@@ -47,8 +47,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and counts down as for a known length, until the end is known. Over HTTP/1.1 the socket's bytes go
  * through the chunked decoder ({@link #decodeWith}, RFC 9112 §7.1) and only the decoded chunk data is
  * handed over (size lines, extensions and trailers are the decoder's, checked as for a gathered body;
- * the trailer fields reach the request and a listener's {@code onTrailers} at the end); bytes read past the last chunk's CRLF belong to the next request and are given back to the
- * connection ({@link Connection#holdInput}). Over HTTP/2 END_STREAM tells the total
+ * the trailer fields reach the request and a listener's {@code onTrailers} at the end); bytes read past
+ * the last chunk's CRLF belong to the next request and are given back to the connection
+ * ({@link Connection#holdInput}). Over HTTP/2 END_STREAM tells the total
  * ({@link #lengthKnown}), and the body ends once the stream's held bytes are all offered. The running
  * total is bounded by {@code maxStreamedBodySize}; past it, or on broken chunk framing, the body is
  * refused ({@link #refuse}): the handler's reads throw {@link RequestBodyException} (413 or 400) after
@@ -233,8 +234,9 @@ public final class IncomingBody extends InputStream {
 
     /**
      * Loop: the body is refused with {@code status} (413: past maxStreamedBodySize; 400: broken chunk
-     * framing; 431: HTTP/2 trailers past the header list size): a blocking handler's reads throw {@link RequestBodyException} after the bytes before it,
-     * a listener's exchange is answered {@code status} (unless it completed); nothing more is read. Over
+     * framing; 431: HTTP/2 trailers past the header list size): a blocking handler's reads throw
+     * {@link RequestBodyException} after the bytes before it, a listener's exchange is answered
+     * {@code status} (unless it completed); nothing more is read. Over
      * HTTP/1.1 the connection closes once it has answered, as the rest of the body cannot be skipped.
      */
     public void refuse(int status, String message) {
