@@ -20,9 +20,9 @@ class TrailersTest {
         assertEquals("abc", t.value(0));
         assertEquals("abc", t.get("checksum"));
         assertEquals("1", t.get("X-N"));
-        assertEquals(List.of("1", "2"), t.getAll("x-n"));
+        assertEquals(List.of("1", "2"), t.all("x-n"));
         assertNull(t.get("absent"));
-        assertEquals(List.of(), t.getAll("absent"));
+        assertEquals(List.of(), t.all("absent"));
         assertEquals("Trailers[Checksum: abc, x-n: 1, X-N: 2]", t.toString());
         assertEquals(Trailers.of("Checksum", "abc", "x-n", "1", "X-N", "2"), t);
     }

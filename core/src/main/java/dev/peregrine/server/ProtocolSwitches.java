@@ -221,7 +221,7 @@ public final class ProtocolSwitches {
      * switched.
      */
     boolean upgrade(Connection c, RequestView req, ResponseEncoder encoder) {
-        if (!req.hasHeader("Upgrade") || req.versionNumber() != 11 || req.isChunked() || req.contentLength() > 0) {
+        if (!req.headers().has("Upgrade") || req.versionNumber() != 11 || req.isChunked() || req.contentLength() > 0) {
             return false; // the first test allocates nothing: most requests have no Upgrade
         }
         String connection = req.header("Connection");
