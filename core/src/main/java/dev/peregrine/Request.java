@@ -11,6 +11,19 @@ import java.nio.ByteBuffer;
 /**
  * One parsed HTTP/1.1 request, seen through a flyweight over the bytes as they arrived.
  *
+ * <p><b>Accessor groups.</b> Besides the request line, the body and the one shortcut
+ * {@link #header(String)}, the fields are read through four groups, each the request's own object
+ * (asking for one allocates nothing; each refuses use after the exchange as the request does):
+ * <pre>{@code
+ * // GET /search?q=caf%C3%A9&tag=a&tag=b   Cookie: sid=abc   Accept: text/html
+ * req.header("Accept");              // "text/html": the shortcut for headers().get
+ * req.headers().view("Accept");      // no copy; also has, all, size/name(i)/value(i)
+ * req.query().get("q");              // "café"; all("tag") is [a, b]; map(); pairs() a cursor
+ * req.rawQuery();                    // "q=caf%C3%A9&tag=a&tag=b"
+ * req.form().get("name");            // an application/x-www-form-urlencoded body's field
+ * req.cookies().get("sid");          // "abc"; map(); cursor()
+ * }</pre>
+ *
  * <p><b>Validity.</b> A {@code Request} and every view it returns ({@link CharSequence} and
  * {@link ByteBuffer} results) are valid only while the handler that received it runs: the loop reuses
  * the object and the memory behind it for the next request. Methods returning {@code String} or
@@ -18,8 +31,8 @@ import java.nio.ByteBuffer;
  * handler's request ({@link Handlers#blocking}) and {@link Completion#request()} are copies made at
  * hand-off, valid until the handler returns or the completion ends.
  *
- * <p><b>Cost.</b> Methods returning views, {@code int}, {@code long} or {@code boolean} allocate
- * nothing. Methods returning {@code String} or {@code byte[]} allocate the result (method names are
+ * <p><b>Cost.</b> Methods returning views, groups, {@code int}, {@code long} or {@code boolean}
+ * allocate nothing. Methods returning {@code String} or {@code byte[]} allocate the result (method names are
  * the exception: {@link #method()} returns a constant for the standard methods).
  *
  * <p>Thread: the thread running the handler (the event loop for inline handlers).
