@@ -1,6 +1,5 @@
 package dev.peregrine;
 
-import dev.peregrine.exchange.FormGroup;
 import dev.peregrine.form.FormCursor;
 
 import java.io.InputStream;
@@ -26,7 +25,7 @@ final class DecodedRequest implements Request {
     private final InputStream decodedStream;
     private FormCursor formCursor;
     private final Headers headers;
-    private final Params form = new FormGroup(this, this::formPairs);
+    private final Params form = new DecodedForm(this);
 
     DecodedRequest(Request original, ByteBuffer decoded, InputStream decodedStream) {
         this.original = original;
@@ -108,8 +107,8 @@ final class DecodedRequest implements Request {
         listener.onEnd();
     }
 
-    /** The form's cursor: over the decoded body. */
-    private FormCursor formPairs() {
+    /** The form's cursor ({@link DecodedForm}): over the decoded body. */
+    FormCursor formPairs() {
         ByteBuffer b = inMemory();
         if (formCursor == null) {
             formCursor = new FormCursor();

@@ -7,12 +7,12 @@ import dev.peregrine.form.FormCursor;
 
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
- * {@link Request#form()}: the pairs of an {@code application/x-www-form-urlencoded} body, for any
- * request that can lend a cursor over its body. Made once with its request ({@link RequestView}'s
- * over the body in the loop's buffer, {@code DecodedRequest}'s over the decoded body), never per call.
+ * {@link Request#form()} for a {@link RequestView}: the pairs of an
+ * {@code application/x-www-form-urlencoded} body in the loop's buffer, a flyweight made once with the
+ * view. ({@code DecodedRequest}, in the API package, which may not name this one, has
+ * {@code DecodedForm} with the same rules: keep the two in step.)
  *
  * <p>{@link #map}, {@link #get} and {@link #all} check the request's Content-Type first (a request
  * with neither a Content-Type nor a body has no fields; another type is a
@@ -22,30 +22,23 @@ import java.util.function.Supplier;
  *
  * <p>Thread: the thread running the handler.
  */
-public final class FormGroup implements Params {
-    private final Request owner;
-    private final Supplier<FormCursor> pairs;
+final class FormGroup implements Params {
+    private final RequestView view;
 
-    /**
-     * @param owner the request whose Content-Type and body length are checked (and whose liveness, by
-     *     asking it)
-     * @param pairs the request's one cursor over its body, reset by each call
-     */
-    public FormGroup(Request owner, Supplier<FormCursor> pairs) {
-        this.owner = owner;
-        this.pairs = pairs;
+    FormGroup(RequestView view) {
+        this.view = view;
     }
 
     @Override
     public Map<String, List<String>> map() {
-        String type = owner.header("Content-Type");
-        if (type == null && owner.bodyLength() == 0) {
+        String type = view.header("Content-Type"); // each getter checks that the request is live
+        if (type == null && view.bodyLength() == 0) {
             return Map.of();
         }
         if (!isUrlencoded(type)) {
             throw BadFormException.unsupportedType("form()", type);
         }
-        return pairs.get().toMap();
+        return view.formPairs().toMap();
     }
 
     /**
@@ -75,6 +68,6 @@ public final class FormGroup implements Params {
 
     @Override
     public FormCursor pairs() {
-        return pairs.get();
+        return view.formPairs();
     }
 }

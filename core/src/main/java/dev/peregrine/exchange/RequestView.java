@@ -57,7 +57,7 @@ public final class RequestView extends RequestHead implements Request {
     // answering for whichever request it holds, so asking for one allocates nothing.
     private final HeaderGroup headerGroup = new HeaderGroup(this);
     private final QueryGroup queryGroup = new QueryGroup(this);
-    private final FormGroup formGroup = new FormGroup(this, this::formPairs);
+    private final FormGroup formGroup = new FormGroup(this);
     private final CookieGroup cookieGroup = new CookieGroup(this);
 
     /** The peer's address once known; null with {@link #remoteOf} set: asked at the first {@link #remoteAddress()}. */
