@@ -27,6 +27,22 @@ class TrailersTest {
         assertEquals(Trailers.of("Checksum", "abc", "x-n", "1", "X-N", "2"), t);
     }
 
+    /** Trailers read as any {@link Headers}: the same answers through the interface. */
+    @Test
+    void readsAsHeaders() {
+        Headers h = Trailers.of("Checksum", "abc", "x-n", "1", "X-N", "2");
+        assertEquals("abc", h.view("CHECKSUM").toString());
+        assertTrue(h.has("x-N"));
+        assertTrue(!h.has("absent"));
+        assertNull(h.view("absent"));
+        assertEquals(List.of("1", "2"), h.all("X-n"));
+        assertEquals("X-N", h.name(2).toString());
+        assertEquals("2", h.value(2).toString());
+        assertThrows(IndexOutOfBoundsException.class, () -> h.name(3));
+        assertThrows(IndexOutOfBoundsException.class, () -> h.value(-1));
+        assertTrue(!Trailers.EMPTY.has("x"));
+    }
+
     @Test
     void noneIsEmpty() {
         assertSame(Trailers.EMPTY, Trailers.of());
