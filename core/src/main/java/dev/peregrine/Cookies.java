@@ -10,9 +10,11 @@ import dev.peregrine.cookie.CookieCursor;
  * <pre>{@code
  * // Cookie: sid=abc; theme=dark
  * String sid = req.cookies().get("sid");          // "abc"; null when absent
- * Map<String, String> all = req.cookies().map();  // {sid=abc, theme=dark}
- * for (CookieCursor c = req.cookies().cursor(); c.next(); ) {   // no allocation
- *     if (c.nameIs("theme")) { ... c.valueView() ... }
+ * var all = req.cookies().map();                  // {sid=abc, theme=dark}
+ * for (var c = req.cookies().cursor(); c.next(); ) {  // a CookieCursor: no allocation
+ *     if (c.nameIs("theme")) {
+ *         CharSequence theme = c.valueView();         // valid while the handler runs
+ *     }
  * }
  * }</pre>
  *

@@ -10,9 +10,9 @@ package dev.peregrine;
  * CharSequence agent = h.view("User-Agent");        // no copy: valid while the handler runs
  * if (h.has("X-Debug")) { ... }
  * for (int i = 0; i < h.size(); i++) {
- *     log(h.name(i) + ": " + h.value(i));           // every field line, in arrival order
+ *     System.out.println(h.name(i) + ": " + h.value(i)); // every field line, in arrival order
  * }
- * List<String> forwarded = h.all("X-Forwarded-For"); // every line of a repeated name
+ * var forwarded = h.all("X-Forwarded-For");         // every line of a repeated name, a List<String>
  * }</pre>
  *
  * <p>Names are compared case-insensitively (RFC 9110 §5.1); values are as received, without the
