@@ -152,12 +152,29 @@ public final class ResponseView extends ResponseSource implements Response, dev.
         return ResponseEncoder.bodyLength(this);
     }
 
-    /** Non-zero when the response is not a plain one: a bit set of {@link #ASYNC}, {@link #FILE}, {@link #OUTPUT_STREAM}. */
+    /**
+     * Whether the in-memory body is certainly shorter than {@code min} bytes (text: at most 3 UTF-8
+     * bytes a char), read from the fields here: the compressor asks this of every response.
+     */
+    boolean bodyShorterThan(int min) {
+        switch (bodyKind) {
+            case BODY_BYTES:
+                return bodyBytes.length < min;
+            case BODY_BUFFER:
+                return bodyBuffer.remaining() < min;
+            case BODY_CHARS:
+                return 3L * bodyChars.length() < min;
+            default:
+                return false;
+        }
+    }
+
     /** What this response turns to for the parts that outlive the handler (the loop's {@code OffLoop}, or an exchange). */
     public ResponseOwner owner() {
         return owner;
     }
 
+    /** Non-zero when the response is not a plain one: a bit set of {@link #ASYNC}, {@link #FILE}, {@link #OUTPUT_STREAM}. */
     public int special() {
         return special;
     }

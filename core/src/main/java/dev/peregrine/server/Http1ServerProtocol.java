@@ -77,6 +77,8 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
     private static final int T_BODY = 3;
 
     private final ProtocolSwitches switches;
+    /** {@code maxPipelinedRequests}, read once here: {@link #onInput} counts down from it on every read. */
+    private final int maxPipelined;
     private Connection c;
     /** No request has begun yet: the preface and ALPN are looked at once, before the first. */
     private boolean fresh = true;
@@ -93,6 +95,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         super(srv);
         this.switches = srv.setup.switches();
         ServerConfig config = srv.config;
+        this.maxPipelined = config.maxPipelinedRequests();
         this.framer = new RequestFramer(srv.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold(), true);
     }
 
@@ -128,7 +131,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         }
         int pos = start;
         int answered = 0;
-        int untilFlush = srv.config.maxPipelinedRequests(); // a countdown: no division per request
+        int untilFlush = maxPipelined; // a countdown: no division per request
         while (pos < end && c.isOpen() && !c.readPaused() && (work == null || work.readyForNext())) {
             int r = handleOne(buf, pos, end);
             if (r == NEED_MORE) {
@@ -145,7 +148,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
             answered++;
             if (--untilFlush == 0) {
                 // A pipelined batch this long: go on only once the socket took the responses so far.
-                untilFlush = srv.config.maxPipelinedRequests();
+                untilFlush = maxPipelined;
                 c.flushBatch();
                 if (c.pendingOutput() > 0 && !c.readPaused()) {
                     c.pauseReading();
