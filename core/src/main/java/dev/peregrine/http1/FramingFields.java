@@ -5,8 +5,8 @@ import dev.peregrine.buffer.Ascii;
 import java.nio.ByteBuffer;
 
 /**
- * The header fields that frame or steer a request (Host, Expect, Connection, Content-Length,
- * Transfer-Encoding) and the rules that can only be checked once the whole head is in. One instance
+ * The header fields that frame or steer a request (Host, Expect, Connection with its close,
+ * keep-alive and upgrade options, Content-Length, Transfer-Encoding) and the rules that can only be checked once the whole head is in. One instance
  * per {@link HeadParser}, which calls {@link #reset} at the start of each head, {@link #field} for
  * every field line it has validated, and {@link #finish} after the empty line.
  *
@@ -23,6 +23,7 @@ final class FramingFields {
     private static final byte[] CHUNKED = Ascii.bytes("chunked");
     private static final byte[] CLOSE = Ascii.bytes("close");
     private static final byte[] KEEP_ALIVE = Ascii.bytes("keep-alive");
+    private static final byte[] UPGRADE = Ascii.bytes("upgrade");
     private static final byte[] CONTINUE = Ascii.bytes("100-continue");
 
     // Per-head state: the Transfer-Encoding codings (the field may span several lines) and Host.
@@ -208,6 +209,8 @@ final class FramingFields {
                 r.connectionClose = true;
             } else if (n == 10 && Ascii.equalsLowerCase(b, ts, p, KEEP_ALIVE)) {
                 r.connectionKeepAlive = true;
+            } else if (n == 7 && Ascii.equalsLowerCase(b, ts, p, UPGRADE)) {
+                r.connectionUpgrade = true; // RFC 9110 §7.8: the server looks at Upgrade only then
             }
         }
     }

@@ -348,7 +348,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
     /** Runs the handler and encodes its response. */
     private void dispatch(RequestView req) {
         req.remoteFrom(c.endpoint()); // the address is made only if the handler asks
-        if (switches.hasUpgrades() && switches.upgrade(c, req, srv.encoder)) {
+        if (req.connectionUpgrade() && switches.upgrade(c, req, srv.encoder)) { // the parser saw Connection: upgrade
             return; // RFC 9110 §7.8: the 101 is interim, the new protocol answers (and counts) the request (h2c: stream 1)
         }
         ResponseView res = srv.response;
@@ -499,8 +499,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
 
     /** Runs {@code h} on the loop; an exception becomes a 500 (logged once; 400/413 for a bad form) and the loop carries on. */
     private void runInline(Handler h, RequestView req, ResponseView res) {
-        srv.offLoop.runningFor(this);
-        srv.enterHandler(h);
+        srv.enterHandler(this, h); // also what async() and interim() reach (OffLoop)
         try {
             h.handle(req, res);
         } catch (Throwable t) {

@@ -111,8 +111,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
 
     /** Runs {@code h} on the loop; an exception becomes the server's failure answer, as over HTTP/1.1. */
     private void runInline(Handler h, RequestView req, ResponseView res) {
-        srv.offLoop.runningFor(this);
-        srv.enterHandler(h);
+        srv.enterHandler(this, h); // also what async() and interim() reach (OffLoop)
         try {
             h.handle(req, res);
         } catch (Throwable t) {

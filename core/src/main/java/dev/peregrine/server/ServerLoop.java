@@ -77,6 +77,8 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     boolean slowHandlers = dev.peregrine.jfr.PeregrineEvents.slowHandlers();
     /** HTTP/2 streams' dispatch on this loop, or null before the first HTTP/2 connection. */
     private Http2Dispatch http2;
+    /** Whose inline handler runs now, or ran last ({@link #inlineSite}); set with the watchdog's fields. */
+    private dev.peregrine.offloop.InlineSite inlineSite;
     /** The inline handler running now, or null (see {@link LoopWatchdog}); opaque access only. */
     @SuppressWarnings("unused")
     private Handler runningHandler;
@@ -175,6 +177,19 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     }
 
     @Override
+    public dev.peregrine.offloop.InlineSite inlineSite() {
+        return inlineSite;
+    }
+
+    /**
+     * Loop: the connection whose inline handler is about to run, for a protocol outside this package
+     * (teleport) that calls its handlers without the watchdog's {@link #enterHandler}.
+     */
+    public void runningFor(dev.peregrine.offloop.InlineSite site) {
+        inlineSite = site;
+    }
+
+    @Override
     public OffLoopExecutor blockingExecutor() {
         return setup.blockingExecutor();
     }
@@ -265,7 +280,9 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
 
     // ---------------------------------------------------------------- watchdog (two opaque stores per inline call)
 
-    void enterHandler(Handler h) {
+    /** {@code site}'s inline handler {@code h} is about to run: what {@code async()} reaches, and the watchdog's two stores. */
+    void enterHandler(dev.peregrine.offloop.InlineSite site, Handler h) {
+        inlineSite = site;
         CALLS.setOpaque(this, (long) CALLS.getOpaque(this) + 1);
         RUNNING.setOpaque(this, h);
     }
