@@ -35,8 +35,8 @@ final class FramingFields {
     private int hostCount;
     private int hostStart;
     private int hostEnd;
-    // The last Host value found valid, 8 to 16 bytes (see validHost).
-    private int lastHostLength;
+    // The last Host value found valid, at most 16 bytes (see validHost).
+    private int lastHostLength = -1;
     private long lastHostFirst;
     private long lastHostLast;
 
@@ -246,13 +246,16 @@ final class FramingFields {
     }
 
     /**
-     * {@link Authority#valid} for the Host value, remembering the last valid one of 8 to 16 bytes
-     * (two overlapping words and the length identify it exactly): clients send the same Host on every
-     * request, and a byte-by-byte check per request cost about 10% of a pipelined request's CPU.
+     * {@link Authority#valid} for the Host value, remembering the last valid one of at most 16 bytes
+     * (its length and the words at its first byte and ending at its last identify it exactly: for a
+     * value shorter than 8 bytes the first word holds it whole, plus the CRLF and bytes after it):
+     * clients send the same Host on every request, and a byte-by-byte check per request cost about 10%
+     * of a pipelined request's CPU. A short value too near either end of the buffer for a word is
+     * checked each time.
      */
     private boolean validHost(ByteBuffer b, int s, int e) {
         int length = e - s;
-        if (length >= 8 && length <= 16) {
+        if (length <= 16 && s + 8 <= b.limit() && e >= 8) { // from 8 bytes on, both hold by themselves
             long first = b.getLong(s);
             long last = b.getLong(e - 8);
             if (length == lastHostLength && first == lastHostFirst && last == lastHostLast) {

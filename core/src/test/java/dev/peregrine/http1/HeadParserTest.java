@@ -260,6 +260,24 @@ class HeadParserTest {
         assertEquals(HeadParser.NEED_MORE, parse("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"));
     }
 
+    /**
+     * The parser remembers the last valid Host (up to 16 bytes, short ones too): the same value is valid
+     * again, and a different one of the same length, valid or not, is judged afresh.
+     */
+    @Test
+    void theRememberedHostIsThatValueOnly() {
+        String[][] hosts = {{"x", "200"}, {"x", "200"}, {"@", "400"}, {"y", "200"}, {"ab:1", "200"}, {"ab:1", "200"}, {"ab 1", "400"},
+            {"ab:1", "200"}, {"a.example:80", "200"}, {"a.exampl%:80", "400"}, {"a.example:80", "200"}, {"", "200"}, {"", "200"}};
+        for (int room : new int[] {0, 16}) { // the head at the buffer's end (a short value is checked each time), or bytes after it
+            FramingHarness f = new FramingHarness(MAX_BODY);
+            for (String[] h : hosts) {
+                byte[] head = ("GET / HTTP/1.1\r\nHost: " + h[0] + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+                int r = f.parser.parse(FramingHarness.bufferOf(head, head.length + room), 0, head.length, f.request);
+                assertEquals(h[1].equals("200") ? head.length : -400, r, "Host: " + h[0] + ", room " + room);
+            }
+        }
+    }
+
     /** The {@code upgrade} option of {@code Connection} (RFC 9110 §7.8), which alone sends a request to the server's upgrades. */
     @Test
     void connectionUpgradeOption() {
