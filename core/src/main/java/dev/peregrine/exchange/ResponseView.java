@@ -56,6 +56,11 @@ public final class ResponseView extends ResponseSource implements Response, dev.
     boolean asIs;
     /** An error page is being rendered into this response (see {@link #error}). */
     private boolean renderingErrorPage;
+    /**
+     * The last Content-Type value found valid, a {@code String} (immutable, so valid for good): a handler
+     * that sets the same constant on every response has it checked once. Kept across {@link #reset}.
+     */
+    private CharSequence checkedType;
 
     /**
      * A response with no exchange behind it (tests, tools): {@link #async()}, {@link #outputStream()}
@@ -275,9 +280,10 @@ public final class ResponseView extends ResponseSource implements Response, dev.
     @Override
     public Response contentType(CharSequence type) {
         checkNotHandedOver();
-        if (type != null) {
+        if (type != null && type != checkedType) {
             type = HeaderRules.immutable(type);
             HeaderRules.checkValue(type);
+            checkedType = type;
         }
         contentType = type;
         return this;
