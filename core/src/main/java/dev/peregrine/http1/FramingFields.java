@@ -6,9 +6,10 @@ import java.nio.ByteBuffer;
 
 /**
  * The header fields that frame or steer a request (Host, Expect, Connection with its close,
- * keep-alive and upgrade options, Content-Length, Transfer-Encoding) and the rules that can only be checked once the whole head is in. One instance
- * per {@link HeadParser}, which calls {@link #reset} at the start of each head, {@link #field} for
- * every field line it has validated, and {@link #finish} after the empty line.
+ * keep-alive and upgrade options, Content-Length, Transfer-Encoding) and the rules that can only be
+ * checked once the whole head is in. One instance per {@link HeadParser}, which calls {@link #reset}
+ * at the start of each head, {@link #field} for every field line it has validated, and
+ * {@link #finish} after the empty line.
  *
  * <p>A field is recognised by its name's length first, then by its bytes OR-ed with 0x20 and
  * compared as packed little-endian words: {@link #field}, called for every line, is a filter of one
