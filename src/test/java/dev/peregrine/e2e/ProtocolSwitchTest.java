@@ -78,6 +78,28 @@ class ProtocolSwitchTest extends ServerTestBase {
         }
     }
 
+    /**
+     * The {@code upgrade} option in any case and spacing, or on a second {@code Connection} line (one
+     * list, RFC 9110 §5.3), still switches; a keep-alive request before it on the same connection does not.
+     */
+    @Test
+    void theUpgradeOptionInAnyCaseSpacingOrLine() throws IOException {
+        String[] connections = {
+            "Connection: keep-alive,\tUpGrAdE \r\n",
+            "connection:UPGRADE\r\n",
+            "Connection: keep-alive\r\nConnection:  upgrade , x-other\r\n",
+        };
+        for (String connection : connections) {
+            try (Socket s = connect()) {
+                send(s, "GET /plaintext HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\nUpgrade: x-echo\r\n\r\n"
+                        + "GET /chat HTTP/1.1\r\nHost: localhost\r\n" + connection + "Upgrade: x-echo\r\n\r\nping");
+                RawResponse first = RawResponse.read(s.getInputStream());
+                assertEquals(200, first.status, connection);
+                assertEquals(SWITCHED + "ping", readExactly(s, SWITCHED.length() + 4), connection);
+            }
+        }
+    }
+
     @Test
     void preface() throws IOException {
         for (int split = 1; split <= PREFACE.length(); split++) {

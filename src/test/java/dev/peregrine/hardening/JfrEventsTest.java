@@ -136,6 +136,33 @@ class JfrEventsTest {
         }
     }
 
+    /**
+     * The loop asks JFR whether slow handlers are wanted once a clock tick, not per request: a recording
+     * started while a keep-alive connection is open still gets the slow request sent on it next (the
+     * loop's tick for that read sees the recording).
+     */
+    @Test
+    void aRecordingStartedBetweenRequestsOfAKeepAliveConnectionSeesTheNextSlowOne() throws Exception {
+        start();
+        try (RawClient c = new RawClient(server.port())) {
+            c.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertEquals(200, dev.peregrine.testing.RawResponse.read(c.input()).status);
+            List<RecordedEvent> events = record(true, () -> {
+                long started = System.currentTimeMillis();
+                while (System.currentTimeMillis() == started) { // the contract: seen from the next millisecond's tick on
+                    Thread.onSpinWait();
+                }
+                c.send("GET /slow/2 HTTP/1.1\r\nHost: x\r\n\r\n");
+                assertEquals(200, dev.peregrine.testing.RawResponse.read(c.input()).status);
+                Await.until("requests counted", () -> server.metrics().requests >= 2);
+            });
+            List<RecordedEvent> slow = events.stream().filter(e -> e.getEventType().getName().equals("dev.peregrine.SlowHandler"))
+                    .collect(Collectors.toList());
+            assertEquals(1, slow.size(), events.toString());
+            assertEquals("/slow/{n}", slow.get(0).getString("route"));
+        }
+    }
+
     @Test
     void proxyRejectionsAreEventsToo() throws Exception {
         server = Server.builder().transport(transport).port(0).host("127.0.0.1").threads(1).proxyProtocol(ProxyProtocol.trusting("127.0.0.1"))

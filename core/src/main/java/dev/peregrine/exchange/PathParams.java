@@ -13,7 +13,8 @@ final class PathParams {
     private String[] names;
     private final int[] start = new int[16];
     private final int[] end = new int[16];
-    private int count;
+    /** How many parameters the route matched; 0 for a static route ({@link RequestView#reset} reads it). */
+    int count;
 
     void clear() {
         count = 0;

@@ -95,7 +95,9 @@ public final class RequestView extends RequestHead implements Request {
         if (attributes != null) {
             attributes.clear(); // kept for the next request that uses attributes: none allocated when unused
         }
-        params.clear();
+        if (params.count != 0) {
+            params.clear(); // only after a route with parameters: a static one set none
+        }
         body.clear();
         trailers = null;
     }

@@ -26,6 +26,8 @@ public final class ResponseCompressor {
     /** Bytes a body producer may put per piece when its body is compressed. */
     public static final int STAGING = 16 * 1024;
     private final Compression settings;
+    /** {@link Compression#minSize}, where every response is compared with it. */
+    private final int minSize;
     private final Coding[] offered;
     private final Encoders encoders;
     private ByteBuffer view = ByteBuffer.allocate(0);
@@ -35,13 +37,14 @@ public final class ResponseCompressor {
 
     public ResponseCompressor(Compression settings) {
         this.settings = settings;
+        this.minSize = settings.minSize();
         this.offered = settings.codings().toArray(new Coding[0]);
         this.encoders = new Encoders(settings.level(), settings.brotliQuality(), 22, settings.zstdLevel());
     }
 
     /** Compresses {@code res}'s body if {@code req} accepts a coding and the response qualifies. */
     public void apply(RequestView req, ResponseView res, boolean head) {
-        if (res.asIs || (res.special() == 0 && belowMinimum(res))) {
+        if (res.asIs || (res.special() == 0 && res.bodyShorterThan(minSize))) {
             // Never compressed, whatever the client accepts: this answer does not vary, so no Vary
             // (a cache may give it to any client: identity is always acceptable, RFC 9110 §12.5.3).
             return;
@@ -80,7 +83,7 @@ public final class ResponseCompressor {
         } else {
             return;
         }
-        if (len < settings.minSize()) {
+        if (len < minSize) {
             return;
         }
         Encoder e = encoders.whole(coding);
@@ -133,21 +136,6 @@ public final class ResponseCompressor {
     /** Frees the encoders' native memory (the loop stopped). */
     public void close() {
         encoders.close();
-    }
-
-    /** Whether an in-memory body is certainly shorter than {@code minSize} (UTF-8: at most 3 bytes a char). */
-    private boolean belowMinimum(ResponseView res) {
-        int min = settings.minSize();
-        switch (ResponseParts.bodyKind(res)) {
-            case ResponseSource.BODY_BYTES:
-                return ResponseParts.bodyBytes(res).length < min;
-            case ResponseSource.BODY_BUFFER:
-                return ResponseParts.bodyBuffer(res).remaining() < min;
-            case ResponseSource.BODY_CHARS:
-                return 3L * ResponseParts.bodyChars(res).length() < min;
-            default:
-                return false;
-        }
     }
 
     /** Vary for a compressible type, then the coding to use, or null when none applies. */

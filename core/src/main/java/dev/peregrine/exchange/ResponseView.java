@@ -56,6 +56,11 @@ public final class ResponseView extends ResponseSource implements Response, dev.
     boolean asIs;
     /** An error page is being rendered into this response (see {@link #error}). */
     private boolean renderingErrorPage;
+    /**
+     * The last Content-Type value found valid, a {@code String} (immutable, so valid for good): a handler
+     * that sets the same constant on every response has it checked once. Kept across {@link #reset}.
+     */
+    private CharSequence checkedType;
 
     /**
      * A response with no exchange behind it (tests, tools): {@link #async()}, {@link #outputStream()}
@@ -152,12 +157,29 @@ public final class ResponseView extends ResponseSource implements Response, dev.
         return ResponseEncoder.bodyLength(this);
     }
 
-    /** Non-zero when the response is not a plain one: a bit set of {@link #ASYNC}, {@link #FILE}, {@link #OUTPUT_STREAM}. */
+    /**
+     * Whether the in-memory body is certainly shorter than {@code min} bytes (text: at most 3 UTF-8
+     * bytes a char), read from the fields here: the compressor asks this of every response.
+     */
+    boolean bodyShorterThan(int min) {
+        switch (bodyKind) {
+            case BODY_BYTES:
+                return bodyBytes.length < min;
+            case BODY_BUFFER:
+                return bodyBuffer.remaining() < min;
+            case BODY_CHARS:
+                return 3L * bodyChars.length() < min;
+            default:
+                return false;
+        }
+    }
+
     /** What this response turns to for the parts that outlive the handler (the loop's {@code OffLoop}, or an exchange). */
     public ResponseOwner owner() {
         return owner;
     }
 
+    /** Non-zero when the response is not a plain one: a bit set of {@link #ASYNC}, {@link #FILE}, {@link #OUTPUT_STREAM}. */
     public int special() {
         return special;
     }
@@ -258,9 +280,10 @@ public final class ResponseView extends ResponseSource implements Response, dev.
     @Override
     public Response contentType(CharSequence type) {
         checkNotHandedOver();
-        if (type != null) {
+        if (type != null && type != checkedType) {
             type = HeaderRules.immutable(type);
             HeaderRules.checkValue(type);
+            checkedType = type;
         }
         contentType = type;
         return this;

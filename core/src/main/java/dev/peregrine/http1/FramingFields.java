@@ -5,10 +5,11 @@ import dev.peregrine.buffer.Ascii;
 import java.nio.ByteBuffer;
 
 /**
- * The header fields that frame or steer a request (Host, Expect, Connection, Content-Length,
- * Transfer-Encoding) and the rules that can only be checked once the whole head is in. One instance
- * per {@link HeadParser}, which calls {@link #reset} at the start of each head, {@link #field} for
- * every field line it has validated, and {@link #finish} after the empty line.
+ * The header fields that frame or steer a request (Host, Expect, Connection with its close,
+ * keep-alive and upgrade options, Content-Length, Transfer-Encoding) and the rules that can only be
+ * checked once the whole head is in. One instance per {@link HeadParser}, which calls {@link #reset}
+ * at the start of each head, {@link #field} for every field line it has validated, and
+ * {@link #finish} after the empty line.
  *
  * <p>A field is recognised by its name's length first, then by its bytes OR-ed with 0x20 and
  * compared as packed little-endian words: {@link #field}, called for every line, is a filter of one
@@ -23,6 +24,7 @@ final class FramingFields {
     private static final byte[] CHUNKED = Ascii.bytes("chunked");
     private static final byte[] CLOSE = Ascii.bytes("close");
     private static final byte[] KEEP_ALIVE = Ascii.bytes("keep-alive");
+    private static final byte[] UPGRADE = Ascii.bytes("upgrade");
     private static final byte[] CONTINUE = Ascii.bytes("100-continue");
 
     // Per-head state: the Transfer-Encoding codings (the field may span several lines) and Host.
@@ -34,8 +36,8 @@ final class FramingFields {
     private int hostCount;
     private int hostStart;
     private int hostEnd;
-    // The last Host value found valid, 8 to 16 bytes (see validHost).
-    private int lastHostLength;
+    // The last Host value found valid, at most 16 bytes (see validHost).
+    private int lastHostLength = -1;
     private long lastHostFirst;
     private long lastHostLast;
 
@@ -208,6 +210,8 @@ final class FramingFields {
                 r.connectionClose = true;
             } else if (n == 10 && Ascii.equalsLowerCase(b, ts, p, KEEP_ALIVE)) {
                 r.connectionKeepAlive = true;
+            } else if (n == 7 && Ascii.equalsLowerCase(b, ts, p, UPGRADE)) {
+                r.connectionUpgrade = true; // RFC 9110 §7.8: the server looks at Upgrade only then
             }
         }
     }
@@ -243,13 +247,16 @@ final class FramingFields {
     }
 
     /**
-     * {@link Authority#valid} for the Host value, remembering the last valid one of 8 to 16 bytes
-     * (two overlapping words and the length identify it exactly): clients send the same Host on every
-     * request, and a byte-by-byte check per request cost about 10% of a pipelined request's CPU.
+     * {@link Authority#valid} for the Host value, remembering the last valid one of at most 16 bytes
+     * (its length and the words at its first byte and ending at its last identify it exactly: for a
+     * value shorter than 8 bytes the first word holds it whole, plus the CRLF and bytes after it):
+     * clients send the same Host on every request, and a byte-by-byte check per request cost about 10%
+     * of a pipelined request's CPU. A short value too near either end of the buffer for a word is
+     * checked each time.
      */
     private boolean validHost(ByteBuffer b, int s, int e) {
         int length = e - s;
-        if (length >= 8 && length <= 16) {
+        if (length <= 16 && s + 8 <= b.limit() && e >= 8) { // from 8 bytes on, both hold by themselves
             long first = b.getLong(s);
             long last = b.getLong(e - 8);
             if (length == lastHostLength && first == lastHostFirst && last == lastHostLast) {

@@ -55,6 +55,11 @@ public abstract class RequestHead {
     protected boolean expectContinue;
     protected boolean connectionClose;
     protected boolean connectionKeepAlive;
+    /**
+     * The {@code upgrade} option is in {@code Connection} (RFC 9110 §7.8: an {@code Upgrade} field is
+     * acted on only with it), so the server consults its upgrade protocols for this request alone.
+     */
+    protected boolean connectionUpgrade;
 
     /** @param maxHeaders the most header fields a request may carry */
     protected RequestHead(int maxHeaders) {
@@ -78,6 +83,7 @@ public abstract class RequestHead {
         expectContinue = false;
         connectionClose = false;
         connectionKeepAlive = false;
+        connectionUpgrade = false;
         asteriskForm = false;
         absolutePathEmpty = false;
     }
@@ -92,6 +98,11 @@ public abstract class RequestHead {
     /** The declared Content-Length, or -1. */
     public final long contentLength() {
         return contentLength;
+    }
+
+    /** Whether a {@code Connection} field lists the {@code upgrade} option (any case, any line of it). */
+    public final boolean connectionUpgrade() {
+        return connectionUpgrade;
     }
 
     /** The buffer the offsets point into. */
@@ -176,5 +187,6 @@ public abstract class RequestHead {
         expectContinue = r.expectContinue;
         connectionClose = r.connectionClose;
         connectionKeepAlive = r.connectionKeepAlive;
+        connectionUpgrade = r.connectionUpgrade;
     }
 }

@@ -148,7 +148,7 @@ abstract class ConnectionIo implements OutputSink {
             return;
         }
         out.clear();
-        if (pendingOutput() > ctx.config.maxPendingOutput()) {
+        if (pendingOutput() > ctx.maxPendingOutput) {
             outputBacklogged(); // backpressure: stop reading until the peer takes its output
         }
     }

@@ -17,6 +17,8 @@ import java.nio.ByteOrder;
  */
 public final class LoopContext {
     final LoopConfig config;
+    /** {@link LoopConfig#maxPendingOutput}, where every flush compares against it. */
+    final int maxPendingOutput;
     /** The listener this loop serves: port, endpoint layer, protocol of accepted connections. */
     final LoopSetup setup;
     final BufferPool pool;
@@ -46,6 +48,7 @@ public final class LoopContext {
     public LoopContext(LoopSetup setup) {
         this.setup = setup;
         this.config = setup.config();
+        this.maxPendingOutput = config.maxPendingOutput();
         this.pool = new BufferPool(config.largestPooledBuffer(), 64);
         this.readBuffer = ByteBuffer.allocateDirect(config.readBufferSize()).order(ByteOrder.LITTLE_ENDIAN);
         this.writeBuffer = ByteBuffer.allocateDirect(config.writeBufferSize()).order(ByteOrder.LITTLE_ENDIAN);

@@ -37,6 +37,13 @@ public interface HttpLoop {
     /** A handler threw {@code t}: logs it and returns the status to answer (500, or 400/413 for a bad form). */
     int handlerFailed(Object request, Throwable t);
 
+    /**
+     * The connection (or HTTP/2 stream) whose inline handler is running, as its protocol said before
+     * calling it; the last one between handlers, null before the first. What {@code async()} hands
+     * off and where an interim response goes ({@link OffLoop}).
+     */
+    InlineSite inlineSite();
+
     /** This loop's off-loop state: the exchange an inline handler started, finished exchanges for reuse. */
     OffLoop offLoop();
 

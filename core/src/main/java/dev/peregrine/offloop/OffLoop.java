@@ -17,8 +17,6 @@ import java.io.OutputStream;
  */
 public final class OffLoop implements ResponseOwner {
     private final HttpLoop srv;
-    /** The connection whose handler is running; set before each inline handler call. */
-    private InlineSite current;
     private Exchange pending;
     /** Finished blocking exchanges kept for reuse (see {@code Exchange.recyclable}). */
     private final java.util.ArrayDeque<Exchange> reusable = new java.util.ArrayDeque<>();
@@ -28,16 +26,13 @@ public final class OffLoop implements ResponseOwner {
         this.srv = srv;
     }
 
-    /** Loop: the connection whose inline handler is about to run (what {@code async()} hands off). */
-    public void runningFor(InlineSite connection) {
-        current = connection;
-    }
-
     /**
-     * The connection whose inline handler is running now, or null between handlers: a handler that
-     * switches the connection to another protocol after its {@code 101} (WebSocket) reaches it here.
+     * The connection whose inline handler is running now ({@link HttpLoop#inlineSite}), or null before
+     * the loop's first: a handler that switches the connection to another protocol after its
+     * {@code 101} (WebSocket) reaches it here.
      */
     public dev.peregrine.loop.Connection inlineConnection() {
+        InlineSite current = srv.inlineSite();
         return current == null ? null : current.connection();
     }
 
@@ -49,7 +44,7 @@ public final class OffLoop implements ResponseOwner {
     @Override
     public Completion startAsync(ResponseView res) {
         if (pending == null) {
-            pending = Exchange.async(current.offLoopHost(), srv.request());
+            pending = Exchange.async(srv.inlineSite().offLoopHost(), srv.request());
         }
         if (!res.committed()) {
             res.copyHeadTo((ResponseView) pending.response()); // what filters set before the handler stays in the answer
@@ -84,13 +79,13 @@ public final class OffLoop implements ResponseOwner {
     public void sendInterim(ResponseView res, int status, String[] headers) {
         int version = srv.request().versionNumber();
         if (version == 20) {
-            current.interim(status, headers); // HTTP/2: HEADERS without END_STREAM (RFC 9113 §8.1)
+            srv.inlineSite().interim(status, headers); // HTTP/2: HEADERS without END_STREAM (RFC 9113 §8.1)
             return;
         }
         if (version != 11) {
             return; // RFC 9110 §15.2: no 1xx to an HTTP/1.0 client
         }
-        srv.encoder().encodeInterim(status, headers, current.interimOut());
+        srv.encoder().encodeInterim(status, headers, srv.inlineSite().interimOut());
     }
 
     /** The exchange started by the handler that just returned, or null; forgets it. */

@@ -14,6 +14,11 @@ import java.util.List;
 final class Route {
     final String pattern;
     final Handler[] byMethod = new Handler[Methods.COUNT];
+    /**
+     * What the router answers each of the usual methods with, once sealed ({@link #handlerFor}): read
+     * by the router as it resolves, so a request costs one array load here.
+     */
+    final Handler[] resolved = new Handler[Methods.COUNT];
     /** Handlers of methods outside {@link Methods} (WebDAV, {@code PURGE}, {@code QUERY}...), by exact name. */
     final java.util.Map<String, Handler> otherMethods = new java.util.LinkedHashMap<>();
     /** Names of the {@code {param}} segments, in order; empty for a static path. */
@@ -48,6 +53,9 @@ final class Route {
         String allowValue = allow;
         methodNotAllowed = builtIns.apply((req, res) -> res.error(405).header("Allow", allowValue));
         options = builtIns.apply((req, res) -> res.status(204).header("Allow", allowValue));
+        for (int m = 0; m < Methods.COUNT; m++) {
+            resolved[m] = handlerFor(m);
+        }
     }
 
     /**
@@ -59,7 +67,7 @@ final class Route {
     }
 
     /** The handler for method {@code m}, with HEAD served by GET (RFC 9110 §9.3.2) and OPTIONS built in. */
-    Handler handlerFor(int m) {
+    private Handler handlerFor(int m) {
         Handler h = byMethod[m];
         if (h != null) {
             return h;

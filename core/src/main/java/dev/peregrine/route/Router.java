@@ -237,7 +237,7 @@ public final class Router {
     private Handler handlerFor(Route r, int method, RequestView req) {
         req.setRouteId(r.id);
         if (method != Methods.OTHER) {
-            return r.handlerFor(method);
+            return r.resolved[method]; // filled by Route.seal
         }
         String name = req.method(); // a String only for methods outside the usual nine
         Handler h = r.otherHandler(name);

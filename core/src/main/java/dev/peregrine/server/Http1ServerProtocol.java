@@ -77,6 +77,8 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
     private static final int T_BODY = 3;
 
     private final ProtocolSwitches switches;
+    /** {@code maxPipelinedRequests}, read once here: {@link #onInput} counts down from it on every read. */
+    private final int maxPipelined;
     private Connection c;
     /** No request has begun yet: the preface and ALPN are looked at once, before the first. */
     private boolean fresh = true;
@@ -93,6 +95,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         super(srv);
         this.switches = srv.setup.switches();
         ServerConfig config = srv.config;
+        this.maxPipelined = config.maxPipelinedRequests();
         this.framer = new RequestFramer(srv.parser, config.maxBodySize(), config.maxHeadSize(), config.streamBodyThreshold(), true);
     }
 
@@ -128,7 +131,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         }
         int pos = start;
         int answered = 0;
-        int untilFlush = srv.config.maxPipelinedRequests(); // a countdown: no division per request
+        int untilFlush = maxPipelined; // a countdown: no division per request
         while (pos < end && c.isOpen() && !c.readPaused() && (work == null || work.readyForNext())) {
             int r = handleOne(buf, pos, end);
             if (r == NEED_MORE) {
@@ -145,7 +148,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
             answered++;
             if (--untilFlush == 0) {
                 // A pipelined batch this long: go on only once the socket took the responses so far.
-                untilFlush = srv.config.maxPipelinedRequests();
+                untilFlush = maxPipelined;
                 c.flushBatch();
                 if (c.pendingOutput() > 0 && !c.readPaused()) {
                     c.pauseReading();
@@ -345,7 +348,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
     /** Runs the handler and encodes its response. */
     private void dispatch(RequestView req) {
         req.remoteFrom(c.endpoint()); // the address is made only if the handler asks
-        if (switches.hasUpgrades() && switches.upgrade(c, req, srv.encoder)) {
+        if (req.connectionUpgrade() && switches.upgrade(c, req, srv.encoder)) { // the parser saw Connection: upgrade
             return; // RFC 9110 §7.8: the 101 is interim, the new protocol answers (and counts) the request (h2c: stream 1)
         }
         ResponseView res = srv.response;
@@ -496,8 +499,7 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
 
     /** Runs {@code h} on the loop; an exception becomes a 500 (logged once; 400/413 for a bad form) and the loop carries on. */
     private void runInline(Handler h, RequestView req, ResponseView res) {
-        srv.offLoop.runningFor(this);
-        srv.enterHandler(h);
+        srv.enterHandler(this, h); // also what async() and interim() reach (OffLoop)
         try {
             h.handle(req, res);
         } catch (Throwable t) {

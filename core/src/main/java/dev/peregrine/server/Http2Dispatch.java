@@ -84,7 +84,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         Handler h = srv.router.resolve(req, srv.paramStarts, srv.paramEnds);
         // A streaming route whose body came whole (END_STREAM on its HEADERS, or a content-length under streamBodyThreshold)
         // runs inline as over HTTP/1.1: onBody hands the whole body over at once.
-        boolean timing = srv.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers();
+        boolean timing = srv.durations != null || srv.slowHandlers;
         long since = timing ? System.nanoTime() : 0;
         if (h instanceof BlockingHandler) { // off-loop hook: runs on another thread, answered through the work
             Http2StreamWork work = new Http2StreamWork(srv, this, PendingStream.of(h2, streamId));
@@ -111,8 +111,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
 
     /** Runs {@code h} on the loop; an exception becomes the server's failure answer, as over HTTP/1.1. */
     private void runInline(Handler h, RequestView req, ResponseView res) {
-        srv.offLoop.runningFor(this);
-        srv.enterHandler(h);
+        srv.enterHandler(this, h); // also what async() and interim() reach (OffLoop)
         try {
             h.handle(req, res);
         } catch (Throwable t) {
@@ -152,7 +151,7 @@ public final class Http2Dispatch implements StreamDispatch, InlineSite {
         if (srv.tracer != null) {
             srv.tracer.begin(req, res);
         }
-        boolean timing = srv.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers();
+        boolean timing = srv.durations != null || srv.slowHandlers;
         long since = timing ? System.nanoTime() : 0;
         if (length > srv.config.maxStreamedBodySize()) { // answered from the head, before the body is read
             srv.metrics.rejected(413);

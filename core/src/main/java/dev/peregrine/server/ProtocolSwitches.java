@@ -143,10 +143,6 @@ public final class ProtocolSwitches {
         return upgrades.containsKey(token.toLowerCase(Locale.ROOT));
     }
 
-    public boolean hasUpgrades() {
-        return !upgrades.isEmpty();
-    }
-
     public Supplier<? extends Protocol> priorKnowledge() {
         return priorKnowledge;
     }
@@ -218,15 +214,15 @@ public final class ProtocolSwitches {
      * option in {@code Connection}, is answered {@code 101 Switching Protocols} and {@code c} goes to
      * that protocol. HTTP/1.0 requests and requests with a body stay HTTP/1.1 (the body would have to
      * be read first), so the Upgrade header is then ignored, as the RFC allows. Returns whether it
-     * switched.
+     * switched. Asked only for a request whose {@code Connection} has the option (the parser's
+     * {@code connectionUpgrade}, any case, any of its lines): no other request comes here.
      */
     boolean upgrade(Connection c, RequestView req, ResponseEncoder encoder) {
-        if (!req.headers().has("Upgrade") || req.versionNumber() != 11 || req.isChunked() || req.contentLength() > 0) {
-            return false; // the first test allocates nothing: most requests have no Upgrade
+        if (upgrades.isEmpty() || !req.connectionUpgrade() || req.versionNumber() != 11 || req.isChunked() || req.contentLength() > 0) {
+            return false;
         }
-        String connection = req.header("Connection");
         String upgrade = req.header("Upgrade");
-        if (connection == null || upgrade == null || !hasToken(connection, "upgrade")) {
+        if (upgrade == null) {
             return false;
         }
         for (String offered : upgrade.split(",")) {
@@ -236,15 +232,6 @@ public final class ProtocolSwitches {
             if (next != null) {
                 encoder.encodeInterim(101, new String[] {"Connection", "Upgrade", "Upgrade", token}, c);
                 c.switchTo(next);
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean hasToken(String list, String token) {
-        for (String t : list.split(",")) {
-            if (t.trim().equalsIgnoreCase(token)) {
                 return true;
             }
         }

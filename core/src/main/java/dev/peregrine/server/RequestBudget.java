@@ -98,7 +98,7 @@ abstract class RequestBudget {
      * (off: one null test and one flag load).
      */
     final void beginTiming(RequestView req) {
-        if (srv.durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers()) {
+        if (srv.durations != null || srv.slowHandlers) {
             timing = true;
             timedSince = System.nanoTime();
             timedKey = RequestDurations.key(req.routeId(), req.methodId(), 0);

@@ -67,8 +67,18 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     final int[] paramEnds = new int[16];
     /** Request-duration histograms of this loop, or null when {@code requestDurations} is off. */
     final RequestDurations durations;
+    /**
+     * Whether a JFR recording wants {@code dev.peregrine.SlowHandler} events, as last asked on the loop's
+     * clock tick ({@link #onClock}, at most once a millisecond): every request reads this field instead
+     * of asking JFR. A recording that starts is seen at the loop's next tick, so requests dispatched
+     * before it (within that millisecond) are not timed for it; one that stops costs at most a tick of
+     * timing with no event (the event itself asks JFR, {@link RequestDurations#requestDone}).
+     */
+    boolean slowHandlers = dev.peregrine.jfr.PeregrineEvents.slowHandlers();
     /** HTTP/2 streams' dispatch on this loop, or null before the first HTTP/2 connection. */
     private Http2Dispatch http2;
+    /** Whose inline handler runs now, or ran last ({@link #inlineSite}); set with the watchdog's fields. */
+    private dev.peregrine.offloop.InlineSite inlineSite;
     /** The inline handler running now, or null (see {@link LoopWatchdog}); opaque access only. */
     @SuppressWarnings("unused")
     private Handler runningHandler;
@@ -119,6 +129,7 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     @Override
     public void onClock(long nowMillis) {
         encoder.tick(nowMillis);
+        slowHandlers = dev.peregrine.jfr.PeregrineEvents.slowHandlers(); // JFR's flag changes at run time: asked once a tick
     }
 
     @Override
@@ -166,6 +177,19 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     }
 
     @Override
+    public dev.peregrine.offloop.InlineSite inlineSite() {
+        return inlineSite;
+    }
+
+    /**
+     * Loop: the connection whose inline handler is about to run, for a protocol outside this package
+     * (teleport) that calls its handlers without the watchdog's {@link #enterHandler}.
+     */
+    public void runningFor(dev.peregrine.offloop.InlineSite site) {
+        inlineSite = site;
+    }
+
+    @Override
     public OffLoopExecutor blockingExecutor() {
         return setup.blockingExecutor();
     }
@@ -194,7 +218,7 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
      * handlers want it.
      */
     public long timingStart() {
-        return durations != null || dev.peregrine.jfr.PeregrineEvents.slowHandlers() ? System.nanoTime() : 0;
+        return durations != null || slowHandlers ? System.nanoTime() : 0;
     }
 
     /** Ops: the series of {@code req} (read at dispatch: the view is reused) for {@link #requestDone}. */
@@ -256,7 +280,9 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
 
     // ---------------------------------------------------------------- watchdog (two opaque stores per inline call)
 
-    void enterHandler(Handler h) {
+    /** {@code site}'s inline handler {@code h} is about to run: what {@code async()} reaches, and the watchdog's two stores. */
+    void enterHandler(dev.peregrine.offloop.InlineSite site, Handler h) {
+        inlineSite = site;
         CALLS.setOpaque(this, (long) CALLS.getOpaque(this) + 1);
         RUNNING.setOpaque(this, h);
     }

@@ -260,6 +260,45 @@ class HeadParserTest {
         assertEquals(HeadParser.NEED_MORE, parse("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"));
     }
 
+    /**
+     * The parser remembers the last valid Host (up to 16 bytes, short ones too): the same value is valid
+     * again, and a different one of the same length, valid or not, is judged afresh.
+     */
+    @Test
+    void theRememberedHostIsThatValueOnly() {
+        String[][] hosts = {{"x", "200"}, {"x", "200"}, {"@", "400"}, {"y", "200"}, {"ab:1", "200"}, {"ab:1", "200"}, {"ab 1", "400"},
+            {"ab:1", "200"}, {"a.example:80", "200"}, {"a.exampl%:80", "400"}, {"a.example:80", "200"}, {"", "200"}, {"", "200"}};
+        for (int room : new int[] {0, 16}) { // the head at the buffer's end (a short value is checked each time), or bytes after it
+            FramingHarness f = new FramingHarness(MAX_BODY);
+            for (String[] h : hosts) {
+                byte[] head = ("GET / HTTP/1.1\r\nHost: " + h[0] + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+                int r = f.parser.parse(FramingHarness.bufferOf(head, head.length + room), 0, head.length, f.request);
+                assertEquals(h[1].equals("200") ? head.length : -400, r, "Host: " + h[0] + ", room " + room);
+            }
+        }
+    }
+
+    /** The {@code upgrade} option of {@code Connection} (RFC 9110 §7.8), which alone sends a request to the server's upgrades. */
+    @Test
+    void connectionUpgradeOption() {
+        assertFalse(parseOk("GET / HTTP/1.1\r\nHost: x\r\n\r\n").request.connectionUpgrade());
+        assertFalse(parseOk("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n").request.connectionUpgrade());
+        assertFalse(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n").request.connectionUpgrade());
+        assertTrue(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\n\r\n").request.connectionUpgrade());
+        assertTrue(parseOk("GET / HTTP/1.1\r\nHost: x\r\nconnection:UpGrAdE\r\n\r\n").request.connectionUpgrade());
+        assertTrue(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: keep-alive,\t UPGRADE , HTTP2-Settings\r\n\r\n").request.connectionUpgrade());
+        // A second Connection line is part of the same list (RFC 9110 §5.3).
+        assertTrue(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nConnection: Upgrade\r\n\r\n").request.connectionUpgrade());
+        // Near misses are other options.
+        assertFalse(parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrades, upgrad, x-upgrade\r\n\r\n").request.connectionUpgrade());
+        assertFalse(parseOk("GET / HTTP/1.1\r\nHost: x\r\nX-Connection: upgrade\r\n\r\n").request.connectionUpgrade());
+        // The flag is one request's: the same view parsing the next head starts without it.
+        FramingHarness f = parseOk("GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\n\r\n");
+        byte[] next = "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        assertEquals(next.length, f.parser.parse(FramingHarness.bufferOf(next, next.length), 0, next.length, f.request));
+        assertFalse(f.request.connectionUpgrade());
+    }
+
     @Test
     void expectContinueIsRecordedAndAnythingElseIs417() {
         assertTrue(parseOk("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\n").request.expectsContinue());

@@ -302,6 +302,28 @@ class ResponseEncoderTest {
         assertEquals("Date: Thu, 01 Jan 1970 00:00:00 GMT\r\n", DateHeader.format(0));
     }
 
+    /**
+     * The view remembers the last Content-Type it found valid (a String): the same one again is not
+     * re-checked, and a different value, or a mutable one whose chars changed since, still is.
+     */
+    @Test
+    void aRememberedContentTypeDoesNotLetAnInvalidOneThrough() {
+        ResponseView r = res();
+        String type = "text/x-mine";
+        r.contentType(type);
+        r.reset();
+        r.contentType(type);
+        assertTrue(encode(r, false, true, false).contains("Content-Type: text/x-mine\r\n"));
+        assertThrows(IllegalArgumentException.class, () -> r.contentType("text/x-mine\r\nInjected: 1"));
+        StringBuilder b = new StringBuilder("text/a");
+        r.contentType(b);
+        b.append("\r\nInjected: 1");
+        assertThrows(IllegalArgumentException.class, () -> r.contentType(b));
+        r.reset();
+        r.contentType(type);
+        assertThrows(IllegalArgumentException.class, () -> r.contentType(new String("text/x-mine\n")));
+    }
+
     @Test
     void responseViewRefusesHeadersThatCouldSplitOrReframeTheResponse() {
         ResponseView r = res();

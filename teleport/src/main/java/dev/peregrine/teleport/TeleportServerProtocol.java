@@ -366,7 +366,7 @@ final class TeleportServerProtocol implements Protocol, InlineSite {
     }
 
     private void runInline(Handler h, RequestView req, ResponseView res) {
-        srv.offLoop().runningFor(this);
+        srv.runningFor(this);
         try {
             h.handle(req, res);
         } catch (Throwable t) {
