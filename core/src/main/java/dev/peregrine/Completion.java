@@ -6,7 +6,7 @@ package dev.peregrine;
  * <pre>{@code
  * .get("/later", (req, res) -> {
  *     Completion done = res.async();
- *     client.fetch(done.request().queryParam("id")).thenAccept(v -> {
+ *     client.fetch(done.request().query().get("id")).thenAccept(v -> {
  *         done.response().text(v);
  *         done.complete();
  *     });

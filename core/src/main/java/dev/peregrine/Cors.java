@@ -89,13 +89,13 @@ public final class Cors implements Filter {
         if (varies) {
             res.header("Vary", "Origin");
         }
-        CharSequence origin = req.headerView("Origin");
+        CharSequence origin = req.headers().view("Origin");
         if (origin == null) {
             next.handle(req, res);
             return;
         }
         String allowOrigin = allowedOrigin(origin);
-        if ("OPTIONS".equals(req.method()) && req.hasHeader("Access-Control-Request-Method")) {
+        if ("OPTIONS".equals(req.method()) && req.headers().has("Access-Control-Request-Method")) {
             preflight(req, res, allowOrigin);
             return; // a preflight is the filter's to answer, never the route's
         }
@@ -114,10 +114,10 @@ public final class Cors implements Filter {
     /** Answers a preflight: 204, with the grant only when origin, method and headers all pass. */
     private void preflight(Request req, Response res, String allowOrigin) {
         res.status(204);
-        if (allowOrigin == null || !methodAllowed(req.headerView("Access-Control-Request-Method"))) {
+        if (allowOrigin == null || !methodAllowed(req.headers().view("Access-Control-Request-Method"))) {
             return;
         }
-        CharSequence requested = req.headerView("Access-Control-Request-Headers");
+        CharSequence requested = req.headers().view("Access-Control-Request-Headers");
         String allowHeaders = headersValue;
         if (requested != null && !blank(requested)) {
             if (anyHeader) {

@@ -1,6 +1,5 @@
 package dev.peregrine;
 
-import dev.peregrine.cookie.CookieCursor;
 import dev.peregrine.form.FormCursor;
 
 import java.io.InputStream;
@@ -11,9 +10,10 @@ import java.nio.charset.StandardCharsets;
 /**
  * The request a {@link RequestDecoding} filter hands on: the original for everything but the body,
  * which is the decoded one — in memory ({@link #decoded}) or, for a streamed body, a decoding stream.
- * {@code Content-Encoding} reads as absent through {@link #header}, {@link #headerView},
- * {@link #hasHeader} and the indexed fields ({@link #headerCount}, {@link #headerName}: its field lines
- * are left out); {@code Content-Length} and the other fields are as the client sent them.
+ * {@code Content-Encoding} reads as absent through {@link #header} and every method of
+ * {@link #headers()} ({@link DecodedHeaders}: its field lines are left out of the indexed ones too);
+ * {@code Content-Length} and the other fields are as the client sent them. {@link #form()} reads the
+ * decoded body; the query and cookies are the original's.
  * Valid as long as the original is.
  *
  * <p>Thread: the thread running the handler.
@@ -24,50 +24,31 @@ final class DecodedRequest implements Request {
     private final ByteBuffer decoded;
     private final InputStream decodedStream;
     private FormCursor formCursor;
-
-    /** The original's field lines but Content-Encoding's, by index: the decoded request has no coding. */
-    private final int[] fieldLines;
+    private final Headers headers;
+    private final Params form = new DecodedForm(this);
 
     DecodedRequest(Request original, ByteBuffer decoded, InputStream decodedStream) {
         this.original = original;
         this.decoded = decoded;
         this.decodedStream = decodedStream;
-        int n = original.headerCount();
-        int[] lines = new int[n];
-        int kept = 0;
-        for (int i = 0; i < n; i++) {
-            if (!isContentEncoding(original.headerName(i).toString())) {
-                lines[kept++] = i;
-            }
-        }
-        this.fieldLines = java.util.Arrays.copyOf(lines, kept);
-    }
-
-    private static boolean isContentEncoding(String name) {
-        return name.equalsIgnoreCase("Content-Encoding");
+        this.headers = new DecodedHeaders(original.headers());
     }
 
     @Override public String method() { return original.method(); }
     @Override public String path() { return original.path(); }
     @Override public CharSequence pathView() { return original.pathView(); }
-    @Override public String query() { return original.query(); }
-    @Override public String queryParam(String name) { return original.queryParam(name); }
-    @Override public java.util.List<String> queryParams(String name) { return original.queryParams(name); }
-    @Override public java.util.Map<String, java.util.List<String>> queryParams() { return original.queryParams(); }
+    @Override public String rawQuery() { return original.rawQuery(); }
+    @Override public Params query() { return original.query(); }
     @Override public String pathParam(String name) { return original.pathParam(name); }
     @Override public String version() { return original.version(); }
-    @Override public String header(String name) { return isContentEncoding(name) ? null : original.header(name); }
-    @Override public CharSequence headerView(String name) { return isContentEncoding(name) ? null : original.headerView(name); }
-    @Override public boolean hasHeader(String name) { return !isContentEncoding(name) && original.hasHeader(name); }
-    @Override public int headerCount() { return fieldLines.length; }
+    @Override public String header(String name) { return headers.get(name); }
+    @Override public Headers headers() { return headers; }
     @Override public Trailers trailers() { return original.trailers(); }
     @Override public String host() { return original.host(); }
-    @Override public CharSequence headerName(int index) { return original.headerName(fieldLines[index]); }
-    @Override public CharSequence headerValue(int index) { return original.headerValue(fieldLines[index]); }
     @Override public boolean keepAlive() { return original.keepAlive(); }
     @Override public InetSocketAddress remoteAddress() { return original.remoteAddress(); }
-    @Override public FormCursor queryPairs() { return original.queryPairs(); }
-    @Override public CookieCursor cookieCursor() { return original.cookieCursor(); }
+    @Override public Params form() { return form; }
+    @Override public Cookies cookies() { return original.cookies(); }
 
     private ByteBuffer inMemory() {
         if (decoded == null) {
@@ -126,8 +107,8 @@ final class DecodedRequest implements Request {
         listener.onEnd();
     }
 
-    @Override
-    public FormCursor formPairs() {
+    /** The form's cursor ({@link DecodedForm}): over the decoded body. */
+    FormCursor formPairs() {
         ByteBuffer b = inMemory();
         if (formCursor == null) {
             formCursor = new FormCursor();

@@ -1,6 +1,5 @@
 package dev.peregrine;
 
-import dev.peregrine.cookie.CookieCursor;
 import dev.peregrine.form.FormCursor;
 import dev.peregrine.form.MultipartForm;
 import dev.peregrine.form.MultipartLimits;
@@ -12,6 +11,19 @@ import java.nio.ByteBuffer;
 /**
  * One parsed HTTP/1.1 request, seen through a flyweight over the bytes as they arrived.
  *
+ * <p><b>Accessor groups.</b> Besides the request line, the body and the one shortcut
+ * {@link #header(String)}, the fields are read through four groups, each the request's own object
+ * (asking for one allocates nothing; each refuses use after the exchange as the request does):
+ * <pre>{@code
+ * // GET /search?q=caf%C3%A9&tag=a&tag=b   Cookie: sid=abc   Accept: text/html
+ * req.header("Accept");              // "text/html": the shortcut for headers().get
+ * req.headers().view("Accept");      // no copy; also has, all, size/name(i)/value(i)
+ * req.query().get("q");              // "café"; all("tag") is [a, b]; map(); pairs() a cursor
+ * req.rawQuery();                    // "q=caf%C3%A9&tag=a&tag=b"
+ * req.form().get("name");            // an application/x-www-form-urlencoded body's field
+ * req.cookies().get("sid");          // "abc"; map(); cursor()
+ * }</pre>
+ *
  * <p><b>Validity.</b> A {@code Request} and every view it returns ({@link CharSequence} and
  * {@link ByteBuffer} results) are valid only while the handler that received it runs: the loop reuses
  * the object and the memory behind it for the next request. Methods returning {@code String} or
@@ -19,8 +31,8 @@ import java.nio.ByteBuffer;
  * handler's request ({@link Handlers#blocking}) and {@link Completion#request()} are copies made at
  * hand-off, valid until the handler returns or the completion ends.
  *
- * <p><b>Cost.</b> Methods returning views, {@code int}, {@code long} or {@code boolean} allocate
- * nothing. Methods returning {@code String} or {@code byte[]} allocate the result (method names are
+ * <p><b>Cost.</b> Methods returning views, groups, {@code int}, {@code long} or {@code boolean}
+ * allocate nothing. Methods returning {@code String} or {@code byte[]} allocate the result (method names are
  * the exception: {@link #method()} returns a constant for the standard methods).
  *
  * <p>Thread: the thread running the handler (the event loop for inline handlers).
@@ -35,14 +47,18 @@ public interface Request {
     /** The path as a view (no allocation). */
     CharSequence pathView();
 
-    /** The raw query after {@code '?'} (percent-encoding kept), or {@code null} if there is none. */
-    String query();
+    /**
+     * The raw query after {@code '?'} (percent-encoding kept), or {@code null} if there is none. On
+     * {@code Request} rather than on {@link #query()}'s {@link Params}: a form body has no such text, so
+     * the pairs read the same whichever source they come from.
+     */
+    String rawQuery();
 
     /**
-     * The first value of query parameter {@code name}, percent-decoded as UTF-8 with {@code '+'} as a
-     * space, {@code ""} for a name without {@code '='}, or {@code null} when absent.
+     * The query string's pairs, decoded ({@link Params}): {@code req.query().get("page")}. The request's
+     * own object, allocated with it: calling this allocates nothing.
      */
-    String queryParam(String name);
+    Params query();
 
     /**
      * The value matched by {@code {name}} in the route's path, percent-decoded, or {@code null}.
@@ -76,17 +92,18 @@ public interface Request {
     /** {@code "HTTP/1.1"} or {@code "HTTP/1.0"}. */
     String version();
 
-    /** The first value of header {@code name} (case-insensitive), or {@code null} when absent. */
+    /**
+     * The first value of header {@code name} (case-insensitive), or {@code null} when absent: the one
+     * shortcut for {@code headers().get(name)}, the accessor handlers use most.
+     */
     String header(String name);
 
-    /** The first value of header {@code name} as a view (no allocation), or {@code null}. */
-    CharSequence headerView(String name);
-
-    /** Whether header {@code name} (case-insensitive) is present. */
-    boolean hasHeader(String name);
-
-    /** How many header fields the request has (trailers not included: {@link #trailers()}). */
-    int headerCount();
+    /**
+     * The header fields ({@link Headers}): by name ({@code get}, {@code view}, {@code has}, {@code all})
+     * and by index, trailers not included ({@link #trailers()}). The request's own object, allocated
+     * with it: calling this allocates nothing.
+     */
+    Headers headers();
 
     /**
      * The host (and port, if given) the request is for: the authority of an absolute-form target
@@ -95,12 +112,6 @@ public interface Request {
      * by the parser (400 otherwise). Allocates a String.
      */
     String host();
-
-    /** The name of header field {@code index} (0-based, in arrival order) as a view. */
-    CharSequence headerName(int index);
-
-    /** The value of header field {@code index} (0-based, in arrival order) as a view. */
-    CharSequence headerValue(int index);
 
     /**
      * The trailer fields that ended the body (HTTP/1.1 chunked trailers, HTTP/2's trailing HEADERS),
@@ -121,7 +132,7 @@ public interface Request {
      * <p>The limit is the route's, not the framing's: in a blocking handler a body streamed because it
      * is larger than {@link ServerConfig#streamBodyThreshold()} (up to {@code maxStreamedBodySize}) is
      * read whole by the first call of this method, {@link #bodyLength()}, {@link #bodyBytes()},
-     * {@link #bodyString()}, {@link #bodyAs}, {@link #formParams()} or {@link #formPairs()} (blocking
+     * {@link #bodyString()}, {@link #bodyAs} or {@link #form()}'s methods (blocking
      * until it has arrived; what the handler already read through {@link #bodyStream()} is not
      * included); read {@link #bodyStream()} instead to keep it out of memory.
      *
@@ -209,59 +220,29 @@ public interface Request {
     void onBody(BodyListener listener) throws Exception;
 
     /**
-     * Every value of query parameter {@code name}, decoded as {@link #queryParam} does, in order
-     * ({@code ?tag=a&tag=b}); empty when absent.
-     */
-    java.util.List<String> queryParams(String name);
-
-    /**
-     * Every query parameter, decoded, names in first-seen order, each with its values in order.
+     * The fields of an {@code application/x-www-form-urlencoded} body, decoded ({@link Params}):
+     * {@code req.form().get("name")}. The request's own object, allocated with it.
      *
-     * @throws dev.peregrine.form.FormLimitException for more than {@link FormCursor#DEFAULT_MAX_PAIRS}
-     *     pairs (uncaught, the server answers 413)
+     * <p>{@link Params#get}, {@link Params#all} and {@link Params#map} read the body as such a form only:
+     * <ul>
+     *   <li>they throw {@link dev.peregrine.form.BadFormException} (uncaught: 415) for another
+     *       Content-Type (read a {@code multipart/form-data} body with {@link #multipart}); a request with
+     *       neither a Content-Type nor a body has no fields;</li>
+     *   <li>they throw {@link IllegalStateException} when the body is streamed to a streaming handler on
+     *       the loop (a blocking handler's streamed body is read whole, as {@link #body()} says);</li>
+     *   <li>they throw {@link dev.peregrine.form.FormLimitException} for more than
+     *       {@link FormCursor#DEFAULT_MAX_PAIRS} pairs (uncaught, the server answers 413).</li>
+     * </ul>
+     * {@link Params#pairs()} does not check the Content-Type (check it first where it matters) and
+     * throws {@link IllegalStateException} as above. All of them use the form's one cursor.
      */
-    java.util.Map<String, java.util.List<String>> queryParams();
+    Params form();
 
     /**
-     * The fields of an {@code application/x-www-form-urlencoded} body, decoded (UTF-8, {@code +} as a
-     * space), names in first-seen order.
-     *
-     * @throws dev.peregrine.form.BadFormException (uncaught: 415) for another Content-Type (read a
-     *     {@code multipart/form-data} body with {@link #multipart}); a request with neither a
-     *     Content-Type nor a body has no fields
-     * @throws IllegalStateException when the body is streamed to a streaming handler on the loop
-     * @throws dev.peregrine.form.FormLimitException for more than {@link FormCursor#DEFAULT_MAX_PAIRS}
-     *     pairs (uncaught, the server answers 413)
+     * The cookies of the {@code Cookie} fields ({@link Cookies}): {@code req.cookies().get("sid")}. The
+     * request's own object, allocated with it: calling this allocates nothing.
      */
-    default java.util.Map<String, java.util.List<String>> formParams() {
-        String type = header("Content-Type");
-        if (type == null && bodyLength() == 0) {
-            return java.util.Map.of();
-        }
-        if (!MediaTypes.is(type, "application/x-www-form-urlencoded")) {
-            throw dev.peregrine.form.BadFormException.unsupportedType("formParams()", type);
-        }
-        return formPairs().toMap();
-    }
-
-    /** The first value of form field {@code name} ({@link #formParams()}), or {@code null}. */
-    default String formParam(String name) {
-        java.util.List<String> v = formParams().get(name);
-        return v == null ? null : v.get(0);
-    }
-
-    /**
-     * The value of cookie {@code name} from the {@code Cookie} fields (RFC 6265 §5.4, read as
-     * {@link CookieCursor} does), or {@code null}; the first of repeated names wins.
-     */
-    default String cookie(String name) {
-        return cookieCursor().first(name);
-    }
-
-    /** Every cookie of the {@code Cookie} fields, in order (the first of repeated names wins). */
-    default java.util.Map<String, String> cookies() {
-        return cookieCursor().toMap();
-    }
+    Cookies cookies();
 
     /**
      * The JSON body as a {@code type}, through {@link dev.peregrine.json.Json#mapper()}.
@@ -284,30 +265,7 @@ public interface Request {
         return dev.peregrine.json.Json.mapper().read(bodyBytes(), type);
     }
 
-    // ---- Zero-allocation views and multipart (dev.peregrine.form, dev.peregrine.cookie)
-
-    /**
-     * A cursor over the query's pairs, before the first (none when there is no query): iterate, compare
-     * decoded names and values, decode into your own array, all without allocating. The request's one
-     * cursor, reset by each call. Valid while the handler runs.
-     */
-    FormCursor queryPairs();
-
-    /**
-     * A cursor over the pairs of an {@code application/x-www-form-urlencoded} body, before the first,
-     * without allocating. Unlike {@link #formParams()} it does not check the {@code Content-Type}: check
-     * it first where it matters. The request's one cursor, reset by each call. Valid while the handler runs.
-     *
-     * @throws IllegalStateException when the body is streamed ({@link #bodyStreamed()})
-     */
-    FormCursor formPairs();
-
-    /**
-     * A cursor over the cookies of every {@code Cookie} field, before the first, without allocating; see
-     * {@link CookieCursor} for the parsing rules. The request's one cursor, reset by each call. Valid while
-     * the handler runs.
-     */
-    CookieCursor cookieCursor();
+    // ---- Multipart (dev.peregrine.form)
 
     /**
      * Reads a {@code multipart/form-data} body whole, files past the limits' threshold spooled to disk;
@@ -321,6 +279,6 @@ public interface Request {
      * @throws java.io.IOException when the connection closed before the body ended
      */
     default MultipartForm multipart(MultipartLimits limits) throws java.io.IOException {
-        return MultipartForm.read(bodyStream(), headerView("Content-Type"), limits);
+        return MultipartForm.read(bodyStream(), headers().view("Content-Type"), limits);
     }
 }

@@ -16,7 +16,7 @@ import java.nio.ByteBuffer;
  *       {@code identity} members are left out (they name no transformation): {@code identity} then
  *       {@code gzip}, on one line or two, is gzip;</li>
  *   <li>{@code gzip} (or {@code x-gzip}): the handler sees the decoded body through {@code body()},
- *       {@code bodyString()}, {@code formPairs()}, {@code bodyStream()}... and no Content-Encoding.
+ *       {@code bodyString()}, {@code form()}, {@code bodyStream()}... and no Content-Encoding.
  *       A body in memory is decoded before the handler runs: more than {@code maxDecodedBytes} decoded
  *       bytes gives 413, a corrupt or truncated stream 400, the handler never runs. A body streamed
  *       to a blocking handler ({@code streamBodyThreshold}) is decoded as the handler reads; a read
@@ -51,7 +51,7 @@ public final class RequestDecoding {
     }
 
     private static void decode(Request req, Response res, Handler next, long max) throws Exception {
-        if (req.headerView("Content-Encoding") == null) {
+        if (req.headers().view("Content-Encoding") == null) {
             next.handle(req, res); // the common case: no coding, nothing read further
             return;
         }
@@ -90,11 +90,12 @@ public final class RequestDecoding {
      */
     static java.util.List<String> codings(Request req) {
         java.util.List<String> out = new java.util.ArrayList<>(2);
-        for (int i = 0, n = req.headerCount(); i < n; i++) {
-            if (!"content-encoding".contentEquals(lower(req.headerName(i)))) {
+        Headers fields = req.headers();
+        for (int i = 0, n = fields.size(); i < n; i++) {
+            if (!"content-encoding".contentEquals(lower(fields.name(i)))) {
                 continue;
             }
-            for (String member : req.headerValue(i).toString().split(",", -1)) {
+            for (String member : fields.value(i).toString().split(",", -1)) {
                 String coding = member.strip().toLowerCase(java.util.Locale.ROOT);
                 if (!coding.isEmpty() && !coding.equals("identity")) {
                     out.add(coding);

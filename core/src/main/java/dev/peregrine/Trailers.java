@@ -16,10 +16,13 @@ import java.util.Arrays;
  * HTTP/1.1 a malformed field line (400) or trailers past {@code maxHeadSize} (431); over HTTP/2
  * pseudo-fields and connection-specific fields (stream error), or more than the header list size (431).
  *
+ * <p>Read as any {@link Headers} (as {@link Request#headers()} is): {@code get}, {@code all},
+ * {@code has}, by index; its values are {@code String}s already, so {@link #view} is {@link #get}.
+ *
  * <p>Immutable; {@link #EMPTY} when the body had none (or has not been read to its end yet).
  * Thread: any.
  */
-public final class Trailers {
+public final class Trailers implements Headers {
     /** No trailer fields. */
     public static final Trailers EMPTY = new Trailers(new String[0]);
 
@@ -54,6 +57,7 @@ public final class Trailers {
     }
 
     /** How many trailer fields there are (a repeated name counts each time). */
+    @Override
     public int size() {
         return fields.length / 2;
     }
@@ -63,16 +67,19 @@ public final class Trailers {
     }
 
     /** The name of field {@code index} (0-based, in arrival order), as sent. */
+    @Override
     public String name(int index) {
         return fields[2 * checked(index)];
     }
 
     /** The value of field {@code index} (0-based, in arrival order). */
+    @Override
     public String value(int index) {
         return fields[2 * checked(index) + 1];
     }
 
     /** The first value of trailer {@code name} (case-insensitive), or {@code null} when absent. */
+    @Override
     public String get(String name) {
         for (int i = 0; i < fields.length; i += 2) {
             if (fields[i].equalsIgnoreCase(name)) {
@@ -82,8 +89,21 @@ public final class Trailers {
         return null;
     }
 
+    /** The same as {@link #get}: the values are held as {@code String}s. */
+    @Override
+    public CharSequence view(String name) {
+        return get(name);
+    }
+
+    /** Whether trailer {@code name} (case-insensitive) is present. */
+    @Override
+    public boolean has(String name) {
+        return get(name) != null;
+    }
+
     /** Every value of trailer {@code name} (case-insensitive), in order; empty when absent. */
-    public java.util.List<String> getAll(String name) {
+    @Override
+    public java.util.List<String> all(String name) {
         java.util.List<String> values = new java.util.ArrayList<>(1);
         for (int i = 0; i < fields.length; i += 2) {
             if (fields[i].equalsIgnoreCase(name)) {

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Bodies by the route's limit, not their framing: {@code bodyString}, {@code bodyBytes}, {@code bodyAs}
- * and {@code formParams} work on a blocking route for a Content-Length body above the stream threshold
+ * and {@code form()} work on a blocking route for a Content-Length body above the stream threshold
  * (declared by marker or by {@link Execution}), as for the same body chunked or on an inline route;
  * a Content-Type they cannot read answers 415, never a 500. Over a real socket.
  */
@@ -30,7 +30,7 @@ class BodyByRouteLimitTest {
             Item item = req.bodyAs(Item.class);
             res.text(item.name.length() + " " + item.count);
         };
-        Handler form = (req, res) -> res.text(String.valueOf(req.formParam("a").length()));
+        Handler form = (req, res) -> res.text(String.valueOf(req.form().get("a").length()));
         return Server.builder().port(0).threads(1).maxBodySize(4 * 1024 * 1024)
                 .post("/marker", Handlers.blocking(echo))
                 .post("/execution", Execution.BLOCKING, echo)
@@ -92,7 +92,7 @@ class BodyByRouteLimitTest {
             assertEquals(415, post(s.port(), "/multipart", null, small, false).status);
             assertEquals(400, post(s.port(), "/multipart", "multipart/form-data", small, false).status, "no boundary: malformed, not unsupported");
         }
-        try (TestClient c = TestClient.of(Server.builder().get("/q", (req, res) -> res.text(String.valueOf(req.formParams()))))) {
+        try (TestClient c = TestClient.of(Server.builder().get("/q", (req, res) -> res.text(String.valueOf(req.form().map()))))) {
             assertEquals(Map.of().toString(), c.get("/q").text(), "no type, no body: no fields");
         }
     }

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-/** {@link Request#queryPairs()}, {@link Request#formPairs()}, {@link Request#cookieCursor()} and {@link Response#redirect}, through the real connection code. */
+/** {@code req.query().pairs()}, {@code req.form().pairs()}, {@code req.cookies().cursor()} and {@link Response#redirect}, through the real connection code. */
 class CursorsAndRedirectTest {
     private static String walk(FormCursor c) {
         StringBuilder sb = new StringBuilder();
@@ -21,17 +21,17 @@ class CursorsAndRedirectTest {
 
     private static Server.Builder app() {
         return Server.builder()
-                .get("/q", (req, res) -> res.text(walk(req.queryPairs()) + "|" + req.queryPairs().first("b")))
+                .get("/q", (req, res) -> res.text(walk(req.query().pairs()) + "|" + req.query().pairs().first("b")))
                 .post("/form", (req, res) -> {
-                    FormCursor c = req.formPairs();
+                    FormCursor c = req.form().pairs();
                     int tags = 0;
                     while (c.next()) {
                         tags += c.nameIs("tag") ? 1 : 0;
                     }
-                    res.text(tags + " " + walk(req.formPairs()));
+                    res.text(tags + " " + walk(req.form().pairs()));
                 })
                 .get("/cookies", (req, res) -> {
-                    CookieCursor c = req.cookieCursor();
+                    CookieCursor c = req.cookies().cursor();
                     StringBuilder sb = new StringBuilder();
                     while (c.next()) {
                         sb.append(c.name()).append('=').append(c.value()).append(';');

@@ -27,11 +27,11 @@ class RequestDecodingTest {
         Handler echo = (req, res) -> res.text(req.bodyLength() + ":" + req.header("Content-Encoding") + ":" + req.bodyString());
         return Server.builder().streamBodyThreshold(64 * 1024)
                 .post("/decoded", RequestDecoding.gzip(CAP, echo))
-                .post("/form", RequestDecoding.gzip(CAP, (req, res) -> res.text(req.formParam("b"))))
+                .post("/form", RequestDecoding.gzip(CAP, (req, res) -> res.text(req.form().get("b"))))
                 .post("/fields", RequestDecoding.gzip(CAP, (req, res) -> {
                     StringBuilder names = new StringBuilder();
-                    for (int i = 0; i < req.headerCount(); i++) {
-                        names.append(req.headerName(i)).append(';');
+                    for (int i = 0; i < req.headers().size(); i++) {
+                        names.append(req.headers().name(i)).append(';');
                     }
                     res.text(names + req.bodyString());
                 }))

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TestClientTest {
     private static Server.Builder app() {
         return Server.builder()
-                .get("/hi", (req, res) -> res.text("hi " + req.queryParam("name")))
+                .get("/hi", (req, res) -> res.text("hi " + req.query().get("name")))
                 .post("/echo", (req, res) -> res.contentType("application/octet-stream").body(req.bodyBytes()))
                 .get("/blocking", Execution.BLOCKING, (req, res) -> res.text("off the loop"))
                 .get("/async", (req, res) -> {

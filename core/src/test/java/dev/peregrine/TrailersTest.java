@@ -20,11 +20,27 @@ class TrailersTest {
         assertEquals("abc", t.value(0));
         assertEquals("abc", t.get("checksum"));
         assertEquals("1", t.get("X-N"));
-        assertEquals(List.of("1", "2"), t.getAll("x-n"));
+        assertEquals(List.of("1", "2"), t.all("x-n"));
         assertNull(t.get("absent"));
-        assertEquals(List.of(), t.getAll("absent"));
+        assertEquals(List.of(), t.all("absent"));
         assertEquals("Trailers[Checksum: abc, x-n: 1, X-N: 2]", t.toString());
         assertEquals(Trailers.of("Checksum", "abc", "x-n", "1", "X-N", "2"), t);
+    }
+
+    /** Trailers read as any {@link Headers}: the same answers through the interface. */
+    @Test
+    void readsAsHeaders() {
+        Headers h = Trailers.of("Checksum", "abc", "x-n", "1", "X-N", "2");
+        assertEquals("abc", h.view("CHECKSUM").toString());
+        assertTrue(h.has("x-N"));
+        assertTrue(!h.has("absent"));
+        assertNull(h.view("absent"));
+        assertEquals(List.of("1", "2"), h.all("X-n"));
+        assertEquals("X-N", h.name(2).toString());
+        assertEquals("2", h.value(2).toString());
+        assertThrows(IndexOutOfBoundsException.class, () -> h.name(3));
+        assertThrows(IndexOutOfBoundsException.class, () -> h.value(-1));
+        assertTrue(!Trailers.EMPTY.has("x"));
     }
 
     @Test

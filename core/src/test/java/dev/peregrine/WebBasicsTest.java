@@ -19,12 +19,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WebBasicsTest {
     private static Server.Builder app() {
         return Server.builder()
-                .get("/q", (req, res) -> res.text(req.queryParams("tag") + " " + req.queryParams()))
-                .post("/form", (req, res) -> res.text(req.formParam("name") + " " + req.formParams()))
+                .get("/q", (req, res) -> res.text(req.query().all("tag") + " " + req.query().map()))
+                .post("/form", (req, res) -> res.text(req.form().get("name") + " " + req.form().map()))
                 .get("/cookies", (req, res) -> res
                         .cookie(Cookie.of("visited", "1").path("/").httpOnly().sameSite(Cookie.SameSite.LAX))
                         .cookie(Cookie.of("theme", "dark").maxAge(Duration.ofDays(1)).secure())
-                        .text(req.cookie("session") + " " + req.cookies()));
+                        .text(req.cookies().get("session") + " " + req.cookies().map()));
     }
 
     @Test

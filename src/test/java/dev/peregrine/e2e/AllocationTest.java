@@ -167,6 +167,49 @@ class AllocationTest extends ServerTestBase {
                 + "5\r\nhello\r\n0\r\n\r\n"), 200, 16);
     }
 
+    /**
+     * A handler that reads through every accessor group: {@code req.headers()} ({@code view}, {@code has},
+     * an absent {@code get}, the indexed fields), {@code req.query()} (an absent {@code get}, the pairs
+     * compared in place) and {@code req.cookies()} (an absent {@code get}, the cursor). The groups are the
+     * view's own objects and these calls return views or nothing, so they cost 0 B as the old
+     * {@code headerView}/{@code queryParam}/{@code cookie} did; a present name's {@code get} allocates its
+     * String, as before.
+     */
+    @Test
+    void readingTheAccessorGroupsAllocatesNothing() throws IOException {
+        server.close();
+        java.util.concurrent.atomic.AtomicInteger wrong = new java.util.concurrent.atomic.AtomicInteger();
+        server = factory.start(b -> b.get("/groups", (req, res) -> {
+            dev.peregrine.Headers h = req.headers();
+            int lines = 0;
+            for (int i = 0; i < h.size(); i++) {
+                lines += h.name(i).length() > 0 && h.value(i).length() >= 0 ? 1 : 0;
+            }
+            dev.peregrine.form.FormCursor pairs = req.query().pairs();
+            int tags = 0;
+            while (pairs.next()) {
+                tags += pairs.nameIs("tag") && pairs.valueIs("a b") ? 1 : 0;
+            }
+            dev.peregrine.cookie.CookieCursor cookies = req.cookies().cursor();
+            int sids = 0;
+            while (cookies.next()) {
+                sids += cookies.nameIs("sid") ? 1 : 0;
+            }
+            boolean right = h.view("Host") != null && h.has("cookie") && h.get("X-Absent") == null
+                    && h.view("X-Absent") == null && lines == 2 && req.query().get("absent") == null
+                    && req.cookies().get("absent") == null && tags == 1 && sids == 1;
+            if (!right) {
+                wrong.incrementAndGet();
+            }
+            res.contentType("text/plain").body(HELLO);
+        }));
+        assertNoAllocation(RawClient.bytes("GET /groups?tag=a+b&n=1 HTTP/1.1\r\nHost: localhost\r\nCookie: sid=abc; theme=dark\r\n\r\n"),
+                200, 16);
+        assertEquals(0, wrong.get(), "requests whose groups answered wrongly");
+    }
+
+    private static final byte[] HELLO = "Hello, World!".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
     /** With request-duration histograms on: the series is made at the first request, then only counted. */
     @Test
     void durationHistogramsAllocateNothingPerRequest() throws IOException {

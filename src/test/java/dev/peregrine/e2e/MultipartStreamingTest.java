@@ -64,7 +64,7 @@ class MultipartStreamingTest extends ServerTestBase {
         };
         MultipartParser parser;
         try {
-            parser = new MultipartParser(MultipartParser.boundaryOf(req.headerView("Content-Type")), MultipartLimits.DEFAULTS, parts);
+            parser = new MultipartParser(MultipartParser.boundaryOf(req.headers().view("Content-Type")), MultipartLimits.DEFAULTS, parts);
         } catch (BadFormException e) {
             done.response().status(400).text(e.getMessage());
             done.complete();

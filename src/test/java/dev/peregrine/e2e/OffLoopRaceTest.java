@@ -65,7 +65,7 @@ class OffLoopRaceTest {
                 .get("/race", (req, res) -> {
                     started.incrementAndGet();
                     Completion done = res.async();
-                    int spin = (int) (req.queryParam("spin") == null ? 0 : Long.parseLong(req.queryParam("spin")));
+                    int spin = (int) (req.query().get("spin") == null ? 0 : Long.parseLong(req.query().get("spin")));
                     completers.execute(() -> finish(done, spin));
                 }));
     }

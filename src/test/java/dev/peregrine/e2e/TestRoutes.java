@@ -21,14 +21,14 @@ final class TestRoutes {
 
     static Server.Builder add(Server.Builder b) {
         return b
-                .get("/query", (req, res) -> res.text("name=" + req.queryParam("name") + " x=" + req.queryParam("x")
-                        + " empty=" + req.queryParam("empty") + " missing=" + req.queryParam("missing")))
+                .get("/query", (req, res) -> res.text("name=" + req.query().get("name") + " x=" + req.query().get("x")
+                        + " empty=" + req.query().get("empty") + " missing=" + req.query().get("missing")))
                 .get("/users/{id}/posts/{slug}", (req, res) -> res.text("id=" + req.pathParam("id") + " slug=" + req.pathParam("slug")))
                 .get("/boom", (req, res) -> {
                     throw new IllegalStateException("handler failure the e2e suite provokes on purpose");
                 })
-                .get("/headers", (req, res) -> res.text("host=" + req.header("HOST") + " x=" + req.headerView("x-test")
-                        + " count=" + req.headerCount() + " keepAlive=" + req.keepAlive() + " version=" + req.version()))
+                .get("/headers", (req, res) -> res.text("host=" + req.header("HOST") + " x=" + req.headers().view("x-test")
+                        + " count=" + req.headers().size() + " keepAlive=" + req.keepAlive() + " version=" + req.version()))
                 .get("/remote", (req, res) -> res.text(req.remoteAddress().getAddress().getHostAddress()))
                 .post("/length", (req, res) -> res.text(Integer.toString(req.bodyLength())))
                 .put("/digest", (req, res) -> res.text(Integer.toString(Arrays.hashCode(req.bodyBytes()))))

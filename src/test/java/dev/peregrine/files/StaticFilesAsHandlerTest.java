@@ -73,7 +73,7 @@ class StaticFilesAsHandlerTest {
         for (int cache : new int[] {16, 0}) {
             StaticFiles files = new StaticFiles(root, StaticOptions.builder().followSymlinksOut(true).allowHidden(true).openFileCache(cache).build());
             server = Server.builder().host("127.0.0.1").port(0).transport(transport).threads(1)
-                    .get("/own", (req, res) -> files.handle(withRest(req, req.queryParam("p")), res))
+                    .get("/own", (req, res) -> files.handle(withRest(req, req.query().get("p")), res))
                     .start();
             assertEquals(200, status("a.txt"), "the handler works when called this way");
             assertEquals(200, status("sub/"));

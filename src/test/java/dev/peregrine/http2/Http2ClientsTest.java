@@ -37,7 +37,7 @@ class Http2ClientsTest {
                     next.handle(req, res);
                 })
                 .get("/h2/who", (req, res) -> res.text(req.version() + " " + req.host() + " " + req.method() + " "
-                        + req.path() + " " + req.queryParam("q") + " " + req.header("Host")))
+                        + req.path() + " " + req.query().get("q") + " " + req.header("Host")))
                 .get("/h2/blocking", dev.peregrine.Execution.BLOCKING, (req, res) -> res.text("blocked"))
                 .get("/h2/interim", (req, res) -> {
                     res.interim(103, "Link", "</style.css>; rel=preload");

@@ -34,7 +34,7 @@ class Http2HpackTableTest {
     static Server start(String transport) {
         return Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).http2(true)
                 .get("/vary", (req, res) -> {
-                    int i = Integer.parseInt(req.queryParam("i"));
+                    int i = Integer.parseInt(req.query().get("i"));
                     res.header("X-Vary", "v" + i % 5);
                     res.header("X-Each", "each-" + i);
                     if (i % 7 == 0) {

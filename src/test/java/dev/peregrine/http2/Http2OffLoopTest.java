@@ -46,16 +46,16 @@ class Http2OffLoopTest {
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
-                    res.text("slow " + req.version() + " " + req.queryParam("n"));
+                    res.text("slow " + req.version() + " " + req.query().get("n"));
                 })
                 .post("/blocking-echo", Execution.BLOCKING, (req, res) -> res.body(req.body()))
                 .get("/where", Execution.BLOCKING, (req, res) -> res.text(req.method() + " " + req.path() + " "
-                        + req.queryParam("q") + " " + req.header("x-a") + " " + req.host()))
+                        + req.query().get("q") + " " + req.header("x-a") + " " + req.host()))
                 .get("/async", (req, res) -> {
                     Completion done = res.async();
                     new Thread(() -> {
                         done.response().header("X-Later", "yes");
-                        done.response().text("async " + done.request().queryParam("n"));
+                        done.response().text("async " + done.request().query().get("n"));
                         done.complete();
                     }).start();
                 })

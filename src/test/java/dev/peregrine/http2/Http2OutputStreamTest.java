@@ -86,7 +86,7 @@ class Http2OutputStreamTest {
                 .get("/out", Execution.BLOCKING, (req, res) -> {
                     p.writer.set(Thread.currentThread());
                     try (OutputStream out = res.contentType("application/octet-stream").outputStream()) {
-                        writePattern(out, Long.parseLong(req.queryParam("n")), p);
+                        writePattern(out, Long.parseLong(req.query().get("n")), p);
                     } catch (IOException | RuntimeException e) {
                         p.failure.set(e);
                         throw e;

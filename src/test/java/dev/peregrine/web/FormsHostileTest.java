@@ -65,7 +65,7 @@ class FormsHostileTest {
                 .post("/upload", WebRoutes.upload(limits))
                 .post("/pairs", (req, res) -> {
                     int n = 0;
-                    FormCursor c = req.formPairs();
+                    FormCursor c = req.form().pairs();
                     while (c.next()) {
                         n++;
                     }

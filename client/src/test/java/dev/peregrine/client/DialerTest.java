@@ -85,7 +85,7 @@ class DialerTest {
     @EnumSource(value = Transport.class, names = {"NIO", "EPOLL", "IO_URING"})
     void aConnectProxyTunnelsToTheHostAndRefusalsNameTheProxysAnswer(Transport t) throws Exception {
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
-                .get("/hi", (req, res) -> res.text("hi " + req.queryParam("n"))).start();
+                .get("/hi", (req, res) -> res.text("hi " + req.query().get("n"))).start();
              ConnectProxy proxy = new ConnectProxy("Basic dXNlcjpwYXNz");
              HttpClient client = HttpClient.builder().transport(t)
                      .dialer(Dialer.connectProxy(proxy.address(), "Basic dXNlcjpwYXNz")).build();
@@ -113,7 +113,7 @@ class DialerTest {
     void httpsGoesThroughTheTunnelWithTheOriginsNameVerifiedAndRefusalsNameTheProxy(Transport t) throws Exception {
         dev.peregrine.tls.TlsConfig tls = dev.peregrine.tls.TlsConfig.selfSigned();
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).https(0, tls)
-                .get("/hi", (req, res) -> res.text("hi " + req.queryParam("n"))).start();
+                .get("/hi", (req, res) -> res.text("hi " + req.query().get("n"))).start();
              ConnectProxy proxy = new ConnectProxy("Basic dXNlcjpwYXNz");
              HttpClient client = HttpClient.builder().transport(t).sslContext(TrustingContext.of(tls.certificate()))
                      .dialer(Dialer.connectProxy(proxy.address(), "Basic dXNlcjpwYXNz")).build();

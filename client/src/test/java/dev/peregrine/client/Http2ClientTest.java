@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class Http2ClientTest {
     private static Server.Builder server(Transport t) {
         return Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).http2(true)
-                .get("/v", (req, res) -> res.text(req.version() + " " + req.host() + " " + req.queryParam("n")))
+                .get("/v", (req, res) -> res.text(req.version() + " " + req.host() + " " + req.query().get("n")))
                 .post("/echo", (req, res) -> res.body(req.bodyBytes()))
                 .get("/big", (req, res) -> res.body(big(5_000_000)));
     }

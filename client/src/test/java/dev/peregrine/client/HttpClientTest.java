@@ -38,7 +38,7 @@ class HttpClientTest {
     @MethodSource("transports")
     void talksToPeregrineAndReusesItsConnection(Transport t) throws Exception {
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
-                .get("/hi", (req, res) -> res.text("hi " + req.queryParam("n")))
+                .get("/hi", (req, res) -> res.text("hi " + req.query().get("n")))
                 .post("/echo", (req, res) -> res.body(req.bodyBytes()))
                 .start();
              HttpClient client = client(t)) {

@@ -32,7 +32,7 @@ class InMemoryDialerTest {
 
     private static Server.Builder app(Transport t) {
         return Server.builder().host("127.0.0.1").port(0).threads(2).transport(t)
-                .get("/hi", (req, res) -> res.text("hi " + req.queryParam("n") + " " + req.header("Host")))
+                .get("/hi", (req, res) -> res.text("hi " + req.query().get("n") + " " + req.header("Host")))
                 .post("/echo", (req, res) -> res.contentType("application/octet-stream").body(req.bodyBytes()))
                 .get("/big", (req, res) -> res.contentType("application/octet-stream").body(bytes(MIB, 7)));
     }

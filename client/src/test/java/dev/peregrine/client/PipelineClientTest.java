@@ -48,7 +48,7 @@ class PipelineClientTest {
     @EnumSource(value = Transport.class, names = {"NIO", "EPOLL"})
     void thousandsOfRequestsOnOneConnectionToPeregrineComeBackInOrder(Transport t) throws Exception {
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i")))
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i")))
                 .post("/echo", (req, res) -> res.body(req.bodyBytes()))
                 .start();
              HttpClient http = http(t);
@@ -340,7 +340,7 @@ class PipelineClientTest {
     void aTwoMillisecondBatchDelayAnswersWellUnderTheTick(Transport t) throws Exception {
         int calls = 50;
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i"))).start();
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i"))).start();
              HttpClient http = http(t);
              PipelineClient pipe = PipelineClient.on(http).maxBatchDelay(Duration.ofMillis(2)).build()) {
             String url = "http://127.0.0.1:" + server.port() + "/n?i=";
@@ -365,7 +365,7 @@ class PipelineClientTest {
     void pipelinesOverTls(Transport t) throws Exception {
         dev.peregrine.tls.TlsConfig tls = dev.peregrine.tls.TlsConfig.selfSigned();
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).tls(tls)
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i"))).start();
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i"))).start();
              HttpClient http = HttpClient.builder().transport(t).sslContext(TrustingContext.of(tls.certificate())).build();
              PipelineClient pipe = PipelineClient.on(http).build()) {
             List<CompletableFuture<ClientResponse>> fs = new ArrayList<>();

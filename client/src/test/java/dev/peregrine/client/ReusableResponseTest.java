@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReusableResponseTest {
     private static Server server(Transport t) {
         return Server.builder().host("127.0.0.1").port(0).threads(1).transport(t)
-                .get("/n", (req, res) -> res.header("X-N", req.queryParam("n")).text("n=" + req.queryParam("n")))
-                .get("/big", (req, res) -> res.text("b".repeat(Integer.parseInt(req.queryParam("size")))))
+                .get("/n", (req, res) -> res.header("X-N", req.query().get("n")).text("n=" + req.query().get("n")))
+                .get("/big", (req, res) -> res.text("b".repeat(Integer.parseInt(req.query().get("size")))))
                 .get("/moved", (req, res) -> res.status(302).header("Location", "/n?n=moved").text(""))
                 .start();
     }

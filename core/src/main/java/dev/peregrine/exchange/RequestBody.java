@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
  * streamed to the handler as it arrives because it is larger than {@code streamBodyThreshold}.
  *
  * <pre>
- *   IN MEMORY   [start, start+length) of buf   body(), bodyBytes(), formPairs(), bodyStream() over it
+ *   IN MEMORY   [start, start+length) of buf   body(), bodyBytes(), form(), bodyStream() over it
  *   STREAM      an InputStream fed off the loop   bodyStream(); or read WHOLE by the first in-memory call
  *   WHOLE       a streamed body read into heap    as IN MEMORY (a blocking handler called bodyBytes()...)
  *   LISTENER    while an inline streaming handler runs: onBody(listener) only, taken by the connection
@@ -18,7 +18,7 @@ import java.nio.ByteBuffer;
  *
  * A blocking handler's body is bounded by its route's limit ({@code maxStreamedBodySize}), not by how
  * it was framed: a Content-Length body above {@code streamBodyThreshold} arrives as a stream, and
- * {@code body()}, {@code bodyBytes()}, {@code bodyString()}, {@code bodyAs} and {@code formPairs()} read
+ * {@code body()}, {@code bodyBytes()}, {@code bodyString()}, {@code bodyAs} and {@code form()} read
  * what is left of it whole (blocking, on the handler's thread) the first time one is called. On the
  * loop (a streaming handler's listener mode) in-memory access still throws rather than block or
  * answer empty. Thread: as the owning view.

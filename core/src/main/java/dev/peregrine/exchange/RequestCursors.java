@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  * every request the owning {@link RequestView} holds afterwards.
  *
  * <p>Two query cursors: the one handed to the handler ({@link #query}) and one for the
- * {@code String} getters ({@link #lookup}), so that {@code req.queryParam("a")} in the middle of a
+ * {@code String} getters ({@link #lookup}), so that {@code req.query().get("a")} in the middle of a
  * handler's own iteration does not move the handler's cursor.
  *
  * <p>Thread: the thread running the handler.

@@ -23,7 +23,10 @@ import java.nio.charset.StandardCharsets;
  * view. Re-pointed for every request; see {@link Request} for how long its views stay valid.
  *
  * <p>Helpers, one job each: {@link RequestBody} (the body in memory or streamed, with its modes),
- * {@link PathParams} (the route's parameters), {@link RequestCopy} (a copy off the loop's buffer).
+ * {@link PathParams} (the route's parameters), {@link RequestCopy} (a copy off the loop's buffer),
+ * {@link RequestCursors} (the query, form and cookie cursors); and the accessor groups the API hands
+ * out, made once with the view: {@link HeaderGroup}, {@link QueryGroup}, {@link FormGroup},
+ * {@link CookieGroup}, each reading through this view's package-private getters (which check liveness).
  *
  * <p>Thread: the owning event loop.
  */
@@ -49,6 +52,13 @@ public final class RequestView extends RequestHead implements Request {
     private final AsciiView[] valueViews;
 
     final PathParams params = new PathParams();
+
+    // The accessor groups (Request.headers(), query(), form(), cookies()): made once with the view,
+    // answering for whichever request it holds, so asking for one allocates nothing.
+    private final HeaderGroup headerGroup = new HeaderGroup(this);
+    private final QueryGroup queryGroup = new QueryGroup(this);
+    private final FormGroup formGroup = new FormGroup(this);
+    private final CookieGroup cookieGroup = new CookieGroup(this);
 
     /** The peer's address once known; null with {@link #remoteOf} set: asked at the first {@link #remoteAddress()}. */
     InetSocketAddress remoteAddress;
@@ -217,25 +227,22 @@ public final class RequestView extends RequestHead implements Request {
     }
 
     @Override
-    public String query() {
+    public String rawQuery() {
         checkLive();
         return queryStart < 0 ? null : RequestText.ascii(buf, queryStart, targetEnd);
     }
 
-    @Override
-    public String queryParam(String name) {
+    String queryParam(String name) {
         checkLive();
         return queryStart < 0 ? null : cursors.lookup(buf, queryStart, targetEnd).first(name);
     }
 
-    @Override
-    public java.util.List<String> queryParams(String name) {
+    java.util.List<String> queryParams(String name) {
         checkLive();
         return cursors.lookup(buf, queryStart, targetEnd).all(name);
     }
 
-    @Override
-    public java.util.Map<String, java.util.List<String>> queryParams() {
+    java.util.Map<String, java.util.List<String>> queryParams() {
         checkLive();
         return cursors.lookup(buf, queryStart, targetEnd).toMap();
     }
@@ -288,37 +295,69 @@ public final class RequestView extends RequestHead implements Request {
         return i < 0 ? null : RequestText.ascii(buf, valueStart[i], valueEnd[i]);
     }
 
-    @Override
-    public CharSequence headerView(String name) {
+    CharSequence headerView(String name) {
         checkLive();
         int i = indexOf(name);
         return i < 0 ? null : headerValue(i);
     }
 
-    @Override
-    public boolean hasHeader(String name) {
+    boolean hasHeader(String name) {
         checkLive();
         return indexOf(name) >= 0;
     }
 
-    @Override
-    public int headerCount() {
+    int headerCount() {
         checkLive();
         return headerCount;
     }
 
-    @Override
-    public CharSequence headerName(int index) {
+    CharSequence headerName(int index) {
         checkLive();
         checkHeader(index);
         return nameViews[index].set(buf, nameStart[index], nameEnd[index]);
     }
 
-    @Override
-    public CharSequence headerValue(int index) {
+    CharSequence headerValue(int index) {
         checkLive();
         checkHeader(index);
         return valueViews[index].set(buf, valueStart[index], valueEnd[index]);
+    }
+
+    /** Every value of header {@code name} (case-insensitive), in order ({@link HeaderGroup#all}). */
+    java.util.List<String> headerValues(String name) {
+        checkLive();
+        java.util.List<String> values = new java.util.ArrayList<>(1);
+        int n = name.length();
+        for (int i = 0; i < headerCount; i++) {
+            if (nameEnd[i] - nameStart[i] == n && Ascii.equalsIgnoreCase(buf, nameStart[i], nameEnd[i], name)) {
+                values.add(RequestText.ascii(buf, valueStart[i], valueEnd[i]));
+            }
+        }
+        return values;
+    }
+
+    @Override
+    public dev.peregrine.Headers headers() {
+        checkLive();
+        return headerGroup;
+    }
+
+    @Override
+    public dev.peregrine.Params query() {
+        checkLive();
+        return queryGroup;
+    }
+
+    @Override
+    public dev.peregrine.Params form() {
+        checkLive();
+        return formGroup;
+    }
+
+    @Override
+    public dev.peregrine.Cookies cookies() {
+        checkLive();
+        return cookieGroup;
     }
 
     private void checkHeader(int index) {
@@ -447,21 +486,18 @@ public final class RequestView extends RequestHead implements Request {
         return RequestCopy.detach(this, ByteBuffer.allocate(RequestCopy.length(this)).order(ByteOrder.LITTLE_ENDIAN), 0);
     }
 
-    @Override
-    public FormCursor queryPairs() {
+    FormCursor queryPairs() {
         checkLive();
         return cursors.query(buf, queryStart, targetEnd);
     }
 
-    @Override
-    public FormCursor formPairs() {
+    FormCursor formPairs() {
         checkLive();
         int length = body.length(); // reads a body streamed to a blocking handler whole; refuses one on the loop
         return length == 0 ? cursors.form(buf, 0, 0) : cursors.form(body.buffer(), body.dataStart(), length);
     }
 
-    @Override
-    public CookieCursor cookieCursor() {
+    CookieCursor cookieCursor() {
         checkLive();
         return cursors.cookies(this);
     }

@@ -117,7 +117,7 @@ public final class StaticFiles implements Handler, AutoCloseable {
             }
             if (file == DIRECTORY_WITHOUT_SLASH) {
                 // As nginx and Apache do: relative links in the index must resolve against the directory.
-                String query = req.query();
+                String query = req.rawQuery();
                 res.status(301).header("Location", req.path() + "/" + (query == null || query.isEmpty() ? "" : "?" + query));
                 return;
             }
@@ -147,7 +147,7 @@ public final class StaticFiles implements Handler, AutoCloseable {
         Path body = file;
         OpenFileCache.OpenFile bodyFile = cached;
         String range = req.header("Range");
-        CharSequence acceptEncoding = varies && range == null ? req.headerView("Accept-Encoding") : null;
+        CharSequence acceptEncoding = varies && range == null ? req.headers().view("Accept-Encoding") : null;
         byte[] compressed = null;
         if (acceptEncoding != null && options.precompressed()) {
             for (String[] e : ENCODINGS) {
@@ -204,13 +204,13 @@ public final class StaticFiles implements Handler, AutoCloseable {
             }
         }
         // RFC 9110 §13.2.2: the order in which preconditions are evaluated.
-        CharSequence ifMatch = req.headerView("If-Match"); // views: the 304 path allocates nothing here
+        CharSequence ifMatch = req.headers().view("If-Match"); // views: the 304 path allocates nothing here
         boolean failed = ifMatch != null ? !Validators.matches(ifMatch, etag, false)
                 : Validators.modifiedAfter(req.header("If-Unmodified-Since"), modifiedSeconds);
         if (!failed) {
-            CharSequence ifNoneMatch = req.headerView("If-None-Match");
+            CharSequence ifNoneMatch = req.headers().view("If-None-Match");
             if (ifNoneMatch != null ? Validators.matches(ifNoneMatch, etag, true)
-                    : Validators.notModifiedSince(req.headerView("If-Modified-Since"), lastModified, modifiedSeconds)) {
+                    : Validators.notModifiedSince(req.headers().view("If-Modified-Since"), lastModified, modifiedSeconds)) {
                 notModified(res, encoding == null ? cached : null, etag);
                 return;
             }

@@ -4,7 +4,7 @@ package dev.peregrine.form;
  * A request body its reader cannot read: one that breaks its format (a multipart body truncated,
  * without its boundary, with a part lacking {@code Content-Disposition: form-data; name=...}), answered
  * {@code 400 Bad Request}; or one whose {@code Content-Type} is not what the reader reads
- * ({@code multipart()}, {@code formParams()} or {@code bodyAs} on another type), answered
+ * ({@code multipart()}, {@code form()} or {@code bodyAs} on another type), answered
  * {@code 415 Unsupported Media Type} (RFC 9110 §15.5.16). The client's mistake either way: uncaught,
  * the server answers {@link #status()} (no stack trace, one DEBUG line). The message says what was wrong.
  */

@@ -47,19 +47,20 @@ final class Http2Upgrade {
     /** The upgrade {@code req} asks for, or null when it does not qualify. */
     static Http2Upgrade of(RequestView req) {
         String value = null;
-        String query = req.query();
+        String query = req.rawQuery();
         if (req.pathView().length() + (query == null ? 0 : 1 + query.length()) > MAX_FIELD) {
             return null;
         }
-        for (int i = 0, n = req.headerCount(); i < n; i++) {
-            if (req.headerName(i).length() > MAX_FIELD || req.headerValue(i).length() > MAX_FIELD) {
+        dev.peregrine.Headers fields = req.headers();
+        for (int i = 0, n = fields.size(); i < n; i++) {
+            if (fields.name(i).length() > MAX_FIELD || fields.value(i).length() > MAX_FIELD) {
                 return null; // longer than a stream's field record holds (a maxHeadSize above 64 KiB): stays HTTP/1.1
             }
-            if (req.headerName(i).toString().equalsIgnoreCase("HTTP2-Settings")) {
+            if (fields.name(i).toString().equalsIgnoreCase("HTTP2-Settings")) {
                 if (value != null) {
                     return null; // more than one
                 }
-                value = req.headerValue(i).toString();
+                value = fields.value(i).toString();
             }
         }
         String connection = req.header("Connection");
@@ -124,17 +125,18 @@ final class Http2Upgrade {
      */
     static int layOut(RequestView req, String connection, ByteBuffer dst) {
         int p = record(dst, 0, RequestHeaders.METHOD, ":method", req.method());
-        String query = req.query();
+        String query = req.rawQuery();
         CharSequence path = req.isAsteriskForm() ? "*" : req.pathView();
         p = record(dst, p, RequestHeaders.PATH, ":path", query == null ? path : path + "?" + query);
         String authority = req.host();
         if (authority != null) {
             p = record(dst, p, RequestHeaders.AUTHORITY, "host", authority); // RFC 9113 §8.3.1: :authority, not Host
         }
-        for (int i = 0, n = req.headerCount(); i < n; i++) {
-            String name = req.headerName(i).toString().toLowerCase(Locale.ROOT); // §8.2.1: lowercase names
+        dev.peregrine.Headers fields = req.headers();
+        for (int i = 0, n = fields.size(); i < n; i++) {
+            String name = fields.name(i).toString().toLowerCase(Locale.ROOT); // §8.2.1: lowercase names
             if (!hopByHop(name, connection)) {
-                p = record(dst, p, RequestHeaders.REGULAR, name, req.headerValue(i));
+                p = record(dst, p, RequestHeaders.REGULAR, name, fields.value(i));
             }
         }
         return p;

@@ -68,9 +68,9 @@ final class AccessLogLine {
             sb.append(bytes);
         }
         sb.append(' ');
-        quoted(req.headerView("Referer")); // Apache's combined format quotes these two even when missing: "-"
+        quoted(req.headers().view("Referer")); // Apache's combined format quotes these two even when missing: "-"
         sb.append(' ');
-        quoted(req.headerView("User-Agent"));
+        quoted(req.headers().view("User-Agent"));
         sb.append(' ').append(durationMicros).append(' ');
         quotedOrDash(req.requestId());
     }
@@ -84,9 +84,9 @@ final class AccessLogLine {
         target(req, true);
         sb.append("\",\"protocol\":\"").append(req.version()).append("\",\"status\":").append(status)
                 .append(",\"bytes\":").append(bytes).append(",\"referer\":");
-        jsonString(req.headerView("Referer"));
+        jsonString(req.headers().view("Referer"));
         sb.append(",\"userAgent\":");
-        jsonString(req.headerView("User-Agent"));
+        jsonString(req.headers().view("User-Agent"));
         sb.append(",\"durationMicros\":").append(durationMicros).append(",\"requestId\":");
         jsonString(req.requestId());
         sb.append('}');
@@ -112,7 +112,7 @@ final class AccessLogLine {
         if (json ? !jsonChars(req.pathView()) : !escaped(req.pathView())) {
             return; // cut
         }
-        String q = req.query();
+        String q = req.rawQuery();
         if (q != null) {
             sb.append('?');
             if (json) {

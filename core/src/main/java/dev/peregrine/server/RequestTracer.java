@@ -36,7 +36,7 @@ final class RequestTracer {
 
     /** The request is dispatched: gives it its id (echoed by {@code res}) and its start time. */
     void begin(RequestView req, ResponseView res) {
-        String id = ids == null ? null : ids.idFor(req.headerView(HEADER));
+        String id = ids == null ? null : ids.idFor(req.headers().view(HEADER));
         req.setTrace(id, log == null ? 0 : System.nanoTime());
         res.requestId(id);
     }

@@ -33,7 +33,7 @@ class Http2ConnectionSplitTest {
     private static final Router ROUTER = Router.builder()
             .add("GET", "/plaintext", (req, res) -> res.text("Hello, World!"))
             .add("POST", "/echo", (req, res) -> res.body(req.body()))
-            .add("GET", "/who", (req, res) -> res.text(req.version() + " " + req.host() + " " + req.queryParam("q")))
+            .add("GET", "/who", (req, res) -> res.text(req.version() + " " + req.host() + " " + req.query().get("q")))
             .build();
     private final LoopContext loop = loop();
 

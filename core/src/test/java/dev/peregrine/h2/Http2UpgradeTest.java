@@ -43,9 +43,9 @@ class Http2UpgradeTest {
             })
             .add("GET", "/who", (req, res) -> {
                 handled.incrementAndGet();
-                res.text(req.version() + "|" + req.host() + "|" + req.header("Host") + "|" + req.queryParam("q") + "|"
+                res.text(req.version() + "|" + req.host() + "|" + req.header("Host") + "|" + req.query().get("q") + "|"
                         + req.header("X-Custom") + "|" + req.header("Connection") + "|" + req.header("Upgrade") + "|"
-                        + req.header("HTTP2-Settings") + "|" + req.header("TE") + "|" + req.headerName(0));
+                        + req.header("HTTP2-Settings") + "|" + req.header("TE") + "|" + req.headers().name(0));
             })
             .build();
     private final LoopContext loop = loop(router);

@@ -113,7 +113,7 @@ class ResponseRepeatTest {
     private static final Router ROUTER = Router.builder()
             .add("GET", "/plain", (req, res) -> res.contentType("text/plain").body(HELLO))
             .add("GET", "/json", (req, res) -> res.contentType("application/json").body("{}".getBytes(StandardCharsets.US_ASCII)))
-            .add("GET", "/cache", (req, res) -> res.header("cache-control", req.queryParam("v")).contentType("text/plain").body(HELLO))
+            .add("GET", "/cache", (req, res) -> res.header("cache-control", req.query().get("v")).contentType("text/plain").body(HELLO))
             .add("GET", "/mutable", (req, res) -> res.contentType(new StringBuilder("text/plain")).body(HELLO))
             .add("GET", "/early", (req, res) -> res.interim(103, "link", "</s.css>; rel=preload").contentType("text/plain").body(HELLO))
             .build();

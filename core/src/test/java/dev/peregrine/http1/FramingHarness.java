@@ -65,12 +65,12 @@ final class FramingHarness {
     String snapshot() {
         RequestView r = request;
         StringBuilder s = new StringBuilder();
-        s.append(r.method()).append(' ').append(r.path()).append(" q=").append(r.query()).append(' ').append(r.version())
+        s.append(r.method()).append(' ').append(r.path()).append(" q=").append(r.rawQuery()).append(' ').append(r.version())
                 .append(" cl=").append(r.contentLength).append(" chunked=").append(r.chunked)
                 .append(" expect=").append(r.expectContinue).append(" keepAlive=").append(r.keepAlive())
                 .append(" asterisk=").append(r.asteriskForm).append('\n');
-        for (int i = 0; i < r.headerCount(); i++) {
-            s.append(r.headerName(i)).append(": [").append(r.headerValue(i)).append("]\n");
+        for (int i = 0; i < r.headers().size(); i++) {
+            s.append(r.headers().name(i)).append(": [").append(r.headers().value(i)).append("]\n");
         }
         s.append("body=").append(new String(r.bodyBytes(), StandardCharsets.ISO_8859_1));
         return s.toString();

@@ -55,10 +55,10 @@ public class HeadParserFuzzTest {
         assertEquals(r, HeadParser.findHeadEnd(buf, lineStart, lineStart, r), "findHeadEnd agrees where the head ends");
         view.method();
         view.path();
-        view.query();
-        for (int i = 0; i < view.headerCount(); i++) {
-            view.headerName(i).toString();
-            view.headerValue(i).toString();
+        view.rawQuery();
+        for (int i = 0; i < view.headers().size(); i++) {
+            view.headers().name(i).toString();
+            view.headers().value(i).toString();
         }
     }
 }

@@ -58,7 +58,7 @@ public final class PlaintextApp {
 
     /** The request body back, with the request's Content-Type (none if it had none). */
     public static final Handler ECHO = (req, res) -> {
-        CharSequence type = req.headerView("Content-Type");
+        CharSequence type = req.headers().view("Content-Type");
         if (type != null) {
             res.contentType(type.toString());
         }
@@ -71,7 +71,7 @@ public final class PlaintextApp {
      */
     public static final Handler COOKIES = (req, res) -> {
         StringBuilder json = new StringBuilder("{");
-        for (java.util.Map.Entry<String, String> c : req.cookies().entrySet()) {
+        for (java.util.Map.Entry<String, String> c : req.cookies().map().entrySet()) {
             json.append(json.length() > 1 ? "," : "").append(jsonString(c.getKey())).append(':').append(jsonString(c.getValue()));
         }
         res.cookie(dev.peregrine.Cookie.of("visited", "1").path("/").httpOnly().sameSite(dev.peregrine.Cookie.SameSite.LAX))

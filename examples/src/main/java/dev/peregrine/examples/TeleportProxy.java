@@ -277,14 +277,15 @@ public final class TeleportProxy {
     }
 
     private ClientRequest upstreamRequest(Request req) {
-        String target = req.path() + (req.query() != null ? "?" + req.query() : "");
+        String target = req.path() + (req.rawQuery() != null ? "?" + req.rawQuery() : "");
         ClientRequest.Builder b = ClientRequest.builder(req.method(), "http://upstream" + target);
         Set<String> listed = connectionOptions(req.header("Connection"));
-        for (int i = 0; i < req.headerCount(); i++) {
-            String n = req.headerName(i).toString();
+        dev.peregrine.Headers fields = req.headers();
+        for (int i = 0; i < fields.size(); i++) {
+            String n = fields.name(i).toString();
             String lower = n.toLowerCase(Locale.ROOT);
             if (!HOP_BY_HOP.contains(lower) && !listed.contains(lower)) {
-                b.header(n, req.headerValue(i).toString());
+                b.header(n, fields.value(i).toString());
             }
         }
         b.header("Via", VIA);

@@ -59,7 +59,7 @@ public final class WebRoutes {
     /** The {@code /upload} handler (blocking: it reads the body as it arrives and may write files). */
     public static Handler upload(MultipartLimits limits) {
         return Handlers.blocking((req, res) -> {
-            CharSequence type = req.headerView("Content-Type");
+            CharSequence type = req.headers().view("Content-Type");
             String mediaType = type == null ? "" : type.toString().split(";", 2)[0].trim();
             try {
                 if (mediaType.equalsIgnoreCase("multipart/form-data")) {
@@ -102,7 +102,7 @@ public final class WebRoutes {
             return;
         }
         List<Map<String, Object>> fields = new ArrayList<>();
-        FormCursor pairs = req.formPairs();
+        FormCursor pairs = req.form().pairs();
         byte[] scratch = new byte[req.bodyLength()];
         while (pairs.next()) {
             Map<String, Object> field = new LinkedHashMap<>();

@@ -44,7 +44,7 @@ class BatchDelayTest {
         Duration delay = Duration.ofMillis(2);
         Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).teleport(0)
                 .teleportMaxBatchDelay(side.equals("server") ? delay : Duration.ZERO)
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i")))
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i")))
                 .start();
         open.add(server);
         TeleportClient tp = TeleportClient.builder("127.0.0.1", server.teleportPort()).transport(Transport.parse(transport))

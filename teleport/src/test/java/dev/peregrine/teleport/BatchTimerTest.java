@@ -79,7 +79,7 @@ class BatchTimerTest {
     void theServersBatchTimerIsArmedOnceByItsFirstFrame(Transport t) throws Exception {
         server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).teleport(0)
                 .teleportMaxBatchDelay(Duration.ofHours(1))
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i"))).start();
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i"))).start();
         LoopContext loop = TeleportSyscallsTest.serverLoop(server);
         TeleportLoop tl = (TeleportLoop) loop.protocols();
         try (TestPeer p = TestPeer.open(server.teleportPort())) {

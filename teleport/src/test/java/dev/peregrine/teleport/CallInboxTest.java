@@ -45,7 +45,7 @@ class CallInboxTest {
 
     private Server server(Transport t) {
         return keep(Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).teleport(0)
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i"))).start());
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i"))).start());
     }
 
     private TeleportClient client(Server server, Transport t, int maxInFlight) throws Exception {

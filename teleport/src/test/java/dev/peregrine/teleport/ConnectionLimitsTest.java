@@ -33,10 +33,10 @@ class ConnectionLimitsTest {
     private Server start(String transport, int maxRequests, Duration age) {
         Server.Builder b = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).teleport(0)
                 .maxRequestsPerConnection(maxRequests).maxConnectionAgeJitter(0)
-                .get("/port", (req, res) -> res.text(req.queryParam("i") + "@" + req.remoteAddress().getPort()))
+                .get("/port", (req, res) -> res.text(req.query().get("i") + "@" + req.remoteAddress().getPort()))
                 .get("/slow", Handlers.blocking((req, res) -> {
                     Thread.sleep(ThreadLocalRandom.current().nextInt(3));
-                    res.text(req.queryParam("i") + "@" + req.remoteAddress().getPort());
+                    res.text(req.query().get("i") + "@" + req.remoteAddress().getPort());
                 }));
         if (age != null) {
             b.maxConnectionAge(age);

@@ -41,10 +41,10 @@ class ServerBatchTest {
     private Server start(String transport, Duration delay, int frames) {
         server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).teleport(0)
                 .teleportMaxBatchDelay(delay).teleportMaxBatchFrames(frames)
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i")))
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i")))
                 .get("/async", (req, res) -> {
                     dev.peregrine.Completion done = res.async();
-                    String i = req.queryParam("i");
+                    String i = req.query().get("i");
                     new Thread(() -> {
                         done.response().text("a=" + i);
                         done.complete();

@@ -55,10 +55,10 @@ class TeleportClientTest {
 
     private Server server(Transport t) {
         return keep(Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).teleport(0)
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i")))
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i")))
                 .get("/delay", (req, res) -> { // a random delay: responses come back out of order
                     dev.peregrine.Completion done = res.async();
-                    String i = req.queryParam("i");
+                    String i = req.query().get("i");
                     timer.schedule(() -> {
                         done.response().text("d=" + i);
                         done.complete();

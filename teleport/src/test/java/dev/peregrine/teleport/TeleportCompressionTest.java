@@ -47,11 +47,11 @@ class TeleportCompressionTest {
     private Server start(String transport) {
         server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).teleport(0)
                 .get("/hello", (req, res) -> res.text("hello"))
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i")))
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i")))
                 .post("/echo", (req, res) -> res.body(req.bodyBytes()))
                 .get("/delay", (req, res) -> {
                     dev.peregrine.Completion done = res.async();
-                    String i = req.queryParam("i");
+                    String i = req.query().get("i");
                     new Thread(() -> {
                         done.response().text("d=" + i);
                         done.complete();

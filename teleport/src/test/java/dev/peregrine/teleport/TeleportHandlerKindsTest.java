@@ -59,7 +59,7 @@ class TeleportHandlerKindsTest {
         server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).teleport(0).requestIds(true)
                 .get("/blocking", Handlers.blocking((req, res) -> {
                     Thread.sleep(ThreadLocalRandom.current().nextInt(20));
-                    res.text("b=" + req.queryParam("i"));
+                    res.text("b=" + req.query().get("i"));
                 }))
                 .get("/blocking-stream", Handlers.blocking((req, res) -> {
                     try (OutputStream out = res.outputStream()) {
@@ -73,7 +73,7 @@ class TeleportHandlerKindsTest {
                 .get("/file", (req, res) -> res.sendFile(file))
                 .get("/small-file", (req, res) -> res.sendFile(small))
                 .get("/produce", (req, res) -> {
-                    int[] left = {Integer.parseInt(req.queryParam("n"))};
+                    int[] left = {Integer.parseInt(req.query().get("n"))};
                     res.stream(dst -> {
                         while (left[0] > 0 && dst.hasRemaining()) {
                             dst.put((byte) ('0' + left[0]-- % 10));

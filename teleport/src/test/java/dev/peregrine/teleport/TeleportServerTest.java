@@ -20,13 +20,13 @@ class TeleportServerTest {
     private Server start(String transport) {
         server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(transport).teleport(0)
                 .get("/hello", (req, res) -> res.text("hello"))
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i")))
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i")))
                 .post("/echo", (req, res) -> res.body(req.bodyBytes()))
                 .post("/trailers", (req, res) -> res.text(req.bodyString() + " " + req.trailers()))
                 .get("/blocking", Handlers.blocking((req, res) -> res.text("blocked")))
                 .get("/async", (req, res) -> {
                     dev.peregrine.Completion done = res.async();
-                    String i = req.queryParam("i"); // the loop's view: read on the loop
+                    String i = req.query().get("i"); // the loop's view: read on the loop
                     new Thread(() -> {
                         done.response().text("later " + i);
                         done.complete();

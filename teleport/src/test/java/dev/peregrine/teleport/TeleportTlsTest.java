@@ -37,7 +37,7 @@ class TeleportTlsTest {
     void teleportsAnswersAndAPlainClientIsRefused(Transport t) throws Exception {
         TlsConfig tls = TlsConfig.selfSigned();
         try (Server server = Server.builder().host("127.0.0.1").port(0).threads(1).transport(t).teleport(0, tls)
-                .get("/n", (req, res) -> res.text("n=" + req.queryParam("i")))
+                .get("/n", (req, res) -> res.text("n=" + req.query().get("i")))
                 .start()) {
             SSLContext ctx = trusting(tls.certificate());
             for (TeleportCompression c : TeleportCompression.values()) {

@@ -83,7 +83,7 @@ public final class WebSocketRoute implements Handler {
         }
         String length = req.header("Content-Length"); // the JDK's client sends "Content-Length: 0"
         if (!"GET".equals(req.method()) || !"HTTP/1.1".equals(req.version()) || (length != null && !length.trim().equals("0"))
-                || req.hasHeader("Transfer-Encoding")) {
+                || req.headers().has("Transfer-Encoding")) {
             res.status(400).text("a WebSocket handshake is a GET over HTTP/1.1 without a body (RFC 6455 §4.1)\n");
             return;
         }

@@ -45,7 +45,7 @@ class EpollTransportTest {
     private static final byte[] CHUNK = pattern(16 << 10, 2);
 
     private static final Handler ECHO = (req, res) -> {
-        CharSequence type = req.headerView("Content-Type");
+        CharSequence type = req.headers().view("Content-Type");
         if (type != null) {
             res.contentType(type.toString());
         }

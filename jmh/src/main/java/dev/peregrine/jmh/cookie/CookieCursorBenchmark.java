@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A browser's {@code Cookie} field (analytics cookies, a session, a quoted value; 9 cookies) read with
- * the cursor from a direct buffer, as {@code req.cookies()} does: every cookie visited, the session
+ * the cursor from a direct buffer, as {@code req.cookies().cursor()} does: every cookie visited, the session
  * found by name and its value compared. Run with {@code -prof gc}: the target is 0 B/op.
  */
 @State(Scope.Thread)

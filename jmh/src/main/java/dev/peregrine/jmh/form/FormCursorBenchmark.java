@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An urlencoded form (a login form as a browser posts it, 8 fields, escapes and '+') read with the
- * cursor from a direct buffer, as a handler reads {@code req.formPairs()}: every pair visited, two names
+ * cursor from a direct buffer, as a handler reads {@code req.form().pairs()}: every pair visited, two names
  * compared decoded, one value decoded into a reused array. Run with {@code -prof gc}: the target is 0 B/op.
  */
 @State(Scope.Thread)
