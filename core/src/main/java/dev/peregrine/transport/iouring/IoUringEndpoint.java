@@ -84,7 +84,7 @@ import java.nio.channels.FileChannel;
  *
  * <p>Thread: the owning loop only.
  */
-final class IoUringEndpoint implements NativeEndpoint {
+final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
     /** Largest send buffer lent to a connection (the default write buffer's size: one batch). */
     static final int MAX_SEND_BUFFER = 64 << 10;
     private static final int EAGAIN = -11;
@@ -93,19 +93,12 @@ final class IoUringEndpoint implements NativeEndpoint {
     /** How long a closed connection's last bytes may take to leave (the peer reads slowly or not at all). */
     static final long LINGER_MILLIS = 5_000;
 
-    private final NativeEventLoop loop;
-    private final IoUringIo io;
-    private final NettyIoUring.Fd fd;
     private final ConnectionLimit limit;
-    private final BufferPool pool;
-    private final int maxSendBuffer;
     /** The peer's address, made at the first {@link #remoteAddress()} when {@link #packedRemote} holds it. */
     private InetSocketAddress remote;
     /** The peer's IPv4 address and port ({@link PeerAddress}), or {@link PeerAddress#NONE}: {@link #remote} is it. */
     private final long packedRemote;
     private final ReadPump pump;
-    /** The loop's receive ring; null: poll and recv. */
-    private final RecvRing ring;
     /**
      * The ring buffers received and not read yet, in order: the first and last id of a queue linked
      * through the ring ({@link RecvRing#next}), -1 when empty; bytes of the first already read.
@@ -141,18 +134,31 @@ final class IoUringEndpoint implements NativeEndpoint {
     /** The linger's timer node, made by the first close that lingers (an idle connection holds none). */
     private dev.peregrine.loop.Timeout linger;
 
-    /** Takes over {@code fd}, whose slot in {@code limit} is released when it closes. */
-    IoUringEndpoint(NativeEventLoop loop, IoUringIo io, NettyIoUring.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
-        this.loop = loop;
-        this.io = io;
-        this.fd = fd;
+    /**
+     * Takes over descriptor {@code fd} of a socket of {@code sockets}' loop, whose slot in {@code limit} is
+     * released when it closes. What the whole loop shares (the loop, its pool, its ring) is reached
+     * through {@code sockets}, not kept here: an idle connection keeps only its own state.
+     */
+    IoUringEndpoint(RingSockets sockets, int fd, InetSocketAddress remote, ConnectionLimit limit) {
+        super(fd, sockets);
         this.packedRemote = PeerAddress.pack(remote);
         this.remote = packedRemote == PeerAddress.NONE ? remote : null; // an idle connection keeps 8 bytes, not 96
         this.limit = limit;
-        this.pool = loop.context().pool();
-        this.maxSendBuffer = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
         this.pump = new ReadPump(this);
-        this.ring = io.recvRing();
+        sockets.io().recvRing(); // the first connection finds the ring (or learns it cannot be had)
+    }
+
+    private IoUringIo io() {
+        return sockets().io();
+    }
+
+    /** The loop's receive ring; null: poll and recv. */
+    private RecvRing ring() {
+        return sockets().io().ring();
+    }
+
+    private BufferPool pool() {
+        return sockets().io().owner().context().pool();
     }
 
     @Override
@@ -162,27 +168,29 @@ final class IoUringEndpoint implements NativeEndpoint {
 
     @Override
     public NativeEventLoop owner() {
-        return loop;
+        return io().owner();
     }
 
     /** Registers the accepted socket and arms its first receive (or read poll). */
     @Override
     public void register() throws IOException {
-        io.register(fd, this);
+        register(sockets());
         armInput();
     }
 
     /** Arms what brings input: the multishot receive, or the read poll without a ring or while it is dry. */
     void armInput() {
+        RecvRing ring = ring();
         if (ring == null || starved) {
-            fd.armRead();
+            armRead();
         } else if (!recvEnded && recvError == 0) {
-            fd.armRecv(ring.group());
+            armRecv(ring.group());
         }
     }
 
     @Override
     public void received(int res, int bid, boolean more) {
+        RecvRing ring = ring();
         if (bid >= 0) {
             if (closed || res <= 0) {
                 ring.taken(bid, 0, -1);
@@ -227,7 +235,7 @@ final class IoUringEndpoint implements NativeEndpoint {
         if (closed) {
             if (out && sendWaiting && lingering) {
                 sendWaiting = false;
-                fd.send(sendBuf, sendHead, sendTail - sendHead);
+                send(sendBuf, sendHead, sendTail - sendHead);
             }
             return;
         }
@@ -235,14 +243,14 @@ final class IoUringEndpoint implements NativeEndpoint {
         if (out) {
             if (sendWaiting) {
                 sendWaiting = false; // the socket takes bytes again: the send's completion reports writability
-                fd.send(sendBuf, sendHead, sendTail - sendHead);
+                send(sendBuf, sendHead, sendTail - sendHead);
             } else {
                 writable = writing;
             }
         }
         pump.event(writable, in, hangup);
-        if (writable && writing && !closed && !fd.sending() && !sendWaiting) {
-            fd.armWrite(); // else the send's completion, or its poll, reports writability
+        if (writable && writing && !closed && !sending() && !sendWaiting) {
+            armWrite(); // else the send's completion, or its poll, reports writability
         }
     }
 
@@ -253,8 +261,9 @@ final class IoUringEndpoint implements NativeEndpoint {
 
     @Override
     public int readSocket(ByteBuffer dst) throws IOException {
+        RecvRing ring = ring();
         if (ring == null) {
-            return fd.read(dst);
+            return recvSocket(dst);
         }
         if (recvFirst >= 0) {
             return copyReceived(dst);
@@ -265,7 +274,7 @@ final class IoUringEndpoint implements NativeEndpoint {
         if (recvEnded) {
             return -1;
         }
-        return starved ? fd.read(dst) : 0;
+        return starved ? recvSocket(dst) : 0;
     }
 
     /**
@@ -273,6 +282,7 @@ final class IoUringEndpoint implements NativeEndpoint {
      * buffer emptied goes back to the ring at once. Returns the bytes copied.
      */
     private int copyReceived(ByteBuffer dst) {
+        RecvRing ring = ring();
         int copied = 0;
         while (recvFirst >= 0 && dst.hasRemaining()) {
             int bid = recvFirst;
@@ -300,16 +310,17 @@ final class IoUringEndpoint implements NativeEndpoint {
      */
     @Override
     public void readDrained() {
+        RecvRing ring = ring();
         if (ring == null) {
-            fd.armRead();
+            armRead();
         } else if (starved) {
             if (ring.refilled()) {
                 starved = false; // what the socket holds now comes with the receive's first completion
-                fd.armRecv(ring.group());
+                armRecv(ring.group());
             } else {
-                fd.armRead();
+                armRead();
             }
-        } else if (reading && !fd.receiving()) {
+        } else if (reading && !receiving()) {
             armInput();
         }
     }
@@ -325,7 +336,8 @@ final class IoUringEndpoint implements NativeEndpoint {
         }
         ByteBuffer b = sendBuf;
         if (b == null) {
-            b = sendBuf = pool.acquire(Math.min(Math.max(n, BufferPool.MIN_SIZE), maxSendBuffer));
+            BufferPool pool = pool();
+            b = sendBuf = pool.acquire(Math.min(Math.max(n, BufferPool.MIN_SIZE), Math.min(MAX_SEND_BUFFER, pool.maxBufferSize())));
             sendHead = sendTail = 0;
         }
         int k = Math.min(n, b.capacity() - sendTail);
@@ -335,8 +347,8 @@ final class IoUringEndpoint implements NativeEndpoint {
         b.put(sendTail, src, src.position(), k);
         src.position(src.position() + k);
         sendTail += k;
-        if (!fd.sending() && !sendWaiting) {
-            fd.send(b, sendHead, sendTail - sendHead);
+        if (!sending() && !sendWaiting) {
+            send(b, sendHead, sendTail - sendHead);
         }
         return k;
     }
@@ -347,7 +359,7 @@ final class IoUringEndpoint implements NativeEndpoint {
             sendCompleted(res);
         } catch (Throwable t) {
             if (!closed) {
-                loop.connectionFailed(pump.connection, t); // a bug of ours costs this connection, not the loop
+                owner().connectionFailed(pump.connection, t); // a bug of ours costs this connection, not the loop
             } else if (lingering) {
                 endLinger();
             }
@@ -361,13 +373,13 @@ final class IoUringEndpoint implements NativeEndpoint {
             if (sendHead < sendTail) {
                 // Bytes appended behind this send, or the socket took part: send on, also after a close
                 // (each send is non-blocking, so a full socket ends it with EAGAIN).
-                fd.send(b, sendHead, sendTail - sendHead);
+                send(b, sendHead, sendTail - sendHead);
                 return;
             }
         } else if (res == EAGAIN) {
             if (!closed || lingering) {
                 sendWaiting = true; // the socket is full: a POLLOUT poll sends the rest
-                fd.armWrite();
+                armWrite();
                 return;
             }
         } else if (!closed) {
@@ -376,7 +388,7 @@ final class IoUringEndpoint implements NativeEndpoint {
         sendBuf = null;
         sendHead = sendTail = 0;
         if (b != null) {
-            pool.release(b); // the kernel is done with it: sent, failed or given up
+            pool().release(b); // the kernel is done with it: sent, failed or given up
         }
         if (closed) {
             if (lingering) {
@@ -386,7 +398,7 @@ final class IoUringEndpoint implements NativeEndpoint {
         }
         if (shutdownPending) {
             shutdownPending = false;
-            fd.shutdownOutput();
+            shutdownSocket();
         }
         if (writing) {
             // onWritable() writes the backlog (or fails on sendError) and may send again; the pump that
@@ -413,7 +425,7 @@ final class IoUringEndpoint implements NativeEndpoint {
             return 0;
         }
         if (files == null) {
-            files = sendFileHere() ? FileSender.forDescriptor(fd.descriptor()) : null;
+            files = sendFileHere() ? FileSender.forDescriptor(descriptor()) : null;
             if (files == null) {
                 noFiles = true;
                 return -1;
@@ -421,7 +433,7 @@ final class IoUringEndpoint implements NativeEndpoint {
         }
         long n = files.send(file, position, count);
         if (n > 0) {
-            loop.context().metrics().sendfileBytes += n;
+            owner().context().metrics().sendfileBytes += n;
         }
         return n;
     }
@@ -448,14 +460,15 @@ final class IoUringEndpoint implements NativeEndpoint {
      */
     @Override
     public void readInterest(boolean on) {
+        RecvRing ring = ring();
         reading = on;
         pump.readInterest(on);
         if (ring == null || closed) {
             return;
         }
         if (!on) {
-            fd.cancelRecv();
-        } else if (!fd.receiving() && recvFirst < 0) {
+            cancelRecv();
+        } else if (!receiving() && recvFirst < 0) {
             armInput(); // queued bytes first: the read that empties the queue arms it
         }
     }
@@ -463,29 +476,30 @@ final class IoUringEndpoint implements NativeEndpoint {
     @Override
     public void writeInterest(boolean on) {
         writing = on;
-        if (on && !closed && !fd.sending() && !sendWaiting) {
-            fd.armWrite(); // no send to report it: a poll, which completes at once if the socket can take bytes
+        if (on && !closed && !sending() && !sendWaiting) {
+            armWrite(); // no send to report it: a poll, which completes at once if the socket can take bytes
         }
     }
 
     @Override
     public void shutdownOutput() {
-        if (fd.sending() || sendWaiting) {
+        if (sending() || sendWaiting) {
             shutdownPending = true; // FIN after the bytes in flight
         } else {
-            fd.shutdownOutput();
+            shutdownSocket();
         }
     }
 
     @Override
     public void close() {
+        RecvRing ring = ring();
         if (closed) {
             return;
         }
         closed = true;
         pump.close();
         if (ring != null) {
-            fd.cancelRecv(); // its last completions return their buffers to the ring
+            cancelRecv(); // its last completions return their buffers to the ring
             while (recvFirst >= 0) { // and those not read go back unread
                 int bid = recvFirst;
                 recvFirst = ring.next(bid);
@@ -497,13 +511,13 @@ final class IoUringEndpoint implements NativeEndpoint {
             files.forget(); // the descriptor's number is not ours once it closes
             files = null;
         }
-        loop.unlink(pump);
+        owner().unlink(pump);
         limit.release();
         if (sendBuf != null && sendHead < sendTail) {
             // Bytes the connection counts as written: the other transports' kernels send them after close(2),
             // so these are sent before the descriptor closes, for at most LINGER_MILLIS.
             lingering = true;
-            loop.linger(pump);
+            owner().linger(pump);
             linger = new dev.peregrine.loop.Timeout() {
                 @Override
                 protected void onTimeout() {
@@ -512,10 +526,10 @@ final class IoUringEndpoint implements NativeEndpoint {
                     }
                 }
             };
-            loop.context().timers().schedule(linger, LINGER_MILLIS, loop.context().nowMillis());
+            owner().context().timers().schedule(linger, LINGER_MILLIS, owner().context().nowMillis());
             return;
         }
-        fd.close();
+        closeSocket();
     }
 
     /**
@@ -528,14 +542,14 @@ final class IoUringEndpoint implements NativeEndpoint {
             return;
         }
         lingering = false;
-        loop.unlink(pump);
+        owner().unlink(pump);
         sendWaiting = false;
-        loop.context().timers().cancel(linger);
-        if (!fd.sending() && sendBuf != null) {
-            pool.release(sendBuf);
+        owner().context().timers().cancel(linger);
+        if (!sending() && sendBuf != null) {
+            pool().release(sendBuf);
             sendBuf = null;
         }
-        fd.close(); // a send still in flight completes in the next io_uring_enter and frees the buffer then
+        closeSocket(); // a send still in flight completes in the next io_uring_enter and frees the buffer then
     }
 
     @Override
