@@ -78,7 +78,7 @@ import java.nio.channels.FileChannel;
  * connection is gone (its slot in maxConnections released) but the bytes are sent on, and the
  * descriptor closed after the last, or after {@link #LINGER_MILLIS} when the peer takes nothing more
  * (what it has not taken is then dropped). A send in flight at the descriptor's close completes in the
- * next {@code io_uring_enter} ({@link NettyIoUring.Fd#close}) and frees the buffer then.
+ * next {@code io_uring_enter} ({@link NettyIoUring.Fd#closeSocket}) and frees the buffer then.
  *
  * <p>An idle connection holds no buffer: only its armed receive or poll, in the kernel.
  *
@@ -90,6 +90,8 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
     private static final int EAGAIN = -11;
     private static final int ENOBUFS = -105;
     private static final int ECANCELED = -125;
+    /** {@link #recvEnd}: the end of stream. */
+    private static final short EOF = -1;
     /** How long a closed connection's last bytes may take to leave (the peer reads slowly or not at all). */
     static final long LINGER_MILLIS = 5_000;
 
@@ -101,17 +103,19 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
     private final ReadPump pump;
     /**
      * The ring buffers received and not read yet, in order: the first and last id of a queue linked
-     * through the ring ({@link RecvRing#next}), -1 when empty; bytes of the first already read.
+     * through the ring ({@link RecvRing#next}), -1 when empty; bytes of the first already read. Shorts:
+     * a ring has at most 16,384 buffers of 16 KiB ({@link RecvRing}), and an idle connection keeps them.
      */
-    private int recvFirst = -1;
-    private int recvLast = -1;
-    private int recvOffset;
+    private short recvFirst = -1;
+    private short recvLast = -1;
+    private short recvOffset;
     /** Whether the connection takes input (its read interest). */
     private boolean reading = true;
-    /** The end of stream, queued behind {@link #received}. */
-    private boolean recvEnded;
-    /** The errno a receive failed with, queued behind {@link #received}; 0 when none. */
-    private int recvError;
+    /**
+     * How the receive ended, queued behind the bytes received: 0 it did not, {@link #EOF} the end of
+     * stream, else the errno it failed with (below 4096).
+     */
+    private short recvEnd;
     /** The ring ran dry ({@code ENOBUFS}): the socket is polled and read until it is refilled. */
     private boolean starved;
 
@@ -125,7 +129,7 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
     private int sendHead;
     private int sendTail;
     /** The errno of a failed send, thrown by the next write. */
-    private int sendError;
+    private short sendError;
     private boolean shutdownPending;
     /** A send found the socket full ({@code EAGAIN}): a POLLOUT poll is armed to send {@code [sendHead, sendTail)}. */
     private boolean sendWaiting;
@@ -183,7 +187,7 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
         RecvRing ring = ring();
         if (ring == null || starved) {
             armRead();
-        } else if (!recvEnded && recvError == 0) {
+        } else if (recvEnd == 0) {
             armRecv(ring.group());
         }
     }
@@ -197,9 +201,9 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
                 ring.recycle(bid); // nobody will read it (a completion naming a buffer carries bytes; be safe)
                 bid = -1;
             } else {
-                recvLast = ring.taken(bid, res, recvLast);
+                recvLast = (short) ring.taken(bid, res, recvLast);
                 if (recvFirst < 0) {
-                    recvFirst = bid;
+                    recvFirst = recvLast;
                 }
             }
         }
@@ -211,7 +215,7 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
                 return; // bytes without a buffer cannot happen with IOSQE_BUFFER_SELECT
             }
         } else if (res == 0) {
-            recvEnded = true;
+            recvEnd = EOF;
         } else if (res == ECANCELED) {
             // The pause's cancel ended the receive: armed again if reading resumed meanwhile.
             if (reading && recvFirst < 0) {
@@ -225,9 +229,9 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
             starved = true; // the receive ended; the bytes wait in the socket: the pump reads them with recv(2)
             ring.ranDry();
         } else {
-            recvError = -res;
+            recvEnd = (short) -res;
         }
-        pump.event(false, true, recvEnded || recvError != 0);
+        pump.event(false, true, recvEnd != 0);
     }
 
     @Override
@@ -268,10 +272,10 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
         if (recvFirst >= 0) {
             return copyReceived(dst);
         }
-        if (recvError != 0) {
-            throw new IOException("recv failed: errno " + recvError);
+        if (recvEnd > 0) {
+            throw new IOException("recv failed: errno " + recvEnd);
         }
-        if (recvEnded) {
+        if (recvEnd == EOF) {
             return -1;
         }
         return starved ? recvSocket(dst) : 0;
@@ -293,7 +297,7 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
             copied += k;
             recvOffset += k;
             if (recvOffset == length) {
-                recvFirst = ring.next(bid);
+                recvFirst = (short) ring.next(bid);
                 if (recvFirst < 0) {
                     recvLast = -1;
                 }
@@ -383,7 +387,7 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
                 return;
             }
         } else if (!closed) {
-            sendError = res == 0 ? 32 /* EPIPE */ : -res;
+            sendError = (short) (res == 0 ? 32 /* EPIPE */ : -res);
         }
         sendBuf = null;
         sendHead = sendTail = 0;
@@ -502,7 +506,7 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
             cancelRecv(); // its last completions return their buffers to the ring
             while (recvFirst >= 0) { // and those not read go back unread
                 int bid = recvFirst;
-                recvFirst = ring.next(bid);
+                recvFirst = (short) ring.next(bid);
                 ring.recycle(bid);
             }
             recvLast = -1;

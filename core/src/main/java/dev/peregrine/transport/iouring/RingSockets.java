@@ -40,7 +40,7 @@ final class RingSockets {
     private final NettyIoUring.Slots slots = new NettyIoUring.Slots();
     private NettyIoUring.Fd[] sockets = new NettyIoUring.Fd[64];
     /** Indexes given back, reused first (a stack). */
-    private int[] free = new int[64];
+    private int[] free = new int[16];
     private int freeCount;
     /** Indexes ever handed out: [0, used). */
     private int used;
@@ -83,7 +83,6 @@ final class RingSockets {
             used++;
             if (index == sockets.length) {
                 sockets = Arrays.copyOf(sockets, index + (index >> 1));
-                free = Arrays.copyOf(free, sockets.length);
             }
         }
         sockets[index] = fd;
@@ -98,6 +97,9 @@ final class RingSockets {
     /** Gives {@code index} back: its socket is closed and no completion of it is due. */
     void remove(int index) {
         sockets[index] = null;
+        if (freeCount == free.length) {
+            free = Arrays.copyOf(free, freeCount * 2);
+        }
         free[freeCount++] = index;
     }
 
