@@ -7,7 +7,13 @@ import io.netty.channel.unix.Socket;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 
-/** A socket whose non-blocking connect is under way; its completions go to the connect's {@link Readiness}. */
+/**
+ * A socket whose non-blocking connect is under way: its write poll's completion goes to the connect's
+ * {@link Readiness}; once connected, the connection's {@link IoUringEndpoint} takes its place
+ * ({@link NettyIoUring.Fd#takeOver}).
+ *
+ * <p>Thread: the loop.
+ */
 final class Dialed extends NettyIoUring.Fd {
     private final boolean connectedAtOnce;
     private Readiness owner;

@@ -80,7 +80,10 @@ import java.nio.channels.FileChannel;
  * (what it has not taken is then dropped). A send in flight at the descriptor's close completes in the
  * next {@code io_uring_enter} ({@link NettyIoUring.Fd#closeSocket}) and frees the buffer then.
  *
- * <p>An idle connection holds no buffer: only its armed receive or poll, in the kernel.
+ * <p>An idle connection holds no buffer: only its armed receive or poll, in the kernel. On the heap it is
+ * this one object (it is its socket: it extends {@link NettyIoUring.Fd}, and reaches what the loop shares
+ * through {@link RingSockets}) and its send entry, beside what every transport keeps (connection,
+ * protocol, {@link ReadPump}); no Netty registration of its own.
  *
  * <p>Thread: the owning loop only.
  */

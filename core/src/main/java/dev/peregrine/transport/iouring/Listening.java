@@ -13,7 +13,12 @@ import static dev.peregrine.transport.iouring.NettyIoUring.IORING_OP_ACCEPT;
 import static dev.peregrine.transport.iouring.NettyIoUring.SOCK_CLOEXEC;
 import static dev.peregrine.transport.iouring.NettyIoUring.SOCK_NONBLOCK;
 
-/** A listening socket; its accept completions go to an {@link NettyIoUring.Acceptor}. */
+/**
+ * A loop's listening socket on io_uring: one accept entry (multishot where the kernel has it) whose
+ * completions go to an {@link NettyIoUring.Acceptor} ({@link IoUringIo}, which applies maxConnections).
+ *
+ * <p>Thread: the loop; made, and registered, on the starting thread before the loop serves it.
+ */
 final class Listening extends NettyIoUring.Fd implements NativeIo.Listener {
     private NettyIoUring.Acceptor acceptor;
     private IoUringIoOps acceptOps;

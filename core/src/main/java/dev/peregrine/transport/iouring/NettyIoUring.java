@@ -19,10 +19,14 @@ import java.nio.ByteBuffer;
  * Netty ({@code netty-transport-native-io_uring}, pinned in the parent pom) is used as an io_uring
  * library only, through its public {@code IoHandle} API: {@link #loop} is one {@link NettyLoop} thread
  * running an {@link IoUringIoHandler} (the ring, Netty's MPSC task queue, an eventfd wake-up, timeouts
- * for scheduled tasks); an {@link Fd} is one socket registered on it as an {@link IoUringIoHandle}, to
- * which we submit submission-queue entries built with {@link IoUringIoOps}'s public constructor (the
- * opcodes and flags below are the kernel's ABI, {@code include/uapi/linux/io_uring.h}). Every entry
- * submitted during a loop turn reaches the kernel in the one {@code io_uring_enter} of the next turn.
+ * for scheduled tasks); an {@link Fd} is one socket on it, which submits submission-queue entries built
+ * with {@link IoUringIoOps}'s public constructor (the opcodes and flags below are the kernel's ABI,
+ * {@code include/uapi/linux/io_uring.h}) through the registration it shares with the loop's other
+ * sockets ({@link RingSockets}: one {@code IoUringIoHandle} per 32,768 sockets, not one each). Every
+ * entry submitted during a loop turn reaches the kernel in the one {@code io_uring_enter} of the next
+ * turn. The connection's endpoint is its {@code Fd} ({@link IoUringEndpoint} extends it), so an idle
+ * connection is one object of ours here and its send entry; a listener is a {@link Listening}, a
+ * connect under way a {@link Dialed}.
  *
  * <p><b>What goes through the ring.</b>
  * <pre>
@@ -50,18 +54,22 @@ import java.nio.ByteBuffer;
  * {@code io_uring_enter} ({@link IoUringEndpoint} explains the send buffer).
  *
  * <p><b>No allocation per request.</b> {@link IoUringIoOps} is immutable and names the descriptor and
- * the memory, so each {@link Fd} builds its entries once and submits the same objects again: the polls
- * are constant, and a send is a {@code SENDMSG} whose {@code msghdr} lives in a slot of native memory
- * the socket keeps from its first send to its close ({@link Slots#take}); only the slot's
- * {@code iovec} (where and how much) changes per send.
+ * the memory, so each {@link Fd} builds the entries it submits again and again once, at their first use,
+ * and submits the same objects again: the polls are constant, and a send is a {@code SENDMSG} whose
+ * {@code msghdr} lives in a slot of native memory the socket keeps from its first send to its close
+ * ({@link Slots#take}); only the slot's {@code iovec} (where and how much) changes per send. The
+ * multishot receive's entry alone is built each time it is armed (at the start, then only after the
+ * kernel ended it, a pause or a dry ring), so that an idle connection does not keep it.
  * <pre>
  *   slot (72 bytes, LP64):  0 msg_name = 0 | 8 msg_namelen = 0 | 16 msg_iov = slot + 56 | 24 msg_iovlen = 1
  *                           32 msg_control = 0 | 40 msg_controllen = 0 | 48 msg_flags = 0 |
  *                           56 iov_base (per send) | 64 iov_len (per send)
  * </pre>
- * <p>Nothing outside this file (and {@link RecvRing}, which reaches the provided-buffer ring) (and the shared {@link NettyLoop} and {@link NettySockets}) may name a
- * Netty type, so that the classes of this package load (and
- * {@link IoUringAvailability} answers) when Netty's io_uring jar is not on the class path at all.
+ * <p>Nothing outside this file, {@link RingSockets}, {@link Listening}, {@link Dialed} and {@link RecvRing}
+ * (which reaches the provided-buffer ring) (and the shared {@link NettyLoop} and {@link NettySockets})
+ * may name a Netty type, so that the classes of this package load (and {@link IoUringAvailability}
+ * answers) when Netty's io_uring jar is not on the class path at all. {@link IoUringEndpoint} names
+ * none, but extends {@link Fd}: it is loaded only once the transport runs.
  */
 final class NettyIoUring {
     // io_uring.h and poll.h: the kernel's ABI, the same on every architecture Netty ships for.
@@ -228,7 +236,7 @@ final class NettyIoUring {
 
         /** The user data's {@code data} of this socket's entries (the write poll's when {@code write}). */
         final short data(boolean write) {
-            return RingSockets.data(index, write);
+            return sockets.data(index, write);
         }
 
         /** An accepted socket of {@code sockets} (registered by {@link #register}). */
@@ -312,7 +320,7 @@ final class NettyIoUring {
             if ((state & (READ_ARMED | CLOSED)) == 0) {
                 if (readOps == null) {
                     readOps = new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, descriptor, 0L, 0L,
-                            0, POLLIN | POLLRDHUP, RingSockets.data(index, false), (short) 0, (short) 0, 0, 0L);
+                            0, POLLIN | POLLRDHUP, sockets.data(index, false), (short) 0, (short) 0, 0, 0L);
                 }
                 if (submit(readOps, IORING_OP_POLL_ADD, false)) {
                     state |= READ_ARMED;
@@ -330,7 +338,7 @@ final class NettyIoUring {
             if ((state & (RECV_ARMED | CLOSED)) == 0) {
                 // len 0: each completion fills at most one buffer of the group (the kernel wants 0 for multishot).
                 IoUringIoOps ops = new IoUringIoOps(IORING_OP_RECV, IOSQE_BUFFER_SELECT, IORING_RECV_MULTISHOT,
-                        descriptor, 0L, 0L, 0, 0, RingSockets.data(index, false), group, (short) 0, 0, 0L);
+                        descriptor, 0L, 0L, 0, 0, sockets.data(index, false), group, (short) 0, 0, 0L);
                 state &= ~RECV_CANCELLED;
                 if (submit(ops, IORING_OP_RECV, false)) {
                     state |= RECV_ARMED;
@@ -356,7 +364,7 @@ final class NettyIoUring {
             if ((state & (WRITE_ARMED | CLOSED)) == 0) {
                 if (writeOps == null) {
                     writeOps = new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, descriptor, 0L, 0L,
-                            0, POLLOUT, RingSockets.data(index, true), (short) 0, (short) 0, 0, 0L);
+                            0, POLLOUT, sockets.data(index, true), (short) 0, (short) 0, 0, 0L);
                 }
                 if (submit(writeOps, IORING_OP_POLL_ADD, true)) {
                     state |= WRITE_ARMED;
@@ -378,7 +386,7 @@ final class NettyIoUring {
                 slot = slots.take();
                 long msghdr = Buffer.memoryAddress(slots.slab(slot)) + slots.offset(slot);
                 sendOps = new IoUringIoOps(IORING_OP_SENDMSG, (byte) 0, (short) 0, descriptor, 0L, msghdr,
-                        1, MSG_NOSIGNAL | MSG_DONTWAIT, RingSockets.data(index, false), (short) 0, (short) 0, 0, 0L);
+                        1, MSG_NOSIGNAL | MSG_DONTWAIT, sockets.data(index, false), (short) 0, (short) 0, 0, 0L);
             }
             ByteBuffer slab = slots.slab(slot);
             int at = slots.offset(slot);
@@ -406,7 +414,7 @@ final class NettyIoUring {
         /** Cancels the armed entry of {@code opcode} (the write poll when {@code write}); its last completion still comes. */
         final void cancel(byte opcode, boolean write) {
             IoUringIoOps ops = new IoUringIoOps(IORING_OP_ASYNC_CANCEL, (byte) 0, (short) 0, -1, 0L,
-                    sockets.userData(index, opcode, write), 0, 0, RingSockets.data(index, false), (short) 0, (short) 0, 0, 0L);
+                    sockets.userData(index, opcode, write), 0, 0, sockets.data(index, false), (short) 0, (short) 0, 0, 0L);
             submit(ops, IORING_OP_ASYNC_CANCEL, false);
         }
 

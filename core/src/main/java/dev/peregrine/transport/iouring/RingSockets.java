@@ -35,6 +35,8 @@ final class RingSockets {
     /** Sockets per registration: the data's 15 bits. */
     static final int GROUP = 1 << 15;
 
+    /** Sockets per registration here: {@link #GROUP}, fewer in tests (a power of two). */
+    private final int group;
     private final NettyLoop loop;
     private final IoUringIo io;
     private final NettyIoUring.Slots slots = new NettyIoUring.Slots();
@@ -47,6 +49,15 @@ final class RingSockets {
     private Group[] groups = new Group[0];
 
     RingSockets(NettyLoop loop, IoUringIo io) {
+        this(loop, io, GROUP);
+    }
+
+    /** Registrations of {@code group} sockets each (tests cross the groups' bounds with a few). */
+    RingSockets(NettyLoop loop, IoUringIo io, int group) {
+        if (group < 1 || group > GROUP || Integer.bitCount(group) != 1) {
+            throw new IllegalArgumentException("group: a power of two up to " + GROUP + ", got " + group);
+        }
+        this.group = group;
         this.loop = loop;
         this.io = io;
     }
@@ -65,19 +76,19 @@ final class RingSockets {
     }
 
     /** The {@code data} of socket {@code index}'s entries; {@code write}: its write poll. */
-    static short data(int index, boolean write) {
-        return (short) ((index & (GROUP - 1)) << 1 | (write ? 1 : 0));
+    short data(int index, boolean write) {
+        return (short) ((index & (group - 1)) << 1 | (write ? 1 : 0));
     }
 
     /** Gives {@code fd} an index, registering a new group with Netty when it is the first of one. */
     int add(NettyIoUring.Fd fd) throws IOException {
         int index = freeCount > 0 ? free[--freeCount] : used;
-        int g = index / GROUP;
+        int g = index / group;
         if (g == groups.length) {
-            Group group = new Group(g * GROUP);
-            group.registration = loop.register(group);
+            Group made = new Group(g * group);
+            made.registration = loop.register(made);
             groups = Arrays.copyOf(groups, g + 1);
-            groups[g] = group;
+            groups[g] = made;
         }
         if (index == used) {
             used++;
@@ -108,7 +119,7 @@ final class RingSockets {
      * {@code write}; returns its user data, 0 once the loop shuts down.
      */
     long submit(int index, IoUringIoOps ops, byte opcode, boolean write) {
-        Group g = groups[index / GROUP];
+        Group g = groups[index / group];
         long u = g.registration.submit(ops);
         if (u != 0) {
             if (g.id < 0) {
@@ -123,12 +134,17 @@ final class RingSockets {
 
     /** The user data of socket {@code index}'s armed entry of {@code opcode} ({@code write}: its write poll). */
     long userData(int index, byte opcode, boolean write) {
-        return groups[index / GROUP].id << 32 | (opcode & 0xffL) << 16 | (data(index, write) & 0xffffL);
+        return groups[index / group].id << 32 | (opcode & 0xffL) << 16 | (data(index, write) & 0xffffL);
     }
 
-    /** Open sockets (tests). */
+    /** Sockets holding an index: open, or closed with a completion still due (tests). */
     int size() {
         return used - freeCount;
+    }
+
+    /** Netty registrations made (tests). */
+    int registrations() {
+        return groups.length;
     }
 
     /** {@link #GROUP} indexes on one Netty registration: hands each completion to the socket its data names. */
@@ -155,7 +171,7 @@ final class RingSockets {
         /** The loop shuts down: closes every socket of the group (the registration ends with the loop). */
         @Override
         public void close() {
-            for (int i = base, end = Math.min(used, base + GROUP); i < end; i++) {
+            for (int i = base, end = Math.min(used, base + group); i < end; i++) {
                 NettyIoUring.Fd fd = sockets[i];
                 if (fd != null) {
                     fd.closeSocket();
