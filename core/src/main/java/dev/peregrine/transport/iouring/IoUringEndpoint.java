@@ -344,7 +344,8 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
         ByteBuffer b = sendBuf;
         if (b == null) {
             BufferPool pool = pool();
-            b = sendBuf = pool.acquire(Math.min(Math.max(n, BufferPool.MIN_SIZE), Math.min(MAX_SEND_BUFFER, pool.maxBufferSize())));
+            int max = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
+            b = sendBuf = pool.acquire(Math.min(Math.max(n, BufferPool.MIN_SIZE), max));
             sendHead = sendTail = 0;
         }
         int k = Math.min(n, b.capacity() - sendTail);

@@ -220,7 +220,7 @@ final class NettyIoUring {
         private static final byte CLOSED = 1 << 6;
 
         private final int descriptor;
-        /** Netty's view of the descriptor, made when a system call of Netty's needs it (null while idle on the ring). */
+        /** Netty's view of the descriptor, made when a call of Netty's needs it (null while idle on the ring). */
         private Socket socket;
         private RingSockets sockets;
         /** This socket's index in {@link #sockets} (-1: not registered, or given back). */
@@ -402,7 +402,7 @@ final class NettyIoUring {
             return (state & SENDING) != 0;
         }
 
-        /** Submits {@code ops}, an entry of {@code opcode} (the write poll when {@code write}); false once the loop shuts down. */
+        /** Submits {@code ops}, an entry of {@code opcode} ({@code write}: the write poll); false once the loop ends. */
         final boolean submit(IoUringIoOps ops, byte opcode, boolean write) {
             if (sockets.submit(index, ops, opcode, write) == 0) {
                 return false; // the loop is shutting down: nothing armed
@@ -411,10 +411,11 @@ final class NettyIoUring {
             return true;
         }
 
-        /** Cancels the armed entry of {@code opcode} (the write poll when {@code write}); its last completion still comes. */
+        /** Cancels the armed entry of {@code opcode} ({@code write}: the write poll); its last completion still comes. */
         final void cancel(byte opcode, boolean write) {
             IoUringIoOps ops = new IoUringIoOps(IORING_OP_ASYNC_CANCEL, (byte) 0, (short) 0, -1, 0L,
-                    sockets.userData(index, opcode, write), 0, 0, sockets.data(index, false), (short) 0, (short) 0, 0, 0L);
+                    sockets.userData(index, opcode, write), 0, 0, sockets.data(index, false), (short) 0, (short) 0,
+                    0, 0L);
             submit(ops, IORING_OP_ASYNC_CANCEL, false);
         }
 
