@@ -106,8 +106,8 @@ final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
     private final ReadPump pump;
     /**
      * The ring buffers received and not read yet, in order: the first and last id of a queue linked
-     * through the ring ({@link RecvRing#next}), -1 when empty; bytes of the first already read. Shorts:
-     * a ring has at most 16,384 buffers of 16 KiB ({@link RecvRing}), and an idle connection keeps them.
+     * through the ring ({@link RecvRing#next}), -1 when empty; bytes of the first already read. Shorts (every
+     * idle connection keeps these fields): a ring has at most 16,384 buffers of 16 KiB ({@link RecvRing}).
      */
     private short recvFirst = -1;
     private short recvLast = -1;
