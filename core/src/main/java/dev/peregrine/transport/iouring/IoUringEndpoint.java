@@ -78,47 +78,47 @@ import java.nio.channels.FileChannel;
  * connection is gone (its slot in maxConnections released) but the bytes are sent on, and the
  * descriptor closed after the last, or after {@link #LINGER_MILLIS} when the peer takes nothing more
  * (what it has not taken is then dropped). A send in flight at the descriptor's close completes in the
- * next {@code io_uring_enter} ({@link NettyIoUring.Fd#close}) and frees the buffer then.
+ * next {@code io_uring_enter} ({@link NettyIoUring.Fd#closeSocket}) and frees the buffer then.
  *
- * <p>An idle connection holds no buffer: only its armed receive or poll, in the kernel.
+ * <p>An idle connection holds no buffer: only its armed receive or poll, in the kernel. On the heap it is
+ * this one object (it is its socket: it extends {@link NettyIoUring.Fd}, and reaches what the loop shares
+ * through {@link RingSockets}) and its send entry, beside what every transport keeps (connection,
+ * protocol, {@link ReadPump}); no Netty registration of its own.
  *
  * <p>Thread: the owning loop only.
  */
-final class IoUringEndpoint implements NativeEndpoint {
+final class IoUringEndpoint extends NettyIoUring.Fd implements NativeEndpoint {
     /** Largest send buffer lent to a connection (the default write buffer's size: one batch). */
     static final int MAX_SEND_BUFFER = 64 << 10;
     private static final int EAGAIN = -11;
     private static final int ENOBUFS = -105;
     private static final int ECANCELED = -125;
+    /** {@link #recvEnd}: the end of stream. */
+    private static final short EOF = -1;
     /** How long a closed connection's last bytes may take to leave (the peer reads slowly or not at all). */
     static final long LINGER_MILLIS = 5_000;
 
-    private final NativeEventLoop loop;
-    private final IoUringIo io;
-    private final NettyIoUring.Fd fd;
     private final ConnectionLimit limit;
-    private final BufferPool pool;
-    private final int maxSendBuffer;
     /** The peer's address, made at the first {@link #remoteAddress()} when {@link #packedRemote} holds it. */
     private InetSocketAddress remote;
     /** The peer's IPv4 address and port ({@link PeerAddress}), or {@link PeerAddress#NONE}: {@link #remote} is it. */
     private final long packedRemote;
     private final ReadPump pump;
-    /** The loop's receive ring; null: poll and recv. */
-    private final RecvRing ring;
     /**
      * The ring buffers received and not read yet, in order: the first and last id of a queue linked
-     * through the ring ({@link RecvRing#next}), -1 when empty; bytes of the first already read.
+     * through the ring ({@link RecvRing#next}), -1 when empty; bytes of the first already read. Shorts (every
+     * idle connection keeps these fields): a ring has at most 16,384 buffers of 16 KiB ({@link RecvRing}).
      */
-    private int recvFirst = -1;
-    private int recvLast = -1;
-    private int recvOffset;
+    private short recvFirst = -1;
+    private short recvLast = -1;
+    private short recvOffset;
     /** Whether the connection takes input (its read interest). */
     private boolean reading = true;
-    /** The end of stream, queued behind {@link #received}. */
-    private boolean recvEnded;
-    /** The errno a receive failed with, queued behind {@link #received}; 0 when none. */
-    private int recvError;
+    /**
+     * How the receive ended, queued behind the bytes received: 0 it did not, {@link #EOF} the end of
+     * stream, else the errno it failed with (below 4096).
+     */
+    private short recvEnd;
     /** The ring ran dry ({@code ENOBUFS}): the socket is polled and read until it is refilled. */
     private boolean starved;
 
@@ -132,7 +132,7 @@ final class IoUringEndpoint implements NativeEndpoint {
     private int sendHead;
     private int sendTail;
     /** The errno of a failed send, thrown by the next write. */
-    private int sendError;
+    private short sendError;
     private boolean shutdownPending;
     /** A send found the socket full ({@code EAGAIN}): a POLLOUT poll is armed to send {@code [sendHead, sendTail)}. */
     private boolean sendWaiting;
@@ -141,18 +141,31 @@ final class IoUringEndpoint implements NativeEndpoint {
     /** The linger's timer node, made by the first close that lingers (an idle connection holds none). */
     private dev.peregrine.loop.Timeout linger;
 
-    /** Takes over {@code fd}, whose slot in {@code limit} is released when it closes. */
-    IoUringEndpoint(NativeEventLoop loop, IoUringIo io, NettyIoUring.Fd fd, InetSocketAddress remote, ConnectionLimit limit) {
-        this.loop = loop;
-        this.io = io;
-        this.fd = fd;
+    /**
+     * Takes over descriptor {@code fd} of a socket of {@code sockets}' loop, whose slot in {@code limit} is
+     * released when it closes. What the whole loop shares (the loop, its pool, its ring) is reached
+     * through {@code sockets}, not kept here: an idle connection keeps only its own state.
+     */
+    IoUringEndpoint(RingSockets sockets, int fd, InetSocketAddress remote, ConnectionLimit limit) {
+        super(fd, sockets);
         this.packedRemote = PeerAddress.pack(remote);
         this.remote = packedRemote == PeerAddress.NONE ? remote : null; // an idle connection keeps 8 bytes, not 96
         this.limit = limit;
-        this.pool = loop.context().pool();
-        this.maxSendBuffer = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
         this.pump = new ReadPump(this);
-        this.ring = io.recvRing();
+        sockets.io().recvRing(); // the first connection finds the ring (or learns it cannot be had)
+    }
+
+    private IoUringIo io() {
+        return sockets().io();
+    }
+
+    /** The loop's receive ring; null: poll and recv. */
+    private RecvRing ring() {
+        return sockets().io().ring();
+    }
+
+    private BufferPool pool() {
+        return sockets().io().owner().context().pool();
     }
 
     @Override
@@ -162,36 +175,38 @@ final class IoUringEndpoint implements NativeEndpoint {
 
     @Override
     public NativeEventLoop owner() {
-        return loop;
+        return io().owner();
     }
 
     /** Registers the accepted socket and arms its first receive (or read poll). */
     @Override
     public void register() throws IOException {
-        io.register(fd, this);
+        register(sockets());
         armInput();
     }
 
     /** Arms what brings input: the multishot receive, or the read poll without a ring or while it is dry. */
     void armInput() {
+        RecvRing ring = ring();
         if (ring == null || starved) {
-            fd.armRead();
-        } else if (!recvEnded && recvError == 0) {
-            fd.armRecv(ring.group());
+            armRead();
+        } else if (recvEnd == 0) {
+            armRecv(ring.group());
         }
     }
 
     @Override
     public void received(int res, int bid, boolean more) {
+        RecvRing ring = ring();
         if (bid >= 0) {
             if (closed || res <= 0) {
                 ring.taken(bid, 0, -1);
                 ring.recycle(bid); // nobody will read it (a completion naming a buffer carries bytes; be safe)
                 bid = -1;
             } else {
-                recvLast = ring.taken(bid, res, recvLast);
+                recvLast = (short) ring.taken(bid, res, recvLast);
                 if (recvFirst < 0) {
-                    recvFirst = bid;
+                    recvFirst = recvLast;
                 }
             }
         }
@@ -203,7 +218,7 @@ final class IoUringEndpoint implements NativeEndpoint {
                 return; // bytes without a buffer cannot happen with IOSQE_BUFFER_SELECT
             }
         } else if (res == 0) {
-            recvEnded = true;
+            recvEnd = EOF;
         } else if (res == ECANCELED) {
             // The pause's cancel ended the receive: armed again if reading resumed meanwhile.
             if (reading && recvFirst < 0) {
@@ -217,9 +232,9 @@ final class IoUringEndpoint implements NativeEndpoint {
             starved = true; // the receive ended; the bytes wait in the socket: the pump reads them with recv(2)
             ring.ranDry();
         } else {
-            recvError = -res;
+            recvEnd = (short) -res;
         }
-        pump.event(false, true, recvEnded || recvError != 0);
+        pump.event(false, true, recvEnd != 0);
     }
 
     @Override
@@ -227,7 +242,7 @@ final class IoUringEndpoint implements NativeEndpoint {
         if (closed) {
             if (out && sendWaiting && lingering) {
                 sendWaiting = false;
-                fd.send(sendBuf, sendHead, sendTail - sendHead);
+                send(sendBuf, sendHead, sendTail - sendHead);
             }
             return;
         }
@@ -235,14 +250,14 @@ final class IoUringEndpoint implements NativeEndpoint {
         if (out) {
             if (sendWaiting) {
                 sendWaiting = false; // the socket takes bytes again: the send's completion reports writability
-                fd.send(sendBuf, sendHead, sendTail - sendHead);
+                send(sendBuf, sendHead, sendTail - sendHead);
             } else {
                 writable = writing;
             }
         }
         pump.event(writable, in, hangup);
-        if (writable && writing && !closed && !fd.sending() && !sendWaiting) {
-            fd.armWrite(); // else the send's completion, or its poll, reports writability
+        if (writable && writing && !closed && !sending() && !sendWaiting) {
+            armWrite(); // else the send's completion, or its poll, reports writability
         }
     }
 
@@ -253,19 +268,20 @@ final class IoUringEndpoint implements NativeEndpoint {
 
     @Override
     public int readSocket(ByteBuffer dst) throws IOException {
+        RecvRing ring = ring();
         if (ring == null) {
-            return fd.read(dst);
+            return recvSocket(dst);
         }
         if (recvFirst >= 0) {
             return copyReceived(dst);
         }
-        if (recvError != 0) {
-            throw new IOException("recv failed: errno " + recvError);
+        if (recvEnd > 0) {
+            throw new IOException("recv failed: errno " + recvEnd);
         }
-        if (recvEnded) {
+        if (recvEnd == EOF) {
             return -1;
         }
-        return starved ? fd.read(dst) : 0;
+        return starved ? recvSocket(dst) : 0;
     }
 
     /**
@@ -273,6 +289,7 @@ final class IoUringEndpoint implements NativeEndpoint {
      * buffer emptied goes back to the ring at once. Returns the bytes copied.
      */
     private int copyReceived(ByteBuffer dst) {
+        RecvRing ring = ring();
         int copied = 0;
         while (recvFirst >= 0 && dst.hasRemaining()) {
             int bid = recvFirst;
@@ -283,7 +300,7 @@ final class IoUringEndpoint implements NativeEndpoint {
             copied += k;
             recvOffset += k;
             if (recvOffset == length) {
-                recvFirst = ring.next(bid);
+                recvFirst = (short) ring.next(bid);
                 if (recvFirst < 0) {
                     recvLast = -1;
                 }
@@ -300,16 +317,17 @@ final class IoUringEndpoint implements NativeEndpoint {
      */
     @Override
     public void readDrained() {
+        RecvRing ring = ring();
         if (ring == null) {
-            fd.armRead();
+            armRead();
         } else if (starved) {
             if (ring.refilled()) {
                 starved = false; // what the socket holds now comes with the receive's first completion
-                fd.armRecv(ring.group());
+                armRecv(ring.group());
             } else {
-                fd.armRead();
+                armRead();
             }
-        } else if (reading && !fd.receiving()) {
+        } else if (reading && !receiving()) {
             armInput();
         }
     }
@@ -325,7 +343,9 @@ final class IoUringEndpoint implements NativeEndpoint {
         }
         ByteBuffer b = sendBuf;
         if (b == null) {
-            b = sendBuf = pool.acquire(Math.min(Math.max(n, BufferPool.MIN_SIZE), maxSendBuffer));
+            BufferPool pool = pool();
+            int max = Math.min(MAX_SEND_BUFFER, pool.maxBufferSize());
+            b = sendBuf = pool.acquire(Math.min(Math.max(n, BufferPool.MIN_SIZE), max));
             sendHead = sendTail = 0;
         }
         int k = Math.min(n, b.capacity() - sendTail);
@@ -335,8 +355,8 @@ final class IoUringEndpoint implements NativeEndpoint {
         b.put(sendTail, src, src.position(), k);
         src.position(src.position() + k);
         sendTail += k;
-        if (!fd.sending() && !sendWaiting) {
-            fd.send(b, sendHead, sendTail - sendHead);
+        if (!sending() && !sendWaiting) {
+            send(b, sendHead, sendTail - sendHead);
         }
         return k;
     }
@@ -347,7 +367,7 @@ final class IoUringEndpoint implements NativeEndpoint {
             sendCompleted(res);
         } catch (Throwable t) {
             if (!closed) {
-                loop.connectionFailed(pump.connection, t); // a bug of ours costs this connection, not the loop
+                owner().connectionFailed(pump.connection, t); // a bug of ours costs this connection, not the loop
             } else if (lingering) {
                 endLinger();
             }
@@ -361,22 +381,22 @@ final class IoUringEndpoint implements NativeEndpoint {
             if (sendHead < sendTail) {
                 // Bytes appended behind this send, or the socket took part: send on, also after a close
                 // (each send is non-blocking, so a full socket ends it with EAGAIN).
-                fd.send(b, sendHead, sendTail - sendHead);
+                send(b, sendHead, sendTail - sendHead);
                 return;
             }
         } else if (res == EAGAIN) {
             if (!closed || lingering) {
                 sendWaiting = true; // the socket is full: a POLLOUT poll sends the rest
-                fd.armWrite();
+                armWrite();
                 return;
             }
         } else if (!closed) {
-            sendError = res == 0 ? 32 /* EPIPE */ : -res;
+            sendError = (short) (res == 0 ? 32 /* EPIPE */ : -res);
         }
         sendBuf = null;
         sendHead = sendTail = 0;
         if (b != null) {
-            pool.release(b); // the kernel is done with it: sent, failed or given up
+            pool().release(b); // the kernel is done with it: sent, failed or given up
         }
         if (closed) {
             if (lingering) {
@@ -386,7 +406,7 @@ final class IoUringEndpoint implements NativeEndpoint {
         }
         if (shutdownPending) {
             shutdownPending = false;
-            fd.shutdownOutput();
+            shutdownSocket();
         }
         if (writing) {
             // onWritable() writes the backlog (or fails on sendError) and may send again; the pump that
@@ -413,7 +433,7 @@ final class IoUringEndpoint implements NativeEndpoint {
             return 0;
         }
         if (files == null) {
-            files = sendFileHere() ? FileSender.forDescriptor(fd.descriptor()) : null;
+            files = sendFileHere() ? FileSender.forDescriptor(descriptor()) : null;
             if (files == null) {
                 noFiles = true;
                 return -1;
@@ -421,7 +441,7 @@ final class IoUringEndpoint implements NativeEndpoint {
         }
         long n = files.send(file, position, count);
         if (n > 0) {
-            loop.context().metrics().sendfileBytes += n;
+            owner().context().metrics().sendfileBytes += n;
         }
         return n;
     }
@@ -448,14 +468,15 @@ final class IoUringEndpoint implements NativeEndpoint {
      */
     @Override
     public void readInterest(boolean on) {
+        RecvRing ring = ring();
         reading = on;
         pump.readInterest(on);
         if (ring == null || closed) {
             return;
         }
         if (!on) {
-            fd.cancelRecv();
-        } else if (!fd.receiving() && recvFirst < 0) {
+            cancelRecv();
+        } else if (!receiving() && recvFirst < 0) {
             armInput(); // queued bytes first: the read that empties the queue arms it
         }
     }
@@ -463,32 +484,33 @@ final class IoUringEndpoint implements NativeEndpoint {
     @Override
     public void writeInterest(boolean on) {
         writing = on;
-        if (on && !closed && !fd.sending() && !sendWaiting) {
-            fd.armWrite(); // no send to report it: a poll, which completes at once if the socket can take bytes
+        if (on && !closed && !sending() && !sendWaiting) {
+            armWrite(); // no send to report it: a poll, which completes at once if the socket can take bytes
         }
     }
 
     @Override
     public void shutdownOutput() {
-        if (fd.sending() || sendWaiting) {
+        if (sending() || sendWaiting) {
             shutdownPending = true; // FIN after the bytes in flight
         } else {
-            fd.shutdownOutput();
+            shutdownSocket();
         }
     }
 
     @Override
     public void close() {
+        RecvRing ring = ring();
         if (closed) {
             return;
         }
         closed = true;
         pump.close();
         if (ring != null) {
-            fd.cancelRecv(); // its last completions return their buffers to the ring
+            cancelRecv(); // its last completions return their buffers to the ring
             while (recvFirst >= 0) { // and those not read go back unread
                 int bid = recvFirst;
-                recvFirst = ring.next(bid);
+                recvFirst = (short) ring.next(bid);
                 ring.recycle(bid);
             }
             recvLast = -1;
@@ -497,13 +519,13 @@ final class IoUringEndpoint implements NativeEndpoint {
             files.forget(); // the descriptor's number is not ours once it closes
             files = null;
         }
-        loop.unlink(pump);
+        owner().unlink(pump);
         limit.release();
         if (sendBuf != null && sendHead < sendTail) {
             // Bytes the connection counts as written: the other transports' kernels send them after close(2),
             // so these are sent before the descriptor closes, for at most LINGER_MILLIS.
             lingering = true;
-            loop.linger(pump);
+            owner().linger(pump);
             linger = new dev.peregrine.loop.Timeout() {
                 @Override
                 protected void onTimeout() {
@@ -512,10 +534,10 @@ final class IoUringEndpoint implements NativeEndpoint {
                     }
                 }
             };
-            loop.context().timers().schedule(linger, LINGER_MILLIS, loop.context().nowMillis());
+            owner().context().timers().schedule(linger, LINGER_MILLIS, owner().context().nowMillis());
             return;
         }
-        fd.close();
+        closeSocket();
     }
 
     /**
@@ -528,14 +550,14 @@ final class IoUringEndpoint implements NativeEndpoint {
             return;
         }
         lingering = false;
-        loop.unlink(pump);
+        owner().unlink(pump);
         sendWaiting = false;
-        loop.context().timers().cancel(linger);
-        if (!fd.sending() && sendBuf != null) {
-            pool.release(sendBuf);
+        owner().context().timers().cancel(linger);
+        if (!sending() && sendBuf != null) {
+            pool().release(sendBuf);
             sendBuf = null;
         }
-        fd.close(); // a send still in flight completes in the next io_uring_enter and frees the buffer then
+        closeSocket(); // a send still in flight completes in the next io_uring_enter and frees the buffer then
     }
 
     @Override

@@ -37,8 +37,9 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
 
     private final NativeEventLoop owner;
     private final NettyLoop loop;
-    private final NettyIoUring.Slots slots = new NettyIoUring.Slots();
-    private final NettyIoUring.Fd listener;
+    /** The loop's sockets, registered with Netty by the 32,768, and their send slots. */
+    private final RingSockets sockets;
+    private final Listening listener;
     /** The loop's receive buffers, or null: connections poll and recv. */
     private RecvRing recvRing;
     private final Runnable resumeAcceptTask = this::resumeAccept;
@@ -51,9 +52,15 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
 
     IoUringIo(NativeEventLoop owner, NativeIo.Listener listener, String threadName) {
         this.owner = owner;
-        this.listener = (NettyIoUring.Fd) listener;
+        this.listener = (Listening) listener;
         this.recvRing = RecvRing.create(owner.context().config().recvRingBuffers());
         this.loop = NettyIoUring.loop(threadName, recvRing);
+        this.sockets = new RingSockets(loop, this);
+    }
+
+    /** The loop this is the io_uring side of. */
+    NativeEventLoop owner() {
+        return owner;
     }
 
     @Override
@@ -65,7 +72,7 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
     @Override
     public void start() throws IOException {
         if (listener != null) {
-            listener.register(loop, slots, null, this);
+            listener.register(sockets, this);
             loop.execute(listener::armAccept);
         }
     }
@@ -160,8 +167,8 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
 
     @Override
     public NativeEndpoint accepted(int fd, InetSocketAddress remote, ConnectionLimit limit) throws IOException {
-        NettyIoUring.Fd socket = NettyIoUring.Fd.connected(fd);
-        return new IoUringEndpoint(owner, this, socket, remote != null ? remote : socket.remoteAddress(), limit);
+        NettyIoUring.Fd.connected(fd);
+        return new IoUringEndpoint(sockets, fd, remote != null ? remote : NettyIoUring.Fd.peerAddress(fd), limit);
     }
 
     /**
@@ -176,9 +183,9 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
         return r;
     }
 
-    /** Registers a socket of this loop (its completions go to {@code endpoint}). */
-    void register(NettyIoUring.Fd socket, Readiness endpoint) throws IOException {
-        socket.register(loop, slots, endpoint, null);
+    /** The receive ring as {@link #recvRing} left it (every connection asks that first, when it is made). */
+    RecvRing ring() {
+        return recvRing;
     }
 
     @Override
@@ -188,11 +195,11 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
 
     @Override
     public Dialing dial(InetSocketAddress address) throws IOException {
-        NettyIoUring.Fd fd = NettyIoUring.Fd.connecting(address);
+        Dialed fd = Dialed.connecting(address);
         return new Dialing() {
             @Override
             public boolean start(Readiness connect) throws IOException {
-                register(fd, connect);
+                fd.register(sockets, connect);
                 if (fd.connectedAtOnce()) {
                     return true;
                 }
@@ -211,15 +218,15 @@ final class IoUringIo implements NativeIo, NettyIoUring.Acceptor {
 
             @Override
             public NativeEndpoint endpoint(InetSocketAddress remote, ConnectionLimit limit) {
-                IoUringEndpoint e = new IoUringEndpoint(owner, IoUringIo.this, fd, remote, limit);
-                fd.owner(e);
+                IoUringEndpoint e = new IoUringEndpoint(sockets, fd.descriptor(), remote, limit);
+                e.takeOver(fd); // its index in the loop's sockets: its completions now reach the endpoint
                 e.armInput(); // the first receive (or read poll)
                 return e;
             }
 
             @Override
             public void close() {
-                fd.close();
+                fd.closeSocket();
             }
         };
     }

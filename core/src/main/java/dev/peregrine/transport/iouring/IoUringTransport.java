@@ -19,6 +19,6 @@ public final class IoUringTransport {
     /** The engine ({@code name()} is {@code "io_uring"}). */
     public static TransportEngine create() {
         return new NativeTransport("io_uring", IoUringAvailability::unavailabilityReason,
-                (at, backlog, reusePort) -> NettyIoUring.Fd.listen(at, backlog, reusePort), IoUringIo::new);
+                (at, backlog, reusePort) -> Listening.listen(at, backlog, reusePort), IoUringIo::new);
     }
 }

@@ -4,11 +4,7 @@ import dev.peregrine.transport.NativeIo;
 import dev.peregrine.transport.NettyLoop;
 import dev.peregrine.transport.NettySockets;
 import dev.peregrine.transport.Readiness;
-import io.netty.channel.IoEvent;
-import io.netty.channel.IoRegistration;
 import io.netty.channel.uring.IoUring;
-import io.netty.channel.uring.IoUringIoEvent;
-import io.netty.channel.uring.IoUringIoHandle;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringIoOps;
 import io.netty.channel.unix.Buffer;
@@ -23,10 +19,14 @@ import java.nio.ByteBuffer;
  * Netty ({@code netty-transport-native-io_uring}, pinned in the parent pom) is used as an io_uring
  * library only, through its public {@code IoHandle} API: {@link #loop} is one {@link NettyLoop} thread
  * running an {@link IoUringIoHandler} (the ring, Netty's MPSC task queue, an eventfd wake-up, timeouts
- * for scheduled tasks); an {@link Fd} is one socket registered on it as an {@link IoUringIoHandle}, to
- * which we submit submission-queue entries built with {@link IoUringIoOps}'s public constructor (the
- * opcodes and flags below are the kernel's ABI, {@code include/uapi/linux/io_uring.h}). Every entry
- * submitted during a loop turn reaches the kernel in the one {@code io_uring_enter} of the next turn.
+ * for scheduled tasks); an {@link Fd} is one socket on it, which submits submission-queue entries built
+ * with {@link IoUringIoOps}'s public constructor (the opcodes and flags below are the kernel's ABI,
+ * {@code include/uapi/linux/io_uring.h}) through the registration it shares with the loop's other
+ * sockets ({@link RingSockets}: one {@code IoUringIoHandle} per 32,768 sockets, not one each). Every
+ * entry submitted during a loop turn reaches the kernel in the one {@code io_uring_enter} of the next
+ * turn. The connection's endpoint is its {@code Fd} ({@link IoUringEndpoint} extends it), so an idle
+ * connection is one object of ours here and its send entry; a listener is a {@link Listening}, a
+ * connect under way a {@link Dialed}.
  *
  * <p><b>What goes through the ring.</b>
  * <pre>
@@ -54,23 +54,27 @@ import java.nio.ByteBuffer;
  * {@code io_uring_enter} ({@link IoUringEndpoint} explains the send buffer).
  *
  * <p><b>No allocation per request.</b> {@link IoUringIoOps} is immutable and names the descriptor and
- * the memory, so each {@link Fd} builds its entries once and submits the same objects again: the polls
- * are constant, and a send is a {@code SENDMSG} whose {@code msghdr} lives in a slot of native memory
- * the socket keeps from its first send to its close ({@link Slots#take}); only the slot's
- * {@code iovec} (where and how much) changes per send.
+ * the memory, so each {@link Fd} builds the entries it submits again and again once, at their first use,
+ * and submits the same objects again: the polls are constant, and a send is a {@code SENDMSG} whose
+ * {@code msghdr} lives in a slot of native memory the socket keeps from its first send to its close
+ * ({@link Slots#take}); only the slot's {@code iovec} (where and how much) changes per send. The
+ * multishot receive's entry alone is built each time it is armed (at the start, then only after the
+ * kernel ended it, a pause or a dry ring), so that an idle connection does not keep it.
  * <pre>
  *   slot (72 bytes, LP64):  0 msg_name = 0 | 8 msg_namelen = 0 | 16 msg_iov = slot + 56 | 24 msg_iovlen = 1
  *                           32 msg_control = 0 | 40 msg_controllen = 0 | 48 msg_flags = 0 |
  *                           56 iov_base (per send) | 64 iov_len (per send)
  * </pre>
- * <p>Nothing outside this file (and {@link RecvRing}, which reaches the provided-buffer ring) (and the shared {@link NettyLoop} and {@link NettySockets}) may name a
- * Netty type, so that the classes of this package load (and
- * {@link IoUringAvailability} answers) when Netty's io_uring jar is not on the class path at all.
+ * <p>Nothing outside this file, {@link RingSockets}, {@link Listening}, {@link Dialed} and {@link RecvRing}
+ * (which reaches the provided-buffer ring) (and the shared {@link NettyLoop} and {@link NettySockets})
+ * may name a Netty type, so that the classes of this package load (and {@link IoUringAvailability}
+ * answers) when Netty's io_uring jar is not on the class path at all. {@link IoUringEndpoint} names
+ * none, but extends {@link Fd}: it is loaded only once the transport runs.
  */
 final class NettyIoUring {
     // io_uring.h and poll.h: the kernel's ABI, the same on every architecture Netty ships for.
     private static final byte IORING_OP_POLL_ADD = 6;
-    private static final byte IORING_OP_ACCEPT = 13;
+    static final byte IORING_OP_ACCEPT = 13;
     private static final byte IORING_OP_ASYNC_CANCEL = 14;
     private static final byte IORING_OP_SENDMSG = 9;
     private static final byte IORING_OP_RECV = 27;
@@ -81,15 +85,15 @@ final class NettyIoUring {
     private static final int MSG_NOSIGNAL = 0x4000;
     /** Makes a send complete at once with {@code -EAGAIN} on a full socket instead of waiting in the kernel. */
     private static final int MSG_DONTWAIT = 0x40;
-    private static final short IORING_ACCEPT_MULTISHOT = 1;
+    static final short IORING_ACCEPT_MULTISHOT = 1;
     private static final int IORING_CQE_F_MORE = 1 << 1;
     private static final int POLLIN = 0x1;
     private static final int POLLOUT = 0x4;
     private static final int POLLERR = 0x8;
     private static final int POLLHUP = 0x10;
     private static final int POLLRDHUP = 0x2000;
-    private static final int SOCK_NONBLOCK = 0x800;
-    private static final int SOCK_CLOEXEC = 0x80000;
+    static final int SOCK_NONBLOCK = 0x800;
+    static final int SOCK_CLOEXEC = 0x80000;
     /** Bytes of one send slot: a {@code struct msghdr} (56) and its one {@code struct iovec} (16). */
     private static final int SLOT_BYTES = 72;
     private static final int MSG_IOV = 16;
@@ -98,13 +102,6 @@ final class NettyIoUring {
     private static final int IOV_LEN = 64;
     /** Slots per slab of native memory (a slab is allocated when all slots are taken, and kept). */
     private static final int SLOTS_PER_SLAB = 256;
-    /** What each entry is, carried back in its completion ({@code data} of the user data). */
-    private static final short DATA_READ = 1;
-    private static final short DATA_WRITE = 2;
-    private static final short DATA_ACCEPT = 3;
-    private static final short DATA_CANCEL = 4;
-    private static final short DATA_SEND = 5;
-    private static final short DATA_RECV = 6;
 
     private NettyIoUring() {
     }
@@ -181,176 +178,197 @@ final class NettyIoUring {
         ByteBuffer slab(int slot) {
             return slabs[slot / SLOTS_PER_SLAB];
         }
+
+        /** Where {@code slot} starts in its slab. */
+        int offset(int slot) {
+            return (slot % SLOTS_PER_SLAB) * SLOT_BYTES;
+        }
     }
 
     /**
-     * One non-blocking TCP socket, listening or connected, and its registration on a {@link NettyLoop}. At
-     * most one read poll, one write poll and one accept entry are armed at a time; each completion
-     * disarms its one-shot entry before the owner hears it, so the owner may arm it again from there.
+     * One non-blocking TCP socket, listening, connecting or connected, on a loop's {@link RingSockets}:
+     * its descriptor, what it has armed, and its completions, which it reports to itself as
+     * {@link Readiness} (the connection's endpoint extends it; {@link Listening} and {@link Dialed}
+     * pass them on). At most one read poll, one write poll, one receive, one send and one accept entry
+     * are armed at a time; each completion disarms its one-shot entry before the socket hears it, so it
+     * may arm it again from there.
      *
-     * <p>Thread: the loop it is registered on ({@link #listen} and {@link #register} may run on the
-     * starting thread before the loop serves it).
+     * <p><b>What an idle connection keeps</b> (the fields below, and a 72-byte {@link IoUringIoOps} for
+     * its sends once it has sent): no registration of its own ({@link RingSockets} registers sockets by
+     * the 32,768), no {@link Socket} while the ring brings its input (made at the first {@code recv(2)} of
+     * the poll path), no receive entry (the multishot receive's is built each time it is armed: at the
+     * start, and again only after the kernel ended it, a pause, or the ring ran dry), no user data (a
+     * cancel computes it, {@link RingSockets#userData}). {@code state} holds the flags:
+     * <pre>
+     *   bit 0 READ_ARMED   1 WRITE_ARMED   2 RECV_ARMED   3 RECV_CANCELLED (its last completion is due)
+     *       4 SENDING      5 CLOSE_AFTER_SEND (close(2) waits for the send's completion)   6 CLOSED
+     * </pre>
+     * {@code pending} counts the entries whose last completion has not come (cancels included): the
+     * socket keeps its index in {@link RingSockets} until it is 0 after the close, so no completion can
+     * reach another socket.
+     *
+     * <p>Thread: the loop it is registered on ({@link #register} of a listener may run on the starting
+     * thread before the loop serves it).
      */
-    static final class Fd implements IoUringIoHandle, NativeIo.Listener {
-        private final Socket socket;
-        private NettyLoop loop;
-        private Slots slots;
-        private IoRegistration registration;
-        private Readiness owner;
-        private Acceptor acceptor;
-        /** User data of the entries armed now, 0 when none (what a cancel names). */
-        private long readPoll;
-        private long writePoll;
-        private long accept;
-        private long send;
-        private long recv;
-        /** The armed receive's cancel is submitted (its last completion is due). */
-        private boolean recvCancelled;
-        /** The entries this socket submits, built once (see the class comment). */
+    abstract static class Fd implements Readiness {
+        private static final byte READ_ARMED = 1;
+        private static final byte WRITE_ARMED = 1 << 1;
+        private static final byte RECV_ARMED = 1 << 2;
+        private static final byte RECV_CANCELLED = 1 << 3;
+        private static final byte SENDING = 1 << 4;
+        private static final byte CLOSE_AFTER_SEND = 1 << 5;
+        private static final byte CLOSED = 1 << 6;
+
+        private final int descriptor;
+        /** Netty's view of the descriptor, made when a call of Netty's needs it (null while idle on the ring). */
+        private Socket socket;
+        private RingSockets sockets;
+        /** This socket's index in {@link #sockets} (-1: not registered, or given back). */
+        private int index = -1;
+        /** This socket's send slot (-1: none yet). */
+        private int slot = -1;
+        private byte pending;
+        private byte state;
+        /** The entries this socket submits again and again, built at their first use (see the class comment). */
         private IoUringIoOps readOps;
         private IoUringIoOps writeOps;
-        private IoUringIoOps acceptOps;
         private IoUringIoOps sendOps;
-        private IoUringIoOps recvOps;
-        /** This socket's send slot (-1: none yet), the slab it is in and its offset there. */
-        private int slot = -1;
-        private ByteBuffer slotSlab;
-        private int slotOffset;
-        /** Closed while a send was in flight: close(2) waits for its completion. */
-        private boolean closeAfterSend;
-        private boolean closed;
-        private boolean connectedAtOnce;
 
-        private Fd(Socket socket) {
+        /** The user data's {@code data} of this socket's entries (the write poll's when {@code write}). */
+        final short data(boolean write) {
+            return sockets.data(index, write);
+        }
+
+        /** An accepted socket of {@code sockets} (registered by {@link #register}). */
+        Fd(int descriptor, RingSockets sockets) {
+            this.descriptor = descriptor;
+            this.sockets = sockets;
+        }
+
+        Fd(Socket socket) {
+            this.descriptor = socket.intValue();
             this.socket = socket;
         }
 
-        /** A listening socket bound to {@code address} ({@code SO_REUSEADDR}; {@code SO_REUSEPORT} when asked). */
-        static Fd listen(InetSocketAddress address, int backlog, boolean reusePort) throws IOException {
-            Socket s = Socket.newSocketStream();
-            NettySockets.listen(s, address, backlog, reusePort);
-            return new Fd(s);
-        }
-
-        /** Takes over an accepted descriptor, with {@code TCP_NODELAY} on. */
-        static Fd connected(int fd) throws IOException {
-            Socket s = new Socket(fd);
-            NettySockets.noDelay(s);
-            return new Fd(s);
-        }
-
-        /**
-         * A new socket (TCP_NODELAY) with a non-blocking connect to {@code address} started; when
-         * {@link #connectedAtOnce} is false, the connect ends with writability, then {@link #finishConnect}.
-         */
-        static Fd connecting(InetSocketAddress address) throws IOException {
-            Socket s = Socket.newSocketStream();
-            Fd fd = new Fd(s);
-            fd.connectedAtOnce = NettySockets.connect(s, address);
+        /** Takes over an accepted descriptor, with {@code TCP_NODELAY} on (closes it on failure). */
+        static int connected(int fd) throws IOException {
+            NettySockets.noDelay(new Socket(fd));
             return fd;
         }
 
-        boolean connectedAtOnce() { // loopback may
-            return connectedAtOnce;
+        /** The descriptor's number (for a {@code FileSender}; valid until {@link #closeSocket}). */
+        final int descriptor() {
+            return descriptor;
         }
 
-        /** Ends a connect that reported writability: true when connected; throws when it failed. */
-        boolean finishConnect() throws IOException {
-            return socket.finishConnect();
+        /** Netty's view of the descriptor (made at the first call that needs one, then kept). */
+        final Socket socket() {
+            Socket s = socket;
+            if (s == null) {
+                s = socket = new Socket(descriptor);
+            }
+            return s;
         }
 
-        /** From now on poll completions go to {@code owner} (a connected socket passing to its endpoint). */
-        void owner(Readiness owner) {
-            this.owner = owner;
-        }
-
-        @Override
-        public int localPort() {
-            return socket.localAddress().getPort();
-        }
-
-        /** The descriptor's number (for a {@code FileSender}; valid until {@link #close}). */
-        int descriptor() {
-            return socket.intValue();
-        }
-
-        /** The peer's address ({@code getpeername}), or null when the socket no longer has one. */
-        InetSocketAddress remoteAddress() {
-            return socket.remoteAddress();
+        /** The peer's address ({@code getpeername}) of {@code fd}, or null when the socket no longer has one. */
+        static InetSocketAddress peerAddress(int fd) {
+            return new Socket(fd).remoteAddress();
         }
 
         /**
-         * Registers this socket on {@code loop}; completions go to {@code owner} or {@code acceptor}. On
-         * the loop thread the registration is immediate; from another thread this waits for it. Arms nothing.
+         * Registers this socket in {@code sockets}, whose loop hears its completions. On the loop thread,
+         * or (a listener) the starting thread before the loop serves it. Arms nothing.
          */
-        void register(NettyLoop loop, Slots slots, Readiness owner, Acceptor acceptor) throws IOException {
-            this.loop = loop;
-            this.slots = slots;
-            this.owner = owner;
-            this.acceptor = acceptor;
-            registration = loop.register(this);
+        final void register(RingSockets sockets) throws IOException {
+            this.sockets = sockets;
+            index = sockets.add(this);
+        }
+
+        /** The loop's sockets this one is registered in (null before). */
+        final RingSockets sockets() {
+            return sockets;
+        }
+
+        /**
+         * Becomes the socket {@code from} was (a connected socket passing to its endpoint): its index,
+         * what it armed and built; {@code from} is left without any.
+         */
+        final void takeOver(Fd from) {
+            sockets = from.sockets;
+            index = from.index;
+            slot = from.slot;
+            pending = from.pending;
+            state = from.state;
+            // not from.socket: the descriptor is closed by its number; the endpoint makes one if it needs it
+            readOps = from.readOps;
+            writeOps = from.writeOps;
+            sendOps = from.sendOps;
+            from.index = -1;
+            from.slot = -1;
+            from.state = CLOSED;
+            if (index >= 0) {
+                sockets.replace(index, this);
+            }
+        }
+
+        final boolean socketClosed() {
+            return (state & CLOSED) != 0;
         }
 
         /** Arms the read poll (POLLIN | POLLRDHUP) unless it is armed. */
-        void armRead() {
-            if (readPoll == 0 && !closed) {
+        final void armRead() {
+            if ((state & (READ_ARMED | CLOSED)) == 0) {
                 if (readOps == null) {
-                    readOps = new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, socket.intValue(), 0L, 0L,
-                            0, POLLIN | POLLRDHUP, DATA_READ, (short) 0, (short) 0, 0, 0L);
+                    readOps = new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, descriptor, 0L, 0L,
+                            0, POLLIN | POLLRDHUP, sockets.data(index, false), (short) 0, (short) 0, 0, 0L);
                 }
-                readPoll = submit(readOps);
+                if (submit(readOps, IORING_OP_POLL_ADD, false)) {
+                    state |= READ_ARMED;
+                }
             }
         }
 
         /**
          * Arms the multishot receive into buffer group {@code group} unless it is armed: every completion
-         * until the one without {@code IORING_CQE_F_MORE} goes to {@link Readiness#received}.
+         * until the one without {@code IORING_CQE_F_MORE} goes to {@link Readiness#received}. Its entry is
+         * built each time (kept by no idle socket): at the start, and after the kernel ended it, a pause or
+         * a dry ring, never per request.
          */
-        void armRecv(short group) {
-            if (recv == 0 && !closed) {
-                if (recvOps == null) {
-                    // len 0: each completion fills at most one buffer of the group (the kernel wants 0 for multishot).
-                    recvOps = new IoUringIoOps(IORING_OP_RECV, IOSQE_BUFFER_SELECT, IORING_RECV_MULTISHOT,
-                            socket.intValue(), 0L, 0L, 0, 0, DATA_RECV, group, (short) 0, 0, 0L);
+        final void armRecv(short group) {
+            if ((state & (RECV_ARMED | CLOSED)) == 0) {
+                // len 0: each completion fills at most one buffer of the group (the kernel wants 0 for multishot).
+                IoUringIoOps ops = new IoUringIoOps(IORING_OP_RECV, IOSQE_BUFFER_SELECT, IORING_RECV_MULTISHOT,
+                        descriptor, 0L, 0L, 0, 0, sockets.data(index, false), group, (short) 0, 0, 0L);
+                state &= ~RECV_CANCELLED;
+                if (submit(ops, IORING_OP_RECV, false)) {
+                    state |= RECV_ARMED;
                 }
-                recvCancelled = false;
-                recv = submit(recvOps);
             }
         }
 
         /** Whether a receive is armed (its cancel may be under way). */
-        boolean receiving() {
-            return recv != 0;
+        final boolean receiving() {
+            return (state & RECV_ARMED) != 0;
         }
 
         /** Cancels the armed receive, once; its last completion (-ECANCELED, or bytes) still comes. */
-        void cancelRecv() {
-            if (recv != 0 && !recvCancelled) {
-                recvCancelled = true;
-                cancel(recv);
+        final void cancelRecv() {
+            if ((state & (RECV_ARMED | RECV_CANCELLED)) == RECV_ARMED) {
+                state |= RECV_CANCELLED;
+                cancel(IORING_OP_RECV, false);
             }
         }
 
         /** Arms the write poll (POLLOUT) unless it is armed. */
-        void armWrite() {
-            if (writePoll == 0 && !closed) {
+        final void armWrite() {
+            if ((state & (WRITE_ARMED | CLOSED)) == 0) {
                 if (writeOps == null) {
-                    writeOps = new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, socket.intValue(), 0L, 0L,
-                            0, POLLOUT, DATA_WRITE, (short) 0, (short) 0, 0, 0L);
+                    writeOps = new IoUringIoOps(IORING_OP_POLL_ADD, (byte) 0, (short) 0, descriptor, 0L, 0L,
+                            0, POLLOUT, sockets.data(index, true), (short) 0, (short) 0, 0, 0L);
                 }
-                writePoll = submit(writeOps);
-            }
-        }
-
-        /** Arms the accept entry unless it is armed: multishot where the kernel has it. */
-        void armAccept() {
-            if (accept == 0 && !closed) {
-                if (acceptOps == null) {
-                    short prio = multishotAccept() ? IORING_ACCEPT_MULTISHOT : 0;
-                    acceptOps = new IoUringIoOps(IORING_OP_ACCEPT, (byte) 0, prio, socket.intValue(), 0L, 0L,
-                            0, SOCK_NONBLOCK | SOCK_CLOEXEC, DATA_ACCEPT, (short) 0, (short) 0, 0, 0L);
+                if (submit(writeOps, IORING_OP_POLL_ADD, true)) {
+                    state |= WRITE_ARMED;
                 }
-                accept = submit(acceptOps);
             }
         }
 
@@ -359,58 +377,57 @@ final class NettyIoUring {
          * must stay untouched until {@link Readiness#sent} reports the completion. One at a time
          * ({@link #sending}).
          */
-        void send(ByteBuffer b, int from, int length) {
-            if (closed && !closeAfterSend) {
+        final void send(ByteBuffer b, int from, int length) {
+            if ((state & (CLOSED | CLOSE_AFTER_SEND)) == CLOSED) {
                 return;
             }
+            Slots slots = sockets.slots();
             if (sendOps == null) {
                 slot = slots.take();
-                slotSlab = slots.slab(slot);
-                slotOffset = (slot % SLOTS_PER_SLAB) * SLOT_BYTES;
-                long msghdr = Buffer.memoryAddress(slotSlab) + slotOffset;
-                sendOps = new IoUringIoOps(IORING_OP_SENDMSG, (byte) 0, (short) 0, socket.intValue(), 0L, msghdr,
-                        1, MSG_NOSIGNAL | MSG_DONTWAIT, DATA_SEND, (short) 0, (short) 0, 0, 0L);
+                long msghdr = Buffer.memoryAddress(slots.slab(slot)) + slots.offset(slot);
+                sendOps = new IoUringIoOps(IORING_OP_SENDMSG, (byte) 0, (short) 0, descriptor, 0L, msghdr,
+                        1, MSG_NOSIGNAL | MSG_DONTWAIT, sockets.data(index, false), (short) 0, (short) 0, 0, 0L);
             }
-            slotSlab.putLong(slotOffset + IOV_BASE, loop.address(b) + from);
-            slotSlab.putLong(slotOffset + IOV_LEN, length);
-            send = submit(sendOps);
+            ByteBuffer slab = slots.slab(slot);
+            int at = slots.offset(slot);
+            slab.putLong(at + IOV_BASE, sockets.loop().address(b) + from);
+            slab.putLong(at + IOV_LEN, length);
+            if (submit(sendOps, IORING_OP_SENDMSG, false)) {
+                state |= SENDING;
+            }
         }
 
         /** Whether a send is in flight. */
-        boolean sending() {
-            return send != 0;
+        final boolean sending() {
+            return (state & SENDING) != 0;
         }
 
-        /** Whether an accept entry is armed (its cancel may be under way). */
-        boolean acceptArmed() {
-            return accept != 0;
-        }
-
-        /** Cancels the armed accept entry; its last completion (-ECANCELED, or fds already taken) still comes. */
-        void cancelAccept() {
-            cancel(accept);
-        }
-
-        private long submit(IoUringIoOps ops) {
-            return registration.submit(ops); // 0 once the registration is cancelled: nothing armed
-        }
-
-        private void cancel(long userData) {
-            if (userData != 0 && registration != null && registration.isValid()) {
-                registration.submit(new IoUringIoOps(IORING_OP_ASYNC_CANCEL, (byte) 0, (short) 0, -1, 0L, userData,
-                        0, 0, DATA_CANCEL, (short) 0, (short) 0, 0, 0L));
+        /** Submits {@code ops}, an entry of {@code opcode} ({@code write}: the write poll); false once the loop ends. */
+        final boolean submit(IoUringIoOps ops, byte opcode, boolean write) {
+            if (sockets.submit(index, ops, opcode, write) == 0) {
+                return false; // the loop is shutting down: nothing armed
             }
+            pending++;
+            return true;
+        }
+
+        /** Cancels the armed entry of {@code opcode} ({@code write}: the write poll); its last completion still comes. */
+        final void cancel(byte opcode, boolean write) {
+            IoUringIoOps ops = new IoUringIoOps(IORING_OP_ASYNC_CANCEL, (byte) 0, (short) 0, -1, 0L,
+                    sockets.userData(index, opcode, write), 0, 0, sockets.data(index, false), (short) 0, (short) 0,
+                    0, 0L);
+            submit(ops, IORING_OP_ASYNC_CANCEL, false);
         }
 
         /** Reads into {@code dst} from its position to its limit; returns bytes read, 0 if none, -1 at EOF. */
-        int read(ByteBuffer dst) throws IOException {
-            return loop.read(socket, dst);
+        final int recvSocket(ByteBuffer dst) throws IOException {
+            return sockets.loop().read(socket(), dst);
         }
 
         /** Sends FIN after the bytes already written. */
-        void shutdownOutput() {
+        final void shutdownSocket() {
             try {
-                socket.shutdown(false, true);
+                socket().shutdown(false, true);
             } catch (IOException | RuntimeException e) {
                 // the peer is gone (ENOTCONN comes as NotYetConnectedException); the close that follows cleans up
             }
@@ -418,101 +435,113 @@ final class NettyIoUring {
 
         /**
          * Cancels every armed entry (an armed poll holds the socket open in the kernel: without the
-         * cancel, close(2) would not end the connection), gives up the registration once their last
-         * completions came, and closes the descriptor. Idempotent. Netty calls it for sockets still
-         * registered when the loop shuts down.
+         * cancel, close(2) would not end the connection) and closes the descriptor, after the last send's
+         * completion when one is in flight; the index goes back once the last completions came.
+         * Idempotent. Called for sockets still registered when the loop shuts down.
          */
-        @Override
-        public void close() {
-            if (closed) {
+        void closeSocket() {
+            if (socketClosed()) {
                 return;
             }
-            closed = true;
-            if (registration != null) {
-                cancel(readPoll);
-                cancel(writePoll);
-                cancel(accept);
+            state |= CLOSED;
+            if (index >= 0) {
+                if ((state & READ_ARMED) != 0) {
+                    cancel(IORING_OP_POLL_ADD, false);
+                }
+                if ((state & WRITE_ARMED) != 0) {
+                    cancel(IORING_OP_POLL_ADD, true);
+                }
                 cancelRecv();
-                if (send != 0) {
+                if ((state & SENDING) != 0) {
                     // Non-blocking, it completes in the next io_uring_enter; the owner may send on from there
                     // (the bytes written before the close), and the descriptor closes after the last one.
-                    closeAfterSend = true;
+                    state |= CLOSE_AFTER_SEND;
                     return;
                 }
-                registration.cancel();
             }
             closeNow();
+            release();
         }
 
         /** close(2), and the send slot back to the loop: no entry of this socket can read it any more. */
         private void closeNow() {
             if (slot >= 0) {
-                slots.give(slot);
+                sockets.slots().give(slot);
                 slot = -1;
-                slotSlab = null;
             }
-            NettySockets.closeQuietly(socket);
+            if (socket != null) {
+                NettySockets.closeQuietly(socket);
+            } else {
+                NettySockets.closeAccepted(descriptor);
+            }
+        }
+
+        /** Gives the index back once the socket is closed and no completion of it is due. */
+        private void release() {
+            if (pending == 0 && index >= 0 && (state & (CLOSED | CLOSE_AFTER_SEND)) == CLOSED) {
+                sockets.remove(index);
+                index = -1;
+            }
+        }
+
+        /** An accept completed (listeners only). */
+        void acceptCompleted(int res, boolean more) {
+            if (res >= 0) {
+                NettySockets.closeAccepted(res);
+            }
         }
 
         /**
-         * A completion of this socket's entries. Nothing may escape to Netty: its loop logs a WARNING and
-         * sleeps 100 ms for any exception a handle throws, so the owners catch what their work throws.
+         * A completion of this socket's entries ({@code write}: the write poll's). Nothing may escape to
+         * Netty: its loop logs a WARNING and sleeps 100 ms for any exception a handle throws, so the
+         * owners catch what their work throws.
          */
-        @Override
-        public void handle(IoRegistration registration, IoEvent event) {
-            IoUringIoEvent e = (IoUringIoEvent) event;
-            int res = e.res();
-            switch (e.data()) {
-                case DATA_READ:
-                    readPoll = 0;
-                    if (!closed) {
-                        // A failed poll (-errno) is worth a read too: the read reports the error.
-                        int ev = res < 0 ? POLLERR : res;
-                        owner.ready(true, false, (ev & (POLLRDHUP | POLLHUP | POLLERR)) != 0);
-                    }
-                    break;
-                case DATA_WRITE:
-                    writePoll = 0;
-                    if (!closed) {
-                        int ev = res < 0 ? POLLERR : res;
-                        owner.ready((ev & (POLLHUP | POLLERR)) != 0, true, (ev & (POLLHUP | POLLERR)) != 0);
-                    }
-                    break;
-                case DATA_ACCEPT: {
-                    boolean more = (e.flags() & IORING_CQE_F_MORE) != 0;
-                    if (!more) {
-                        accept = 0;
-                    }
-                    if (closed) {
-                        if (res >= 0) {
-                            NettySockets.closeAccepted(res);
+        final void completed(byte opcode, boolean write, int res, int flags) {
+            boolean more = (flags & IORING_CQE_F_MORE) != 0;
+            if (!more) {
+                pending--;
+            }
+            switch (opcode) {
+                case IORING_OP_POLL_ADD:
+                    if (write) {
+                        state &= ~WRITE_ARMED;
+                        if (!socketClosed()) {
+                            int ev = res < 0 ? POLLERR : res;
+                            ready((ev & (POLLHUP | POLLERR)) != 0, true, (ev & (POLLHUP | POLLERR)) != 0);
                         }
                     } else {
-                        acceptor.accepted(res, more);
+                        state &= ~READ_ARMED;
+                        if (!socketClosed()) {
+                            // A failed poll (-errno) is worth a read too: the read reports the error.
+                            int ev = res < 0 ? POLLERR : res;
+                            ready(true, false, (ev & (POLLRDHUP | POLLHUP | POLLERR)) != 0);
+                        }
                     }
                     break;
-                }
-                case DATA_RECV: {
-                    int flags = e.flags();
-                    boolean more = (flags & IORING_CQE_F_MORE) != 0;
+                case IORING_OP_ACCEPT:
+                    acceptCompleted(res, more);
+                    break;
+                case IORING_OP_RECV: {
                     if (!more) {
-                        recv = 0;
+                        state &= ~RECV_ARMED;
                     }
                     int bid = (flags & IORING_CQE_F_BUFFER) != 0 ? flags >>> IORING_CQE_BUFFER_SHIFT : -1;
-                    owner.received(res, bid, more); // also after close: a buffer named here goes back to the ring
+                    received(res, bid, more); // also after close: a buffer named here goes back to the ring
                     break;
                 }
-                case DATA_SEND:
-                    send = 0;
-                    owner.sent(res); // also after close: the owner sends on or frees the send buffer
-                    if (closeAfterSend && send == 0) {
-                        closeAfterSend = false;
-                        registration.cancel();
+                case IORING_OP_SENDMSG:
+                    state &= ~SENDING;
+                    sent(res); // also after close: the owner sends on or frees the send buffer
+                    if ((state & (CLOSE_AFTER_SEND | SENDING)) == CLOSE_AFTER_SEND) {
+                        state &= ~CLOSE_AFTER_SEND;
                         closeNow();
                     }
                     break;
                 default:
                     break; // a cancel's own completion
+            }
+            if (socketClosed()) {
+                release();
             }
         }
     }
