@@ -82,28 +82,37 @@ public final class LoopWatchdog implements AutoCloseable {
         long periodNanos = Math.max(1, periodMillis) * 1_000_000L;
         while (!closed) {
             java.util.concurrent.locks.LockSupport.parkNanos(periodNanos);
-            long now = System.nanoTime();
-            for (int i = 0; i < n; i++) {
-                ServerLoop ctx = loops.get(i);
-                Handler running = ctx.runningHandler();
-                long call = ctx.handlerCalls();
-                if (busyPercent > 0) {
-                    busy(ctx, windows[i], running, call, now, busyQuietUntil, i);
-                }
-                if (thresholdMillis <= 0) {
-                    continue;
-                }
-                if (running == null || call != seenCall[i]) {
-                    seenCall[i] = call;
-                    seenSince[i] = now;
-                    continue;
-                }
-                long heldMillis = (now - seenSince[i]) / 1_000_000L;
-                if (heldMillis >= thresholdMillis && now - quietUntil[i] >= 0) {
-                    quietUntil[i] = now + QUIET_MILLIS * 1_000_000L;
-                    windows[i].singleCallReported = true;
-                    report(ctx, running, heldMillis);
-                }
+            look(System.nanoTime(), seenCall, seenSince, quietUntil, busyQuietUntil, windows);
+        }
+    }
+
+    /**
+     * One look at every loop. A method of its own, not the body of {@link #run}'s loop: called 50 times a
+     * second it is compiled within seconds, where a loop body only gets on-stack replacement after
+     * tens of thousands of iterations (minutes at this rate) and is interpreted until then.
+     */
+    private void look(long now, long[] seenCall, long[] seenSince, long[] quietUntil, long[] busyQuietUntil,
+                      Window[] windows) {
+        for (int i = 0; i < seenCall.length; i++) {
+            ServerLoop ctx = loops.get(i);
+            Handler running = ctx.runningHandler();
+            long call = ctx.handlerCalls();
+            if (busyPercent > 0) {
+                busy(ctx, windows[i], running, call, now, busyQuietUntil, i);
+            }
+            if (thresholdMillis <= 0) {
+                continue;
+            }
+            if (running == null || call != seenCall[i]) {
+                seenCall[i] = call;
+                seenSince[i] = now;
+                continue;
+            }
+            long heldMillis = (now - seenSince[i]) / 1_000_000L;
+            if (heldMillis >= thresholdMillis && now - quietUntil[i] >= 0) {
+                quietUntil[i] = now + QUIET_MILLIS * 1_000_000L;
+                windows[i].singleCallReported = true;
+                report(ctx, running, heldMillis);
             }
         }
     }

@@ -68,9 +68,15 @@ public final class NettyLoop {
         return loop.inEventLoop();
     }
 
-    /** Runs {@code task} on the loop every {@code periodMillis}, first after one period. */
+    /**
+     * Runs {@code task} on the loop every {@code periodMillis}, first after one period, right after a
+     * wait (not as a Netty scheduled task: {@link FineWaitHandler} says why). Once per loop. Thread: any.
+     */
     public void every(long periodMillis, Runnable task) {
-        loop.scheduleAtFixedRate(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+        handler.every(TimeUnit.MILLISECONDS.toNanos(periodMillis), task);
+        // A loop already waiting waits with no deadline: an empty task wakes it, and its next wait
+        // ends at the task's first run.
+        execute(() -> { });
     }
 
     /**
