@@ -34,18 +34,6 @@ final class DecodedForm implements Params {
     }
 
     @Override
-    public String get(String name) {
-        List<String> v = map().get(name);
-        return v == null ? null : v.get(0);
-    }
-
-    @Override
-    public List<String> all(String name) {
-        List<String> v = map().get(name);
-        return v == null ? new java.util.ArrayList<>(0) : v;
-    }
-
-    @Override
     public FormCursor pairs() {
         return owner.formPairs();
     }

@@ -28,12 +28,19 @@ import dev.peregrine.form.FormCursor;
 public interface Params {
     /**
      * The first value of {@code name}, decoded; {@code ""} for a name without {@code '='}; {@code null}
-     * when absent. Allocates the result only.
+     * when absent. The query's reads the pairs in place and allocates the result only; this default
+     * (the form's) reads {@link #map}.
      */
-    String get(String name);
+    default String get(String name) {
+        java.util.List<String> v = map().get(name);
+        return v == null ? null : v.get(0);
+    }
 
-    /** Every value of {@code name}, decoded, in order; empty when absent. */
-    java.util.List<String> all(String name);
+    /** Every value of {@code name}, decoded, in order; empty (a new, modifiable list) when absent. */
+    default java.util.List<String> all(String name) {
+        java.util.List<String> v = map().get(name);
+        return v == null ? new java.util.ArrayList<>(0) : v;
+    }
 
     /**
      * Every pair, decoded: names in first-seen order, each with its values in order.

@@ -55,18 +55,6 @@ final class FormGroup implements Params {
     }
 
     @Override
-    public String get(String name) {
-        List<String> v = map().get(name);
-        return v == null ? null : v.get(0);
-    }
-
-    @Override
-    public List<String> all(String name) {
-        List<String> v = map().get(name);
-        return v == null ? new java.util.ArrayList<>(0) : v;
-    }
-
-    @Override
     public FormCursor pairs() {
         return view.formPairs();
     }
