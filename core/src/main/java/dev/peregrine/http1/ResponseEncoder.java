@@ -23,8 +23,11 @@ import java.nio.ByteOrder;
  *   body                                not for HEAD, 1xx, 204, 304 (RFC 9110 §9.3.2, §15)
  * </pre>
  * The head, and a body of up to about 900 bytes, are put together in a heap scratch array and copied
- * into the sink's direct buffer once (see {@link #encode}). When the sink's buffer fills, the encoder
- * asks the sink to drain and continues, so a body of any size can be written. Thread: one event loop.
+ * into the sink's direct buffer once (see {@link #encode}). A plain response (no fields of the
+ * handler's, no request id) made of the same status, Content-Type object, length and connection
+ * handling as the one before it, within the same Date second, finds its head still in the scratch and
+ * is not put together again. When the sink's buffer fills, the encoder asks the sink to drain and
+ * continues, so a body of any size can be written. Thread: one event loop.
  */
 public final class ResponseEncoder {
     private static final byte[] SERVER = Ascii.bytes("Server: Peregrine\r\n");
@@ -57,6 +60,19 @@ public final class ResponseEncoder {
     private CharSequence cachedType;
     private byte[] cachedTypeLine;
 
+    // The head encode() last put together in the scratch for a plain response (no fields of the
+    // handler's, no request id, a String Content-Type or none), and what it was made of: a next plain
+    // response of the same status, Content-Type object, length and connection handling is the same bytes
+    // while the Date line has not changed, so encode() keeps them instead of copying the parts again.
+    // repeatStatus -1: nothing kept. Cleared by whatever else writes the scratch (scratchForWriting)
+    // and by tick (the Date line is rewritten in place).
+    private int repeatStatus = -1;
+    private CharSequence repeatType;
+    private long repeatLength;
+    private boolean repeatKeepAlive;
+    private boolean repeatHttp10;
+    private int repeatHeadLength;
+
     /** The cached {@code Date: ...\r\n} line (HTTP/2 takes its value); not to be modified. */
     public byte[] dateLine() {
         return dateLine;
@@ -65,6 +81,7 @@ public final class ResponseEncoder {
     /** Refreshes the cached {@code Date} to the clock reading {@code nowMillis}. Call once per loop cycle. */
     public void tick(long nowMillis) {
         dateLine = date.line(nowMillis);
+        repeatStatus = -1; // the kept head's Date may be the old one (at most one rebuild a tick)
     }
 
     /**
@@ -81,14 +98,33 @@ public final class ResponseEncoder {
         int status = res.status;
         long length = bodyLength(res);
         boolean bodyAllowed = status >= 200 && status != 204 && status != 304;
-        int n = headFields(res);
-        byte[] s = assembly;
-        if (bodyAllowed) {
-            n = copy(CONTENT_LENGTH, s, n);
-            n = putDecimal(s, n, length);
-            n = copy(CRLF, s, n);
+        boolean plain = res.headerCount == 0 && res.fields == null && res.requestId == null
+                && (res.contentType == null || res.contentType instanceof String);
+        int n;
+        byte[] s;
+        if (plain && status == repeatStatus && res.contentType == repeatType && length == repeatLength
+                && keepAlive == repeatKeepAlive && http10 == repeatHttp10) {
+            s = scratch; // the head already there is this response's
+            assembly = s;
+            n = repeatHeadLength;
+        } else {
+            n = headFields(res);
+            s = assembly;
+            if (bodyAllowed) {
+                n = copy(CONTENT_LENGTH, s, n);
+                n = putDecimal(s, n, length);
+                n = copy(CRLF, s, n);
+            }
+            n = endHead(s, n, keepAlive, http10);
+            if (plain && s == scratch) {
+                repeatStatus = status;
+                repeatType = res.contentType;
+                repeatLength = length;
+                repeatKeepAlive = keepAlive;
+                repeatHttp10 = http10;
+                repeatHeadLength = n;
+            }
         }
-        n = endHead(s, n, keepAlive, http10);
         boolean bodyLeft = !head && bodyAllowed && length > 0;
         if (bodyLeft && length <= s.length - n) {
             n = bodyInto(res, s, n, (int) length);
@@ -116,7 +152,7 @@ public final class ResponseEncoder {
         for (int i = 0; i < res.headerCount; i++) {
             need += res.headerNames[i].length() + res.headerValues[i].length() + COLON_SPACE.length + CRLF.length;
         }
-        byte[] s = scratch;
+        byte[] s = scratchForWriting();
         if (need > s.length) {
             s = new byte[Math.max(need, Math.min(2 * s.length, MAX_KEPT_SCRATCH))];
             if (s.length <= MAX_KEPT_SCRATCH) {
@@ -170,6 +206,12 @@ public final class ResponseEncoder {
         out = put(sink, out, s, n);
         assembly = scratch; // a one-off array for a huge head is not kept
         return out;
+    }
+
+    /** The scratch, for writing from its start: the head kept there for {@link #encode}'s repeat is gone. */
+    private byte[] scratchForWriting() {
+        repeatStatus = -1;
+        return scratch;
     }
 
     private static int copy(byte[] src, byte[] dst, int at) {
@@ -238,7 +280,7 @@ public final class ResponseEncoder {
     /** Writes a complete error response, {@code "<code> <reason>\n"} as its text body, closing the connection. */
     public void encodeError(int status, OutputSink sink) {
         String reason = Status.reason(status);
-        byte[] s = scratch; // an error's head and body are a few hundred bytes at most
+        byte[] s = scratchForWriting(); // an error's head and body are a few hundred bytes at most
         int n = copy(Status.statusLine(status), s, 0);
         n = copy(SERVER, s, n);
         n = copy(dateLine, s, n);
@@ -454,7 +496,7 @@ public final class ResponseEncoder {
      * per char (a surrogate pair is four bytes for two), and a pair is never split between two pieces.
      */
     private void putUtf8(OutputSink sink, ByteBuffer out, CharSequence cs) {
-        byte[] s = scratch;
+        byte[] s = scratchForWriting();
         int chunk = s.length / 3;
         for (int i = 0, len = cs.length(); i < len; ) {
             int j = Math.min(len, i + chunk);

@@ -345,4 +345,60 @@ class ResponseEncoderTest {
         String wire = encode(r, false, true, false);
         assertTrue(wire.contains("X-0: v\r\n") && wire.contains("X-39: v\r\n"));
     }
+
+    /**
+     * One encoder, responses in a row that repeat a plain head and then change each part of what it
+     * was made of, or write the scratch some other way in between: every response's bytes are those a
+     * fresh encoder writes for it (the head {@code encode} keeps for a repeat is never stale).
+     */
+    @Test
+    void aKeptHeadIsUsedOnlyForTheSameParts() {
+        byte[] hello = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
+        String big = "é".repeat(2000); // a char body past the scratch: written through it in pieces
+        java.util.List<java.util.function.Consumer<ResponseView>> makers = java.util.List.of(
+                r -> r.contentType("text/plain").body(hello),
+                r -> r.contentType("text/plain").body(hello), // a repeat
+                r -> r.contentType("text/plain").body("Hello, Earth!".getBytes(StandardCharsets.US_ASCII)), // same length
+                r -> r.contentType("text/plain").body("Hi".getBytes(StandardCharsets.US_ASCII)),
+                r -> r.status(201).contentType("text/plain").body(hello),
+                r -> r.contentType("application/json").body(hello),
+                r -> r.contentType(new StringBuilder("text/plain")).body(hello), // not a String: never kept
+                r -> r.contentType("text/plain").header("X-A", "1").body(hello),
+                r -> r.contentType("text/plain").body(hello),
+                r -> {
+                    r.contentType("text/plain").body(hello);
+                    r.requestId = "r-1";
+                },
+                r -> r.contentType("text/plain").body(hello),
+                r -> r.status(204),
+                r -> r.status(204),
+                r -> r.text(big),
+                r -> r.text(big),
+                r -> r.contentType("text/plain").body(hello));
+        ResponseEncoder shared = new ResponseEncoder();
+        shared.tick(NOW);
+        int step = 0;
+        for (boolean[] connection : new boolean[][] {{true, false}, {false, false}, {true, true}, {true, false}}) {
+            for (java.util.function.Consumer<ResponseView> make : makers) {
+                long now = NOW + 1000L * (step / 7); // a new second (a new Date line) every seventh response
+                if (step % 7 == 0) {
+                    shared.tick(now); // the loop's tick, once a millisecond at most: not before every response
+                }
+                ResponseView r = res();
+                make.accept(r);
+                Sink got = new Sink(4096);
+                shared.encode(r, false, connection[0], connection[1], got);
+                ResponseEncoder fresh = new ResponseEncoder();
+                fresh.tick(now);
+                Sink want = new Sink(4096);
+                fresh.encode(r, false, connection[0], connection[1], want);
+                assertEquals(want.all(), got.all(), "response " + step);
+                if (step % 5 == 4) {
+                    Sink error = new Sink(4096);
+                    shared.encodeError(400, error); // writes the scratch from its start
+                }
+                step++;
+            }
+        }
+    }
 }
