@@ -81,20 +81,35 @@ warm_up() { # i seconds: one unmeasured run per scenario
 }
 
 measure_window() { # i scenario round seconds
-  local i=$1 s=$2 r=$3 p0 b0 p1 b1 t0 t1 out real wu ws req ns loop other
+  window_figures "$1" "$2" "$4"
+  record_window "$1" "$2" "$3" "$w_ticks" "$w_loop" "$w_req" "$w_other"
+}
+
+# window_figures i scenario seconds: one window of wrk load on server i; sets w_ticks (the server's CPU
+# ticks), w_loop (its busiest thread's), w_req (requests wrk completed) and w_other (% of a core other
+# processes used).
+window_figures() {
+  local i=$1 p0 b0 p1 b1 t0 t1 out real wu ws
   t0=$(thread_ticks "${pids[i]}") p0=$(proc_cpu_ticks "${pids[i]}") b0=$(busy_ticks)
-  out=$({ TIMEFORMAT='%R %U %S'; time run_wrk "${ports[i]}" "$s" "$4" 2>&1; } 2>&1)
+  out=$({ TIMEFORMAT='%R %U %S'; time run_wrk "${ports[i]}" "$2" "$3" 2>&1; } 2>&1)
   p1=$(proc_cpu_ticks "${pids[i]}") b1=$(busy_ticks) t1=$(thread_ticks "${pids[i]}")
   read -r real wu ws <<<"$(tail -1 <<<"$out")"
-  req=$(wrk_requests <<<"$out")
-  ns=$(cpu_ns_per_request $((p1 - p0)) "$req")
-  loop=$(cpu_ns_per_request "$(busiest_thread_delta "$t0" "$t1")" "$req")
-  other=$(other_cpu_pct $((b1 - b0)) $((p1 - p0)) "$(awk -v u="$wu" -v s="$ws" 'BEGIN { print u + s }')" "$real")
-  local mark=""
-  ((other > 10)) && mark='!'
-  printf '%-16s %-9s r%-3d %9d responses  srv %6d ns/req  loop %6d ns/req  other %3d%s\n' "${names[i]}" "$s" "$r" "$req" "$ns" "$loop" "$other" "$mark"
-  printf '%s\t%s\t%d\t%d\t%d\n' "${names[i]}" "$s" "$r" "$ns" "$((other > 10))" >>"$results"
-  printf '%s\t%s\t%d\t%d\t%d\n' "${names[i]}" "$s" "$r" "$loop" "$((other > 10))" >>"$results.loop"
+  w_ticks=$((p1 - p0))
+  w_loop=$(busiest_thread_delta "$t0" "$t1")
+  w_req=$(wrk_requests <<<"$out")
+  w_other=$(other_cpu_pct $((b1 - b0)) $((p1 - p0)) "$(awk -v u="$wu" -v s="$ws" 'BEGIN { print u + s }')" "$real")
+}
+
+# record_window i scenario round ticks loop_ticks requests other: prints the window and appends it to
+# $results and $results.loop.
+record_window() {
+  local ns loop mark=""
+  ns=$(cpu_ns_per_request "$4" "$6")
+  loop=$(cpu_ns_per_request "$5" "$6")
+  (($7 > 10)) && mark='!'
+  printf '%-16s %-9s r%-3d %9d responses  srv %6d ns/req  loop %6d ns/req  other %3d%s\n' "${names[$1]}" "$2" "$3" "$6" "$ns" "$loop" "$7" "$mark"
+  printf '%s\t%s\t%d\t%d\t%d\n' "${names[$1]}" "$2" "$3" "$ns" "$(($7 > 10))" >>"$results"
+  printf '%s\t%s\t%d\t%d\t%d\n' "${names[$1]}" "$2" "$3" "$loop" "$(($7 > 10))" >>"$results.loop"
 }
 
 # wait_quiet: up to QUIET_WAIT seconds (default 60) for other processes to use under 10% of a core, as the
