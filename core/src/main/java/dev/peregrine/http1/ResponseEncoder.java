@@ -65,13 +65,14 @@ public final class ResponseEncoder {
     // response of the same status, Content-Type object, length and connection handling is the same bytes
     // while the Date line has not changed, so encode() keeps them instead of copying the parts again.
     // repeatStatus -1: nothing kept. Cleared by whatever else writes the scratch (scratchForWriting)
-    // and by tick (the Date line is rewritten in place).
+    // and by a tick in a new second (the Date line is rewritten in place).
     private int repeatStatus = -1;
     private CharSequence repeatType;
     private long repeatLength;
     private boolean repeatKeepAlive;
     private boolean repeatHttp10;
     private int repeatHeadLength;
+    private long dateSecond = Long.MIN_VALUE;
 
     /** The cached {@code Date: ...\r\n} line (HTTP/2 takes its value); not to be modified. */
     public byte[] dateLine() {
@@ -80,8 +81,12 @@ public final class ResponseEncoder {
 
     /** Refreshes the cached {@code Date} to the clock reading {@code nowMillis}. Call once per loop cycle. */
     public void tick(long nowMillis) {
-        dateLine = date.line(nowMillis);
-        repeatStatus = -1; // the kept head's Date may be the old one (at most one rebuild a tick)
+        long second = Math.floorDiv(nowMillis, 1000);
+        if (second != dateSecond) { // the loop ticks up to once a millisecond; the Date line changes once a second
+            dateSecond = second;
+            dateLine = date.line(nowMillis);
+            repeatStatus = -1; // the kept head holds the old Date line
+        }
     }
 
     /**

@@ -383,6 +383,8 @@ class ResponseEncoderTest {
                 long now = NOW + 1000L * (step / 7); // a new second (a new Date line) every seventh response
                 if (step % 7 == 0) {
                     shared.tick(now); // the loop's tick, once a millisecond at most: not before every response
+                } else if (step % 3 == 0) {
+                    shared.tick(now + step % 7); // a tick in the same second keeps the head
                 }
                 ResponseView r = res();
                 make.accept(r);
