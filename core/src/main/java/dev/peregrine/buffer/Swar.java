@@ -48,9 +48,8 @@ public final class Swar {
         long lower = w7 | 0x2020_2020_2020_2020L;
         long alpha = (lower + ONES * (0x80 - 'a')) & ~(lower + ONES * (0x7F - 'z'));
         long digit = (w7 + ONES * (0x80 - '0')) & ~(w7 + ONES * (0x7F - '9'));
-        long dashX = w7 ^ broadcast('-');
-        long dash = ~(((dashX & LOW7) + LOW7) | dashX | LOW7);
-        return (~(alpha | digit | dash) | word) & HIGHS;
+        long notDash = (w7 ^ broadcast('-')) + LOW7; // high bit clear only where the 7-bit lane is '-'
+        return (notDash & ~alpha & ~digit | word) & HIGHS;
     }
 
     /**
