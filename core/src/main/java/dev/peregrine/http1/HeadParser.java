@@ -46,7 +46,7 @@ import java.nio.ByteBuffer;
  * neighbours are read from the same word:
  * <pre>
  *  step        mask (bytes that stop the word loop)          then, for the marked byte
- *  target      notVisible | '?' | '#'                        SP ends it; '?' starts the query; else 400
+ *  target      not visible, '?', '#' (targetStopMask)        SP ends it; '?' starts the query; else 400
  *  field line  control (0x00-0x1F, DEL)                      CR ends it (LF must follow); HTAB goes on; else 400
  *  name        not [A-Za-z0-9-]                              ':' ends it; other tchar goes on; else 400
  * </pre>
@@ -64,8 +64,6 @@ public final class HeadParser {
     private static final int GET_SP = Ascii.packInt("GET ");
     private static final long HTTP_1_1 = Ascii.packLong("HTTP/1.1");
     private static final long HTTP_1_0 = Ascii.packLong("HTTP/1.0");
-    private static final long QUESTION = Swar.broadcast('?');
-    private static final long HASH = Swar.broadcast('#');
     /** CR LF as a little-endian short. */
     private static final short CRLF = (short) ('\r' | '\n' << 8);
 
@@ -228,7 +226,7 @@ public final class HeadParser {
             long special = 0;
             while (p <= last) {
                 w = b.getLong(p);
-                special = Swar.notVisibleMask(w) | Swar.equalMask(w, QUESTION) | Swar.equalMask(w, HASH);
+                special = Swar.targetStopMask(w);
                 if (special != 0) {
                     break;
                 }
