@@ -366,6 +366,12 @@ public final class HeadParser {
         if (k < 7 && (c = byteAt(w, k + 1)) != ' ' && c != '\t') {
             return p; // no whitespace after the colon
         }
+        if (k >= 6) { // the two bytes after the colon are not in its word: one load (the line's CR LF follow them)
+            int two = b.getShort(p);
+            if ((two & 0xFF) == ' ' && (c = two >>> 8 & 0xFF) != ' ' && c != '\t') {
+                return p + 1;
+            }
+        }
         while (p < end && ((c = b.get(p)) == ' ' || c == '\t')) {
             p++;
         }
