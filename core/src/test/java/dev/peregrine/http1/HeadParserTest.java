@@ -370,6 +370,73 @@ class HeadParserTest {
         }
     }
 
+    /**
+     * A field line is scanned for its CR before its name is scanned for the colon (HeadParser's class
+     * doc): whatever is wrong with a line, and wherever the input ends in it, the answer is that of a
+     * reading from left to right: 400 as soon as a bad name byte is in (though the line's end is not),
+     * NEED_MORE before it.
+     */
+    @Test
+    void aBadFieldNameIsAnsweredAtEveryPrefixThatHoldsItsBadByte() {
+        String[] heads = {
+            "GET / HTTP/1.1\r\nHost: x\r\nX(Y: a long value of several words, not ended yet",
+            "GET / HTTP/1.1\r\nHost: x\r\nAccept-Language\u00e9: en\r\n\r\n", // a byte over 0x7F in a name
+            "GET / HTTP/1.1\r\nHost: x\r\nX-Tab\t: v\r\n\r\n", // HTAB passes the line's scan, not the name's
+            "GET / HTTP/1.1\r\nHost: x\r\nNo-Colon-At-All\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\nHosts x: y\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\nHo\rst: y\r\n\r\n", // a CR in the name: a bare CR
+            "GET / HTTP/1.1\r\nHost: x\r\nX Y: a\u0001b\r\n\r\n", // bad name byte and a control in the value
+            "GET / HTTP/1.1\r\nHost: x\r\n: empty name\r\n\r\n",
+        };
+        for (String head : heads) {
+            byte[] in = ascii(head);
+            int bad = badByteOfTheLastFieldName(head);
+            for (int k = 0; k <= in.length; k++) {
+                int expected = k <= bad ? HeadParser.NEED_MORE : -400;
+                assertEquals(expected, parsePrefix(in, k), head + " first " + k + " bytes");
+            }
+        }
+        // Past the head's bound: 400 for a bad name byte that is in, else 431.
+        String start = "GET / HTTP/1.1\r\nHost: x\r\n";
+        for (String line : new String[] {"X(: ", "X-: "}) {
+            byte[] in = ascii(start + line + "v".repeat(300));
+            assertEquals(line.equals("X(: ") ? -400 : -431, new FramingHarness(128, 256, 10, MAX_BODY).parser.parse(
+                    FramingHarness.bufferOf(in, in.length), 0, in.length, new RequestView(10)), line);
+        }
+    }
+
+    /** The index of the first byte of the last field line's name that is not a tchar (the colon of an empty name). */
+    private static int badByteOfTheLastFieldName(String head) {
+        int ns = head.lastIndexOf("Host: x\r\n") + 9;
+        int i = ns;
+        while (i < head.length() && head.charAt(i) < 256 && HttpTokens.TCHAR[head.charAt(i)]) {
+            i++;
+        }
+        return i;
+    }
+
+    /** Names of every length from 1 to 20 with values of every length from 0 to 17: the colon and the CR at every place in a word. */
+    @Test
+    void namesAndValuesOfEveryLengthAreRecorded() {
+        for (int n = 1; n <= 20; n++) {
+            for (int v = 0; v <= 17; v++) {
+                String name = "Abcdefghij-klmnopqrst".substring(0, n);
+                String value = "0123456789abcdefgh".substring(0, v);
+                for (String ows : new String[] {"", " ", "\t ", "  "}) {
+                    String head = "GET / HTTP/1.1\r\nHost: x\r\n" + name + ":" + ows + value + ows + "\r\n\r\n";
+                    FramingHarness f = parseOk(head);
+                    assertEquals(value, f.request.header(name), head);
+                    assertEquals(2, f.request.headers().size(), head);
+                }
+            }
+        }
+    }
+
+    private static int parsePrefix(byte[] in, int k) {
+        FramingHarness f = new FramingHarness(MAX_BODY);
+        return f.parser.parse(FramingHarness.bufferOf(in, in.length), 0, k, f.request); // the rest is there, past end
+    }
+
     // ---- limits ----
 
     @Test
