@@ -70,8 +70,8 @@ import java.nio.ByteBuffer;
  *                           56 iov_base (per send) | 64 iov_len (per send)
  * </pre>
  * <p>Nothing outside this file, {@link RingSockets}, {@link Listening}, {@link Dialed}, {@link RecvRing}
- * (which reaches the provided-buffer ring) and {@link DirectSend} (which reaches the submission queue) (and the shared {@link NettyLoop} and {@link NettySockets})
- * may name a Netty type, so that the classes of this package load (and {@link IoUringAvailability}
+ * (which reaches the provided-buffer ring) and {@link DirectSend} (which reaches the submission queue)
+ * (and the shared {@link NettyLoop} and {@link NettySockets}) may name a Netty type, so that the classes of this package load (and {@link IoUringAvailability}
  * answers) when Netty's io_uring jar is not on the class path at all. {@link IoUringEndpoint} names
  * none, but extends {@link Fd}: it is loaded only once the transport runs.
  */
@@ -200,11 +200,12 @@ final class NettyIoUring {
      * may arm it again from there.
      *
      * <p><b>What an idle connection keeps</b> (the fields below; where sends are {@code SENDMSG}s, a
-     * 72-byte {@link IoUringIoOps} and a send slot once it has sent): no registration of its own ({@link RingSockets} registers sockets by
-     * the 32,768), no {@link Socket} while the ring brings its input (made at the first {@code recv(2)} of
-     * the poll path), no receive entry (the multishot receive's is built each time it is armed: at the
-     * start, and again only after the kernel ended it, a pause, or the ring ran dry), no user data (a
-     * cancel computes it, {@link RingSockets#userData}). {@code state} holds the flags:
+     * 72-byte {@link IoUringIoOps} and a send slot once it has sent): no registration of its own
+     * ({@link RingSockets} registers sockets by the 32,768), no {@link Socket} while the ring brings its
+     * input (made at the first {@code recv(2)} of the poll path), no receive entry (the multishot
+     * receive's is built each time it is armed: at the start, and again only after the kernel ended it, a
+     * pause, or the ring ran dry), no send entry ({@link DirectSend} writes sends into the queue), no user
+     * data (a cancel computes it, {@link RingSockets#userData}). {@code state} holds the flags:
      * <pre>
      *   bit 0 READ_ARMED   1 WRITE_ARMED   2 RECV_ARMED   3 RECV_CANCELLED (its last completion is due)
      *       4 SENDING      5 CLOSE_AFTER_SEND (close(2) waits for the send's completion)   6 CLOSED
