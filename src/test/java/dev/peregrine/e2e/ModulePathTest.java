@@ -145,9 +145,11 @@ class ModulePathTest {
             // The receive ring is reached through Netty internals, which the module path closes: one INFO line.
             assertTrue(run.err.contains("no multishot receive into a provided-buffer ring"), run.toString());
         }
+        // So are direct sends (IORING_OP_SEND): one INFO line, and sends are SENDMSGs through Netty.
+        assertTrue(run.err.contains("sends are IORING_OP_SENDMSG"), run.toString());
     }
 
-    /** With the {@code --add-opens} docs/transports.md names, the receive ring is used: no INFO line about it. */
+    /** With the {@code --add-opens} docs/transports.md names, the receive ring and direct sends are used: no INFO line about them. */
     @Test
     void ioUringsReceiveRingWorksOnTheModulePathWithItsAddOpens() throws Exception {
         assumeTrue(dev.peregrine.transport.iouring.IoUringAvailability.isAvailable() && kernelHasRecvRing(),
@@ -165,6 +167,7 @@ class ModulePathTest {
         assertTrue(run.out.contains("body=hi from dev.peregrine"), run.toString());
         assertTrue(run.out.contains("transport=IO_URING"), run.toString());
         assertFalse(run.err.contains("no multishot receive"), run.toString());
+        assertFalse(run.err.contains("sends are IORING_OP_SENDMSG"), run.toString());
         assertNoWarnings(run);
     }
 

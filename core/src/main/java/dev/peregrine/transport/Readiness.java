@@ -15,7 +15,7 @@ public interface Readiness {
     void ready(boolean in, boolean out, boolean hangup);
 
     /**
-     * A send the transport gave the kernel to do (io_uring's {@code SENDMSG}) completed, also after the
+     * A send the transport gave the kernel to do (io_uring's {@code SEND} or {@code SENDMSG}) completed, also after the
      * socket was closed. Readiness-based transports never call it.
      *
      * @param res bytes sent, or a negative errno ({@code -ECANCELED} after a close)

@@ -51,4 +51,10 @@ final class Dialed extends NettyIoUring.Fd {
     public void ready(boolean in, boolean out, boolean hangup) {
         owner.ready(in, out, hangup);
     }
+
+    /** A send's completion (the transport's tests send on a dialed socket; its endpoint sends in use). */
+    @Override
+    public void sent(int res) {
+        owner.sent(res);
+    }
 }

@@ -37,9 +37,10 @@ import java.nio.ByteBuffer;
  *               again only when the kernel ends it (no IORING_CQE_F_MORE) and the connection reads;
  *               where there is no ring, or the ring ran out (ENOBUFS) until it is refilled:
  *               IORING_OP_POLL_ADD (POLLIN | POLLRDHUP), one-shot, armed while the socket has shown
- *               it is empty; IORING_OP_SENDMSG, at most one in flight, from the connection's lent send
- *               buffer; IORING_OP_POLL_ADD (POLLOUT), one-shot, while a connect is under way or output
- *               waits with no send in flight
+ *               it is empty; IORING_OP_SEND ({@link DirectSend}), at most one in flight, from the
+ *               connection's lent send buffer (IORING_OP_SENDMSG where it cannot be had, and before
+ *               the loop's first completion); IORING_OP_POLL_ADD (POLLOUT), one-shot, while a connect
+ *               is under way or output waits with no send in flight
  *   close:      IORING_OP_ASYNC_CANCEL for each poll, receive or accept still armed (a receive also
  *               while its connection pauses reading), then close(2) -- after the
  *               last send's completion when one is in flight (its entry may not have reached the kernel
@@ -55,19 +56,22 @@ import java.nio.ByteBuffer;
  *
  * <p><b>No allocation per request.</b> {@link IoUringIoOps} is immutable and names the descriptor and
  * the memory, so each {@link Fd} builds the entries it submits again and again once, at their first use,
- * and submits the same objects again: the polls are constant, and a send is a {@code SENDMSG} whose
- * {@code msghdr} lives in a slot of native memory the socket keeps from its first send to its close
- * ({@link Slots#take}); only the slot's {@code iovec} (where and how much) changes per send. The
- * multishot receive's entry alone is built each time it is armed (at the start, then only after the
- * kernel ended it, a pause or a dry ring), so that an idle connection does not keep it.
+ * and submits the same objects again: the polls are constant. A send names its bytes, which change
+ * every time, so it takes no {@link IoUringIoOps}: {@link DirectSend} writes an {@code IORING_OP_SEND}
+ * entry straight into the submission queue, as Netty's own fast path does. Where that cannot be had
+ * (Netty's package not open to us), a send is a {@code SENDMSG} whose {@code msghdr} lives in a slot of
+ * native memory the socket keeps from its first send to its close ({@link Slots#take}); only the slot's
+ * {@code iovec} (where and how much) changes per send. The multishot receive's entry alone is built each
+ * time it is armed (at the start, then only after the kernel ended it, a pause or a dry ring), so that
+ * an idle connection does not keep it.
  * <pre>
  *   slot (72 bytes, LP64):  0 msg_name = 0 | 8 msg_namelen = 0 | 16 msg_iov = slot + 56 | 24 msg_iovlen = 1
  *                           32 msg_control = 0 | 40 msg_controllen = 0 | 48 msg_flags = 0 |
  *                           56 iov_base (per send) | 64 iov_len (per send)
  * </pre>
- * <p>Nothing outside this file, {@link RingSockets}, {@link Listening}, {@link Dialed} and {@link RecvRing}
- * (which reaches the provided-buffer ring) (and the shared {@link NettyLoop} and {@link NettySockets})
- * may name a Netty type, so that the classes of this package load (and {@link IoUringAvailability}
+ * <p>Nothing outside this file, {@link RingSockets}, {@link Listening}, {@link Dialed}, {@link RecvRing}
+ * (which reaches the provided-buffer ring) and {@link DirectSend} (which reaches the submission queue)
+ * (and the shared {@link NettyLoop} and {@link NettySockets}) may name a Netty type, so that the classes of this package load (and {@link IoUringAvailability}
  * answers) when Netty's io_uring jar is not on the class path at all. {@link IoUringEndpoint} names
  * none, but extends {@link Fd}: it is loaded only once the transport runs.
  */
@@ -77,6 +81,8 @@ final class NettyIoUring {
     static final byte IORING_OP_ACCEPT = 13;
     private static final byte IORING_OP_ASYNC_CANCEL = 14;
     private static final byte IORING_OP_SENDMSG = 9;
+    /** A send whose entry names the bytes: no msghdr to import per send ({@link DirectSend}). */
+    private static final byte IORING_OP_SEND = 26;
     private static final byte IORING_OP_RECV = 27;
     private static final byte IOSQE_BUFFER_SELECT = 1 << 5;
     private static final short IORING_RECV_MULTISHOT = 1 << 1;
@@ -193,12 +199,13 @@ final class NettyIoUring {
      * are armed at a time; each completion disarms its one-shot entry before the socket hears it, so it
      * may arm it again from there.
      *
-     * <p><b>What an idle connection keeps</b> (the fields below, and a 72-byte {@link IoUringIoOps} for
-     * its sends once it has sent): no registration of its own ({@link RingSockets} registers sockets by
-     * the 32,768), no {@link Socket} while the ring brings its input (made at the first {@code recv(2)} of
-     * the poll path), no receive entry (the multishot receive's is built each time it is armed: at the
-     * start, and again only after the kernel ended it, a pause, or the ring ran dry), no user data (a
-     * cancel computes it, {@link RingSockets#userData}). {@code state} holds the flags:
+     * <p><b>What an idle connection keeps</b> (the fields below; where sends are {@code SENDMSG}s, a
+     * 72-byte {@link IoUringIoOps} and a send slot once it has sent): no registration of its own
+     * ({@link RingSockets} registers sockets by the 32,768), no {@link Socket} while the ring brings its
+     * input (made at the first {@code recv(2)} of the poll path), no receive entry (the multishot
+     * receive's is built each time it is armed: at the start, and again only after the kernel ended it, a
+     * pause, or the ring ran dry), no send entry ({@link DirectSend} writes sends into the queue), no user
+     * data (a cancel computes it, {@link RingSockets#userData}). {@code state} holds the flags:
      * <pre>
      *   bit 0 READ_ARMED   1 WRITE_ARMED   2 RECV_ARMED   3 RECV_CANCELLED (its last completion is due)
      *       4 SENDING      5 CLOSE_AFTER_SEND (close(2) waits for the send's completion)   6 CLOSED
@@ -381,6 +388,15 @@ final class NettyIoUring {
             if ((state & (CLOSED | CLOSE_AFTER_SEND)) == CLOSED) {
                 return;
             }
+            long address = sockets.loop().address(b) + from;
+            int direct = sockets.send(index, descriptor, address, length, MSG_NOSIGNAL | MSG_DONTWAIT, IORING_OP_SEND);
+            if (direct >= 0) {
+                if (direct > 0) {
+                    pending++;
+                    state |= SENDING;
+                }
+                return; // 0: the loop is shutting down, nothing queued
+            }
             Slots slots = sockets.slots();
             if (sendOps == null) {
                 slot = slots.take();
@@ -390,7 +406,7 @@ final class NettyIoUring {
             }
             ByteBuffer slab = slots.slab(slot);
             int at = slots.offset(slot);
-            slab.putLong(at + IOV_BASE, sockets.loop().address(b) + from);
+            slab.putLong(at + IOV_BASE, address);
             slab.putLong(at + IOV_LEN, length);
             if (submit(sendOps, IORING_OP_SENDMSG, false)) {
                 state |= SENDING;
@@ -529,6 +545,7 @@ final class NettyIoUring {
                     received(res, bid, more); // also after close: a buffer named here goes back to the ring
                     break;
                 }
+                case IORING_OP_SEND:
                 case IORING_OP_SENDMSG:
                     state &= ~SENDING;
                     sent(res); // also after close: the owner sends on or frees the send buffer

@@ -27,7 +27,10 @@ import java.util.Arrays;
  * registration id, learned from what the group's first submit returned and checked at every submit (a
  * Netty that encodes it otherwise fails loudly at the first submit, never cancels the wrong entry).
  * An index is given back only when its socket is closed and no completion of it is due, so it never
- * reaches another socket. The loop's send slots ({@link NettyIoUring.Slots}) live here too.
+ * reaches another socket. The loop's send slots ({@link NettyIoUring.Slots}, for sends as
+ * {@code SENDMSG}) and its {@link DirectSend} (sends as {@code SEND}) live here too: a group learns
+ * Netty's own registration from its first completion, and from then on its sockets' sends are written
+ * straight into the submission queue ({@link #send}).
  *
  * <p>Thread: the loop; a listener's registration may run on the starting thread before the loop serves it.
  */
@@ -47,6 +50,9 @@ final class RingSockets {
     /** Indexes ever handed out: [0, used). */
     private int used;
     private Group[] groups = new Group[0];
+    /** The loop's direct sends, found at the first {@link #send} after a completion; null before or without. */
+    private DirectSend direct;
+    private boolean directAsked;
 
     RingSockets(NettyLoop loop, IoUringIo io) {
         this(loop, io, GROUP);
@@ -132,6 +138,36 @@ final class RingSockets {
         return u;
     }
 
+    /**
+     * Queues an {@code IORING_OP_SEND} of {@code length} bytes at native {@code address} for socket
+     * {@code index} (descriptor {@code fd}) with the user data of {@code opcode}: 1 when queued, 0 once
+     * the loop shuts down, -1 when it cannot be sent so (no completion of the socket's group yet, or no
+     * {@link DirectSend} here): the caller submits a {@code SENDMSG} through Netty instead.
+     */
+    int send(int index, int fd, long address, int length, int msgFlags, byte opcode) {
+        Group g = groups[index / group];
+        IoRegistration own = g.own;
+        if (own == null || g.id < 0) {
+            return -1;
+        }
+        DirectSend d = direct;
+        if (d == null) {
+            if (directAsked) {
+                return -1;
+            }
+            directAsked = true;
+            d = direct = DirectSend.of(own);
+            if (d == null) {
+                return -1;
+            }
+        }
+        if (!own.isValid()) {
+            return 0; // as Netty's submit: the loop is shutting down
+        }
+        d.send(own, fd, address, length, msgFlags, userData(index, opcode, false));
+        return 1;
+    }
+
     /** The user data of socket {@code index}'s armed entry of {@code opcode} ({@code write}: its write poll). */
     long userData(int index, byte opcode, boolean write) {
         return groups[index / group].id << 32 | (opcode & 0xffL) << 16 | (data(index, write) & 0xffffL);
@@ -140,6 +176,11 @@ final class RingSockets {
     /** Sockets holding an index: open, or closed with a completion still due (tests). */
     int size() {
         return used - freeCount;
+    }
+
+    /** Whether sends are {@code IORING_OP_SEND}s written by {@link DirectSend} (tests). */
+    boolean sendsDirect() {
+        return direct != null;
     }
 
     /** Netty registrations made (tests). */
@@ -153,6 +194,11 @@ final class RingSockets {
         private IoRegistration registration;
         /** The registration's id, as the user data carries it; -1 until the first submit. */
         private long id = -1;
+        /**
+         * Netty's own registration, as its completions name it (the one {@link #registration} wraps):
+         * {@link DirectSend} counts its sends' completions on it. Null until the first completion.
+         */
+        private IoRegistration own;
 
         Group(int base) {
             this.base = base;
@@ -160,6 +206,9 @@ final class RingSockets {
 
         @Override
         public void handle(IoRegistration registration, IoEvent event) {
+            if (own == null) {
+                own = registration;
+            }
             IoUringIoEvent e = (IoUringIoEvent) event;
             int data = e.data() & 0xffff;
             NettyIoUring.Fd fd = sockets[base + (data >>> 1)];

@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -201,6 +203,105 @@ class RingSocketsTest {
             for (Socket p : again) {
                 p.close();
             }
+        }
+    }
+
+    /**
+     * A send before its group's first completion goes through Netty as a {@code SENDMSG}; once a
+     * completion came, sends are {@code IORING_OP_SEND}s written straight into the submission queue
+     * ({@link DirectSend}: the class path opens Netty's package to us). Both deliver their bytes, in
+     * order, and report what the socket took.
+     */
+    @Test
+    void sendsAreDirectOnceTheGroupHadACompletion() throws Exception {
+        InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+        java.util.concurrent.BlockingQueue<Integer> sent = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.nio.ByteBuffer first = java.nio.ByteBuffer.allocateDirect(64);
+        java.nio.ByteBuffer second = java.nio.ByteBuffer.allocateDirect(64);
+        first.put("GET / HTTP/1.1\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).flip();
+        second.put("..Host: x\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).flip();
+        Readiness owner = new Readiness() {
+            @Override
+            public void ready(boolean in, boolean out, boolean hangup) {
+                if (out) {
+                    outs.incrementAndGet(0);
+                }
+            }
+
+            @Override
+            public void sent(int res) {
+                sent.add(res);
+            }
+        };
+        Dialed d = onLoop(() -> {
+            Dialed made = Dialed.connecting(at);
+            made.register(sockets, owner);
+            made.armWrite(); // the group's first completion: connected
+            return made;
+        });
+        try (Socket peer = server.accept()) {
+            Await.until("connected", () -> outs.get(0) == 1);
+            assertTrue(onLoop(() -> {
+                d.send(first, 0, first.limit());
+                return sockets.sendsDirect();
+            }), "a send after the group's first completion is direct");
+            assertEquals(first.limit(), sent.poll(30, TimeUnit.SECONDS));
+            onLoop(() -> {
+                d.send(second, 2, second.limit() - 2);
+                return null;
+            });
+            assertEquals(second.limit() - 2, sent.poll(30, TimeUnit.SECONDS));
+            byte[] got = peer.getInputStream().readNBytes(first.limit() + second.limit() - 2);
+            assertEquals("GET / HTTP/1.1\r\nHost: x\r\n\r\n", new String(got, java.nio.charset.StandardCharsets.US_ASCII));
+            onLoop(() -> {
+                d.closeSocket();
+                return null;
+            });
+            assertEquals(-1, peer.getInputStream().read(), "closed");
+            Await.until("the index given back", () -> {
+                try {
+                    return onLoop(sockets::size) == 0;
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+        }
+    }
+
+    /** Before any completion of its group, a send is a {@code SENDMSG} through Netty, and arrives. */
+    @Test
+    void aSendBeforeAnyCompletionGoesThroughNetty() throws Exception {
+        InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+        java.util.concurrent.BlockingQueue<Integer> sent = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocateDirect(16);
+        bytes.put("hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).flip();
+        Readiness owner = new Readiness() {
+            @Override
+            public void ready(boolean in, boolean out, boolean hangup) {
+            }
+
+            @Override
+            public void sent(int res) {
+                sent.add(res);
+            }
+        };
+        Dialed d = onLoop(() -> {
+            Dialed made = Dialed.connecting(at);
+            made.register(sockets, owner);
+            return made;
+        });
+        try (Socket peer = server.accept()) {
+            // accept() returned, so the handshake is done: the socket can send with no poll ever armed.
+            assertFalse(onLoop(() -> {
+                d.send(bytes, 0, 5);
+                return sockets.sendsDirect();
+            }), "no completion yet: through Netty");
+            assertEquals(5, sent.poll(30, TimeUnit.SECONDS));
+            assertEquals("hello", new String(peer.getInputStream().readNBytes(5), java.nio.charset.StandardCharsets.US_ASCII));
+            onLoop(() -> {
+                d.closeSocket();
+                return null;
+            });
         }
     }
 
