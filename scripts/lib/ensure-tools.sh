@@ -69,3 +69,14 @@ find_jdk25() {
   done
   return 1
 }
+
+# ensure_perf: Linux perf (Debian's linux-perf), for the scripts that count kernel work or CPU per thread
+# (scripts/uring-ops, scripts/cpu-pair); installed when missing and allowed, else the caller's message.
+ensure_perf() {
+  command -v perf >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing linux-perf from Debian's packages" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf >/dev/null
+  fi
+  command -v perf >/dev/null 2>&1
+}
