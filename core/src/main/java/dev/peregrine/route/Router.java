@@ -59,12 +59,10 @@ public final class Router {
     // the last eight (overlapping the first when shorter than 16), and, past 16 bytes, the words between.
     // A lookup reads the first and last words once, for the hash and for the compare, so a path of up
     // to 16 bytes costs two reads from the request buffer (byte by byte, the hash's multiply chain and a
-    // bounds-checked read per byte cost more than the rest of routing). The key of slot i is packed in
-    // one array, so that a probe touches one cache line, not one per part:
-    //   keys[4i] first word | keys[4i+1] last word | keys[4i+2] length (EMPTY: free slot) | keys[4i+3] unused
-    // values[i] (the route) is read only on a match, keyMiddles[i] only for a path over 16 bytes.
-    private static final long EMPTY = -1;
-    private final long[] keys;
+    // bounds-checked read per byte cost more than the rest of routing).
+    private final int[] keyLengths;
+    private final long[] keyFirsts;
+    private final long[] keyLasts;
     private final long[][] keyMiddles;
     private final Route[] values;
     private final int mask;
@@ -84,10 +82,9 @@ public final class Router {
         this.notImplemented = builtIns.apply((req, res) -> res.error(501));
         this.badParameter = builtIns.apply((req, res) -> res.error(400));
         int size = Integer.highestOneBit(Math.max(4, statics.size() * 3)) << 1;
-        keys = new long[4 * size];
-        for (int i = 0; i < size; i++) {
-            keys[4 * i + 2] = EMPTY;
-        }
+        keyLengths = new int[size];
+        keyFirsts = new long[size];
+        keyLasts = new long[size];
         keyMiddles = new long[size][];
         values = new Route[size];
         mask = size - 1;
@@ -101,9 +98,9 @@ public final class Router {
             while (values[i] != null) {
                 i = (i + 1) & mask;
             }
-            keys[4 * i] = first;
-            keys[4 * i + 1] = last;
-            keys[4 * i + 2] = k.length;
+            keyLengths[i] = k.length;
+            keyFirsts[i] = first;
+            keyLasts[i] = last;
             if (k.length > 16) {
                 long[] middle = new long[(k.length - 9) >>> 3];
                 for (int j = 0; j < middle.length; j++) {
@@ -216,11 +213,10 @@ public final class Router {
         long first = word(b, start, end);
         long last = lastWord(b, start, end, first);
         int i = hash(len, first, last) & mask;
-        long[] k = keys;
-        long slotLength;
-        while ((slotLength = k[4 * i + 2]) != EMPTY) {
-            if (slotLength == len && k[4 * i] == first && k[4 * i + 1] == last && (len <= 16 || middleEqual(keyMiddles[i], b, start))) {
-                return handlerFor(values[i], method, req);
+        Route route;
+        while ((route = values[i]) != null) {
+            if (keyLengths[i] == len && keyFirsts[i] == first && keyLasts[i] == last && middleEqual(keyMiddles[i], b, start)) {
+                return handlerFor(route, method, req);
             }
             i = (i + 1) & mask;
         }
