@@ -155,4 +155,44 @@ class CompressionTest {
             assertEquals(String.valueOf(TEXT.length()), head.header("Content-Length"));
         }
     }
+
+    /**
+     * The server decides at the call whether a response may be compressed at all (the body against
+     * {@code minSize}, a response sent as is): one byte under {@code minSize} is neither compressed nor
+     * marked Vary, {@code minSize} bytes are compressed (from bytes, a heap buffer and text), and a
+     * large body sent as is is neither, on keep-alive requests in a row.
+     */
+    @Test
+    void minSizeAndSentAsIsAreDecidedPerResponse() throws Exception {
+        int min = 200;
+        byte[] under = "u".repeat(min - 1).getBytes(StandardCharsets.US_ASCII);
+        byte[] at = "a".repeat(min).getBytes(StandardCharsets.US_ASCII);
+        Server.Builder app = Server.builder().compression(Compression.builder().minSize(min).build())
+                .get("/under", (req, res) -> res.contentType("text/plain").body(under))
+                .get("/at", (req, res) -> res.contentType("text/plain").body(at))
+                .get("/at-buffer", (req, res) -> res.contentType("text/plain").body(java.nio.ByteBuffer.wrap(at)))
+                .get("/at-text", (req, res) -> res.text("a".repeat(min)))
+                .get("/as-is", (req, res) -> {
+                    res.contentType("text/plain").body(TEXT.getBytes(StandardCharsets.UTF_8));
+                    ((dev.peregrine.exchange.ResponseView) res).sendAsIs(); // as the static files send theirs
+                });
+        try (TestClient c = TestClient.of(app)) {
+            for (int round = 0; round < 2; round++) {
+                TestClient.Response u = c.request("GET", "/under", null, "Accept-Encoding", "gzip");
+                assertNull(u.header("Content-Encoding"));
+                assertNull(u.header("Vary"));
+                assertEquals(new String(under, StandardCharsets.US_ASCII), new String(u.body(), StandardCharsets.US_ASCII));
+                for (String path : new String[] {"/at", "/at-buffer", "/at-text"}) {
+                    TestClient.Response a = c.request("GET", path, null, "Accept-Encoding", "gzip");
+                    assertEquals("gzip", a.header("Content-Encoding"), path);
+                    assertEquals("Accept-Encoding", a.header("Vary"), path);
+                    assertEquals(new String(at, StandardCharsets.US_ASCII), decode(a), path);
+                }
+                TestClient.Response asIs = c.request("GET", "/as-is", null, "Accept-Encoding", "gzip");
+                assertNull(asIs.header("Content-Encoding"));
+                assertNull(asIs.header("Vary"));
+                assertEquals(TEXT, new String(asIs.body(), StandardCharsets.UTF_8));
+            }
+        }
+    }
 }

@@ -42,9 +42,13 @@ public final class ResponseCompressor {
         this.encoders = new Encoders(settings.level(), settings.brotliQuality(), 22, settings.zstdLevel());
     }
 
-    /** Compresses {@code res}'s body if {@code req} accepts a coding and the response qualifies. */
+    /**
+     * Compresses {@code res}'s body if {@code req} accepts a coding and the response qualifies. A caller
+     * on the request path asks {@link ResponseView#compressible} with {@link #minSize} first (the same
+     * test this begins with), so that a response too small to compress costs no call here.
+     */
     public void apply(RequestView req, ResponseView res, boolean head) {
-        if (res.asIs || (res.special() == 0 && res.bodyShorterThan(minSize))) {
+        if (!res.compressible(minSize)) {
             // Never compressed, whatever the client accepts: this answer does not vary, so no Vary
             // (a cache may give it to any client: identity is always acceptable, RFC 9110 §12.5.3).
             return;
@@ -96,6 +100,11 @@ public final class ResponseCompressor {
         }
         view.limit(e.outLength()).position(0);
         res.body(view);
+    }
+
+    /** {@link Compression#minSize}: bodies certainly shorter are never compressed. */
+    public int minSize() {
+        return minSize;
     }
 
     /**

@@ -174,6 +174,16 @@ public final class ResponseView extends ResponseSource implements Response, dev.
         }
     }
 
+    /**
+     * Whether the compressor may change this response: not sent as is ({@link #asIs}), and a body
+     * that is not in memory or may reach {@code minSize} bytes. The server asks this before it calls
+     * {@link ResponseCompressor#apply}, so that the usual small answer does not enter the compressor;
+     * the compressor asks it again for the callers that do not.
+     */
+    public boolean compressible(int minSize) {
+        return !asIs && (special != 0 || !bodyShorterThan(minSize));
+    }
+
     /** What this response turns to for the parts that outlive the handler (the loop's {@code OffLoop}, or an exchange). */
     public ResponseOwner owner() {
         return owner;

@@ -25,8 +25,8 @@ import java.nio.ByteOrder;
  * The head, and a body of up to about 900 bytes, are put together in a heap scratch array and copied
  * into the sink's direct buffer once (see {@link #encode}). A plain response (no fields of the
  * handler's, no request id) made of the same status, Content-Type object, length and connection
- * handling as the one before it, within the same Date second, finds its head still in the scratch and
- * is not put together again. When the sink's buffer fills, the encoder asks the sink to drain and
+ * handling as the one before it finds its head still in the scratch and is not put together again;
+ * the clock's {@link #tick} rewrites the kept head's Date line in place, so the head outlives a second. When the sink's buffer fills, the encoder asks the sink to drain and
  * continues, so a body of any size can be written. Thread: one event loop.
  */
 public final class ResponseEncoder {
@@ -65,14 +65,19 @@ public final class ResponseEncoder {
     // response of the same status, Content-Type object, length and connection handling is the same bytes
     // while the Date line has not changed, so encode() keeps them instead of copying the parts again.
     // repeatStatus -1: nothing kept. Cleared by whatever else writes the scratch (scratchForWriting)
-    // and by a tick in a new second (the Date line is rewritten in place).
+    // (a tick in a new second rewrites its Date line in place: the head stays kept).
     private int repeatStatus = -1;
     private CharSequence repeatType;
     private long repeatLength;
     private boolean repeatKeepAlive;
     private boolean repeatHttp10;
     private int repeatHeadLength;
+    /** The second of the Date line last written; a tick within it changes nothing. */
     private long dateSecond = Long.MIN_VALUE;
+    /** Where the kept head's Date line starts in the scratch (after the status line and Server). */
+    private int repeatDateAt;
+    /** Where {@link #headFields} put the Date line. */
+    private int dateAt;
 
     /** The cached {@code Date: ...\r\n} line (HTTP/2 takes its value); not to be modified. */
     public byte[] dateLine() {
@@ -85,7 +90,9 @@ public final class ResponseEncoder {
         if (second != dateSecond) { // the loop ticks up to once a millisecond; the Date line changes once a second
             dateSecond = second;
             dateLine = date.line(nowMillis);
-            repeatStatus = -1; // the kept head holds the old Date line
+            if (repeatStatus != -1) { // the kept head gets the new Date in place (37 bytes a second): no rebuild
+                System.arraycopy(dateLine, 0, scratch, repeatDateAt, dateLine.length);
+            }
         }
     }
 
@@ -128,6 +135,7 @@ public final class ResponseEncoder {
                 repeatKeepAlive = keepAlive;
                 repeatHttp10 = http10;
                 repeatHeadLength = n;
+                repeatDateAt = dateAt;
             }
         }
         boolean bodyLeft = !head && bodyAllowed && length > 0;
@@ -167,6 +175,7 @@ public final class ResponseEncoder {
         assembly = s;
         int n = copy(status, s, 0);
         n = copy(SERVER, s, n);
+        dateAt = n;
         n = copy(dateLine, s, n);
         if (type != null) {
             n = copy(type, s, n);

@@ -376,13 +376,14 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         if (res.special() != 0 && specialResponse(req, res)) { // off-loop hook: async(), sendFile() or stream()
             return;
         }
-        boolean keepAlive = !lastAllowed(res.statusCode()) && req.keepAlive(); // counted and timed whatever the connection's fate
+        boolean keepAlive = !lastAllowed(res) && req.keepAlive(); // counted and timed whatever the connection's fate
         srv.metrics.requests++;
-        if (srv.compressor != null) {
-            srv.compressor.apply(req, res, req.methodId() == Methods.HEAD);
+        boolean head = req.methodId() == Methods.HEAD;
+        if (srv.compressor != null && res.compressible(srv.compressMinSize)) { // a small body: no call
+            srv.compressor.apply(req, res, head);
         }
-        srv.responding(req, res, req.methodId() == Methods.HEAD);
-        srv.encoder.encode(res, req.methodId() == Methods.HEAD, keepAlive, req.versionNumber() == 10, c);
+        srv.responding(req, res, head);
+        srv.encoder.encode(res, head, keepAlive, req.versionNumber() == 10, c);
         if (!keepAlive) {
             c.closeAfterOutput(); // nothing sent after this request is acted on
         }

@@ -1,6 +1,7 @@
 package dev.peregrine.server;
 
 import dev.peregrine.exchange.RequestView;
+import dev.peregrine.http1.ResponseSource;
 
 /**
  * What one connection's requests are counted and timed against: {@code maxRequestsPerConnection},
@@ -64,6 +65,22 @@ abstract class RequestBudget {
      */
     final boolean lastAllowed(int status) {
         endTiming(status);
+        return counted();
+    }
+
+    /**
+     * {@link #lastAllowed(int)} for a response encoded on the loop: its status is read only when the
+     * request is timed (the only use of it here).
+     */
+    final boolean lastAllowed(ResponseSource res) {
+        if (timing) {
+            endTiming(res.statusCode());
+        }
+        return counted();
+    }
+
+    /** Counts the response; true when it is the last the connection may serve (see {@link #lastAllowed(int)}). */
+    private boolean counted() {
         if (requestsLeft > 0 && --requestsLeft == 0) {
             return true;
         }

@@ -61,6 +61,11 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
     final ResponseEncoder encoder = new ResponseEncoder();
     /** Compresses response bodies (one per loop, reused), or null when the server does not compress. */
     final ResponseCompressor compressor;
+    /**
+     * The compressor's {@code minSize}, read once: {@link Http1ServerProtocol} asks the response
+     * ({@code ResponseView.compressible}) before it calls the compressor, so a small body skips the call.
+     */
+    final int compressMinSize;
     /** Request ids and the access log, or null when both are off ({@code dev.peregrine.web}). */
     final RequestTracer tracer;
     final int[] paramStarts = new int[16];
@@ -96,6 +101,7 @@ public final class ServerLoop implements ProtocolFactory, HttpLoop {
         this.parser = new HeadParser(config.maxRequestLineLength(), config.maxHeadSize(), config.maxHeaderCount());
         this.request = new RequestView(config.maxHeaderCount());
         this.compressor = setup.compression() == null ? null : new ResponseCompressor(setup.compression());
+        this.compressMinSize = compressor == null ? Integer.MAX_VALUE : compressor.minSize();
         this.tracer = RequestTracer.create(setup.requestIds(), setup.accessLog());
         this.durations = config.requestDurations() ? new RequestDurations() : null;
         encoder.tick(loop.nowMillis());

@@ -403,4 +403,37 @@ class ResponseEncoderTest {
             }
         }
     }
+    /**
+     * A kept head outlives the clock's ticks: the same plain response, encoded twice between ticks
+     * (a quarter second apart, so within a second and across seconds), carries each second's Date,
+     * byte for byte what a fresh encoder writes; and a head first put together by a HEAD response or
+     * after an error is no different.
+     */
+    @Test
+    void aKeptHeadTakesEachTicksDate() {
+        byte[] hello = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
+        ResponseEncoder shared = new ResponseEncoder();
+        int step = 0;
+        for (long now = NOW - 900; now < NOW + 3100; now += 250) {
+            shared.tick(now);
+            if (step % 5 == 3) {
+                shared.encodeError(400, new Sink(4096)); // the scratch written another way: nothing kept
+            }
+            for (int i = 0; i < 2; i++) {
+                boolean head = step % 4 == 1 && i == 0;
+                ResponseView r = res();
+                r.contentType("text/plain").body(hello);
+                Sink got = new Sink(4096);
+                shared.encode(r, head, true, false, got);
+                ResponseEncoder fresh = new ResponseEncoder();
+                fresh.tick(now);
+                Sink want = new Sink(4096);
+                fresh.encode(r, head, true, false, want);
+                String g = got.all();
+                assertEquals(want.all(), g, "at " + now + ", response " + i);
+                assertTrue(g.contains(DateHeader.format(Math.floorDiv(now, 1000))), g);
+            }
+            step++;
+        }
+    }
 }

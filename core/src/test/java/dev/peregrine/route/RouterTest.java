@@ -212,6 +212,44 @@ class RouterTest {
         assertSame(root, Router.builder().add("GET", "/", root).build().resolve(req("GET", "http://example.com"), new int[4], new int[4]));
     }
 
+    /**
+     * A table crowded with static paths that share their first or last eight bytes, or both with only
+     * their length or a middle word apart (the packed slots, probed past collisions): each path finds
+     * its own handler, and a path one byte off or one byte short of any of them finds none.
+     */
+    @Test
+    void aCrowdedStaticTableFindsEachPathAndNoOther() throws Exception {
+        Router.Builder b = Router.builder();
+        java.util.List<String> paths = new java.util.ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            String middle = "m".repeat(i % 13) + i + "q".repeat(i % 7);
+            paths.add("/same-first-" + middle + "/same-last"); // first and last words shared by many
+            paths.add("/p" + i); // short: first word only
+        }
+        Handler[] handlers = new Handler[paths.size()];
+        for (int i = 0; i < paths.size(); i++) {
+            int status = 200 + i % 300;
+            handlers[i] = (q, s) -> s.status(status);
+            b.add("GET", paths.get(i), handlers[i]);
+        }
+        Router crowded = b.build();
+        java.util.Set<String> known = new java.util.HashSet<>(paths);
+        for (int i = 0; i < paths.size(); i++) {
+            String p = paths.get(i);
+            assertSame(handlers[i], crowded.resolve(req("GET", p), new int[4], new int[4]), p);
+            String shorter = p.substring(0, p.length() - 1);
+            if (!known.contains(shorter)) {
+                assertEquals(-1, routeIdOf(crowded, req("GET", shorter)), shorter);
+            }
+            char[] c = p.toCharArray();
+            c[c.length / 2] = '~';
+            String off = new String(c);
+            if (!known.contains(off)) {
+                assertEquals(-1, routeIdOf(crowded, req("GET", off)), off);
+            }
+        }
+    }
+
     /** "/a", "/ab", "/abc"... with a letter per position that no other path of that length shares. */
     private static String path(int n) {
         StringBuilder s = new StringBuilder("/");
