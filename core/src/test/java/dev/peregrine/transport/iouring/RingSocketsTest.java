@@ -220,25 +220,7 @@ class RingSocketsTest {
         java.nio.ByteBuffer second = java.nio.ByteBuffer.allocateDirect(64);
         first.put("GET / HTTP/1.1\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).flip();
         second.put("..Host: x\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).flip();
-        Readiness owner = new Readiness() {
-            @Override
-            public void ready(boolean in, boolean out, boolean hangup) {
-                if (out) {
-                    outs.incrementAndGet(0);
-                }
-            }
-
-            @Override
-            public void sent(int res) {
-                sent.add(res);
-            }
-        };
-        Dialed d = onLoop(() -> {
-            Dialed made = Dialed.connecting(at);
-            made.register(sockets, owner);
-            made.armWrite(); // the group's first completion: connected
-            return made;
-        });
+        Dialed d = dial(at, recording(sent), true); // the write poll's completion, connected, is the group's first
         try (Socket peer = server.accept()) {
             Await.until("connected", () -> outs.get(0) == 1);
             assertTrue(onLoop(() -> {
@@ -275,21 +257,7 @@ class RingSocketsTest {
         java.util.concurrent.BlockingQueue<Integer> sent = new java.util.concurrent.LinkedBlockingQueue<>();
         java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocateDirect(16);
         bytes.put("hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).flip();
-        Readiness owner = new Readiness() {
-            @Override
-            public void ready(boolean in, boolean out, boolean hangup) {
-            }
-
-            @Override
-            public void sent(int res) {
-                sent.add(res);
-            }
-        };
-        Dialed d = onLoop(() -> {
-            Dialed made = Dialed.connecting(at);
-            made.register(sockets, owner);
-            return made;
-        });
+        Dialed d = dial(at, recording(sent), false);
         try (Socket peer = server.accept()) {
             // accept() returned, so the handshake is done: the socket can send with no poll ever armed.
             assertFalse(onLoop(() -> {
@@ -303,6 +271,35 @@ class RingSocketsTest {
                 return null;
             });
         }
+    }
+
+    /** An owner that counts write readiness in {@code outs[0]} and queues each send's result on {@code sent}. */
+    private Readiness recording(java.util.concurrent.BlockingQueue<Integer> sent) {
+        return new Readiness() {
+            @Override
+            public void ready(boolean in, boolean out, boolean hangup) {
+                if (out) {
+                    outs.incrementAndGet(0);
+                }
+            }
+
+            @Override
+            public void sent(int res) {
+                sent.add(res);
+            }
+        };
+    }
+
+    /** A socket connecting to {@code at}, registered in the group on the loop; with its write poll armed if asked. */
+    private Dialed dial(InetSocketAddress at, Readiness owner, boolean armWrite) throws Exception {
+        return onLoop(() -> {
+            Dialed made = Dialed.connecting(at);
+            made.register(sockets, owner);
+            if (armWrite) {
+                made.armWrite();
+            }
+            return made;
+        });
     }
 
     @Test
