@@ -13,7 +13,8 @@
 # other processes used more than 10% of a core is marked '!' and left out of the medians (with the raw
 # window of its round).
 #
-# SLICES=K cuts each server's window into K slices of DURATION/K seconds and interleaves them: slice 1 of
+# Each server's window is cut into SLICES=K slices of DURATION/K seconds (by default 1 s slices: K =
+# DURATION; SLICES=1 measures whole windows, as before 2026-11-27) and the slices interleave: slice 1 of
 # every server, then slice 2 of every server, and so on (the order rotating from round to round as
 # before). A round's figure for a server is its CPU over its K slices divided by the requests of its K
 # slices, so the two sides of a ratio are a second apart instead of several: drift over tens of seconds
@@ -24,7 +25,7 @@ pairs=$PAIRS
 duration=${DURATION:-5}
 warmup=${WARMUP:-5}
 source scripts/lib/peer-windows.sh
-slices=${SLICES:-1}
+slices=${SLICES:-$duration}
 if ((slices > 1 && duration % slices != 0)); then
   echo "bench-peers: SLICES=$slices must divide DURATION=$duration (wrk takes whole seconds)" >&2
   exit 1
