@@ -74,10 +74,6 @@ public final class ResponseEncoder {
     private int repeatHeadLength;
     /** The second of the Date line last written; a tick within it changes nothing. */
     private long dateSecond = Long.MIN_VALUE;
-    /** Where the kept head's Date line starts in the scratch (after the status line and Server). */
-    private int repeatDateAt;
-    /** Where {@link #headFields} put the Date line. */
-    private int dateAt;
 
     /** The cached {@code Date: ...\r\n} line (HTTP/2 takes its value); not to be modified. */
     public byte[] dateLine() {
@@ -91,7 +87,8 @@ public final class ResponseEncoder {
             dateSecond = second;
             dateLine = date.line(nowMillis);
             if (repeatStatus != -1) { // the kept head gets the new Date in place (37 bytes a second): no rebuild
-                System.arraycopy(dateLine, 0, scratch, repeatDateAt, dateLine.length);
+                int at = Status.statusLine(repeatStatus).length + SERVER.length; // where headFields put it
+                System.arraycopy(dateLine, 0, scratch, at, dateLine.length);
             }
         }
     }
@@ -135,7 +132,6 @@ public final class ResponseEncoder {
                 repeatKeepAlive = keepAlive;
                 repeatHttp10 = http10;
                 repeatHeadLength = n;
-                repeatDateAt = dateAt;
             }
         }
         boolean bodyLeft = !head && bodyAllowed && length > 0;
@@ -175,7 +171,6 @@ public final class ResponseEncoder {
         assembly = s;
         int n = copy(status, s, 0);
         n = copy(SERVER, s, n);
-        dateAt = n;
         n = copy(dateLine, s, n);
         if (type != null) {
             n = copy(type, s, n);
