@@ -141,7 +141,7 @@ public final class Connection extends ConnectionIo {
         if (!detached) {
             ctx.metrics.accepted++;
         }
-        ctx.tick();
+        ctx.turnClock();
         protocol.onOpen(this);
         updateTimer();
     }
@@ -171,7 +171,7 @@ public final class Connection extends ConnectionIo {
             if (heldInput() != null) {
                 n = input.readMore(this, protocol.expectedInput());
                 if (n == InputHold.OVERFLOW) {
-                    ctx.tick();
+                    ctx.turnClock();
                     protocol.onInputOverflow(this);
                     if (state != State.OPEN) {
                         releaseInput();
@@ -187,7 +187,7 @@ public final class Connection extends ConnectionIo {
                 n = read(buf);
             }
             if (n < 0) {
-                ctx.tick();
+                ctx.turnClock();
                 peerEnded = true;
                 protocol.onEndOfInput(this);
                 return;
@@ -209,7 +209,7 @@ public final class Connection extends ConnectionIo {
         if (state == State.CLOSED) {
             return;
         }
-        ctx.tick();
+        ctx.turnClock();
         try {
             if (!io.flushBuffered()) {
                 return; // the endpoint's own bytes (TLS records) go first, even while draining
@@ -288,7 +288,7 @@ public final class Connection extends ConnectionIo {
      * keeps what it left, and writes the batch.
      */
     private void process(ByteBuffer buf, int start, int end) {
-        ctx.tick();
+        ctx.turnClock();
         int pos = start;
         try {
             while (true) {
@@ -372,7 +372,7 @@ public final class Connection extends ConnectionIo {
      * it is answered if the peer has meanwhile ended its input.
      */
     public void resumeInput() {
-        ctx.tick();
+        ctx.turnClock();
         if (state == State.OPEN && !protocol.producing()) {
             if (readPaused && !hasPendingOutput()) {
                 readPaused = false;

@@ -13,6 +13,36 @@ import java.nio.ByteOrder;
  * HTTP/1.1: parser, views, encoder, router) is the loop's {@link ProtocolFactory}, made by
  * {@link LoopSetup#protocols()} for this context.
  *
+ * <p><b>The loop clock.</b> {@link #nowMillis} is read once per turn of the loop, not per read: the
+ * transport marks each turn when its wait returns ({@link #newTurn}: NIO's {@code select}, the native
+ * transports' {@code epoll_wait} / {@code io_uring_enter} through {@code FineWaitHandler}), and the first
+ * event of the turn the connection layer handles reads the clock ({@link #turnClock}, then {@link #tick}:
+ * {@link System#currentTimeMillis()}, and {@link ProtocolFactory#onClock} in a new millisecond). Every
+ * later event of the turn, on any connection, finds it read: a check of one field. The wheel's pass
+ * ({@link #runTimers}) reads it too, before the wait.
+ * <pre>
+ *   turn:  runTimers (clock, wheel) -&gt; wait -&gt; newTurn -&gt; event 1: turnClock reads the clock, ticks
+ *                                                      -&gt; event 2..n, tasks: turnClock, already read
+ * </pre>
+ * <b>What a stale clock means.</b> Within a turn {@code nowMillis} is the time the turn's first event
+ * began; a turn that runs long (many ready connections, a slow inline handler) leaves it behind by what
+ * the turn has taken so far. What reads it, and why that lag is harmless:
+ * <ul>
+ *   <li>timers on the wheel (idle, header, body, write, drain timeouts; h2, WebSocket and teleport
+ *       timers): a phase started late in a long turn is dated from the turn's start, so it may expire
+ *       up to that turn's length early (the wheel already rounds every deadline to its 10 ms tick);
+ *       expiry itself compares against the clock {@link #runTimers} just read;</li>
+ *   <li>the {@code Date} header (to the second) and the slow-handler flag ({@code ServerLoop}, asked of
+ *       JFR in a new millisecond): behind by at most the turn's length;</li>
+ *   <li>what needs the time of one request reads a clock of its own, as it did before: request
+ *       durations for the histograms, the slow-handler event and the access log
+ *       ({@link System#nanoTime()} at dispatch and at the end), the watchdog (its own thread), an
+ *       off-loop exchange's timeout and TLS handshakes ({@link System#currentTimeMillis()} when armed),
+ *       and a completion handed back from another thread ({@code offloop.Exchange} calls {@link #tick}).</li>
+ * </ul>
+ * A context that no transport turns ({@link #newTurn} never called: a test's or benchmark's loop
+ * driven by hand) reads the clock on every {@link #turnClock}, as before turns were marked.
+ *
  * <p>Thread: the loop thread (built on the starting thread before the loop runs).
  */
 public final class LoopContext {
@@ -41,6 +71,10 @@ public final class LoopContext {
     private boolean adoptionOver;
     private volatile Thread loopThread;
     private long lastMillis;
+    /** Whether a transport marks this loop's turns ({@link #newTurn} was called): else every {@link #turnClock} reads. */
+    private boolean turns;
+    /** The clock was read in this turn: {@link #turnClock} reads it no more until {@link #newTurn}. */
+    private boolean clockRead;
 
     /** The clock as last read on this loop (by {@link #tick} or {@link #runTimers}), ms since the epoch. */
     long nowMillis = System.currentTimeMillis();
@@ -55,17 +89,41 @@ public final class LoopContext {
         this.protocols = setup.protocols() == null ? null : setup.protocols().apply(this);
     }
 
-    /** Reads the clock for the batch about to be handled (once per read or write event). */
+    /**
+     * A new turn of the loop: the transport's wait returned (or is about to begin), and the first event
+     * of the turn reads the clock again ({@link #turnClock}). Thread: the loop, once per turn.
+     */
+    public void newTurn() {
+        turns = true;
+        clockRead = false;
+    }
+
+    /**
+     * Before the connection layer handles an event: reads the clock ({@link #tick}) if this turn has
+     * not read it yet, else nothing (see the class javadoc for what a clock as old as the turn means).
+     */
+    public void turnClock() {
+        if (!clockRead) {
+            tick();
+        }
+    }
+
+    /**
+     * Reads the clock now, and tells the protocols in a new millisecond ({@link ProtocolFactory#onClock}).
+     * For the turn's first event ({@link #turnClock}), and for work that must not be dated from the turn's
+     * start (a timer that fired, a completion handed back from another thread).
+     */
     public void tick() {
         long now = System.currentTimeMillis();
         nowMillis = now;
+        clockRead = turns;
         if (now != lastMillis && protocols != null) {
             lastMillis = now;
             protocols.onClock(now); // e.g. the cached Date header, rebuilt at most once a second
         }
     }
 
-    /** The loop clock, ms since the epoch, as last read by {@link #tick} or {@link #runTimers}. */
+    /** The loop clock, ms since the epoch, as last read by {@link #tick} or {@link #runTimers}: at most a turn old. */
     public long nowMillis() {
         return nowMillis;
     }

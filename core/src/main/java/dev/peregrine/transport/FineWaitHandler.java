@@ -21,9 +21,11 @@ import io.netty.util.concurrent.Ticker;
  * and after each wait fires the fine deadlines that are due ({@link LoopContext#runFineTimers}) and the
  * periodic task when it is due.
  * <pre>
- *   Netty loop: runIo -&gt; run(ctx) -&gt; handler.run(ctx with min(ctx's deadline, periodic, fine))
+ *   Netty loop: runIo -&gt; run(ctx) -&gt; newTurn -&gt; handler.run(ctx with min(ctx's deadline, periodic, fine))
  *               -&gt; runFineTimers -&gt; the periodic task if due -&gt; tasks -&gt; runIo ...
  * </pre>
+ * Each run is one turn of the loop ({@link LoopContext#newTurn}): the first ready event (or task) of it
+ * that reaches a connection reads the loop clock, the others of the turn find it read.
  * Why not a Netty scheduled task ({@code scheduleAtFixedRate}), as the tick was: while one is queued
  * Netty reads the clock on every wake, several times (each {@code canBlock()} asks whether a scheduled
  * task is due, and {@code runAllTasks} again), and moves the task through its priority queue every
@@ -141,6 +143,9 @@ final class FineWaitHandler implements IoHandler {
         Periodic p = periodic;
         if (l == null && p == null) {
             return handler.run(context);
+        }
+        if (l != null) {
+            l.newTurn(); // what the wait returns (and the tasks after it) is a new turn: its first event reads the clock
         }
         int handled;
         if (p == null && l.fineTimers().isEmpty()) {

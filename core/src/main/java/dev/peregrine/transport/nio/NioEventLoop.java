@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * and writes, all on this thread.
  *
  * <pre>
- *   loop:  run tasks -&gt; sleeping=true -&gt; select(onKey, timeout) -&gt; sleeping=false -&gt; loop
+ *   loop:  run tasks -&gt; runTimers -&gt; sleeping=true, newTurn -&gt; select(onKey, timeout) -&gt; sleeping=false -&gt; loop
  *                                          |
  *                                          +-- listener key: accept up to 64, register OP_READ
  *                                              (at maxConnections: clear OP_ACCEPT until one closes)
@@ -39,7 +39,9 @@ import java.util.function.Consumer;
  * </pre>
  * {@link Selector#select(Consumer, long)} hands ready keys to a consumer built once, so no selected-key
  * set is allocated or iterated. Its timeout is {@link LoopContext#runTimers}': the wheel's next tick, or
- * the nearest fine deadline ({@code LoopContext.scheduleFine}) when sooner.
+ * the nearest fine deadline ({@code LoopContext.scheduleFine}) when sooner. Each select is one turn
+ * ({@link LoopContext#newTurn}): the first key (or task after it) that reaches a connection reads the
+ * loop clock, the rest of the turn finds it read.
  *
  * <p><b>Wake-up protocol.</b> A producer offers to the MPSC queue, then reads {@code sleeping}; the
  * loop writes {@code sleeping}, then checks the queue. Both are volatile accesses (the queue's index is
@@ -148,6 +150,7 @@ final class NioEventLoop implements EventLoop, TransportLoop, Runnable {
                     break;
                 }
                 sleeping = true;
+                ctx.newTurn(); // the keys the wait hands onKey, and the tasks after it: the first reads the clock
                 try {
                     if (!tasks.isEmpty()) {
                         selector.selectNow(onKey);
