@@ -24,8 +24,14 @@ import java.nio.ByteBuffer;
  * answer empty. Thread: as the owning view.
  */
 final class RequestBody {
-    private ByteBuffer buf;
-    private int start;
+    /**
+     * The in-memory body's buffer; null while it has no bytes ({@code length} 0): a bodiless request
+     * leaves nothing here, so {@link RequestView} reads this (and {@link #whole}) to skip {@link #clear}
+     * and {@link #set} for the next bodiless one (no call into this class for a plain GET).
+     */
+    ByteBuffer buf;
+    /** Where the body starts, which is also where the head ends; {@link RequestView#setBody} writes it alone for a bodiless request. */
+    int start;
     private int length;
     private ByteBuffer readOnlySource;
     private ByteBuffer readOnlyView;
@@ -33,7 +39,7 @@ final class RequestBody {
     /** The body as it arrives, when it is streamed to an off-loop handler; null otherwise. */
     private InputStream incoming;
     /** A streamed body read whole ({@link #readWhole}); null otherwise. Its bytes are [0, limit). */
-    private ByteBuffer whole;
+    ByteBuffer whole;
     /** Set while an inline streaming handler runs for a streamed body; see {@link #takeListener}. */
     private boolean listenerExpected;
     private BodyListener listener;
@@ -45,9 +51,9 @@ final class RequestBody {
         whole = null;
     }
 
-    /** The body is bytes {@code [start, start+length)} of {@code b}. */
+    /** The body is bytes {@code [start, start+length)} of {@code b} (no buffer kept when there are none). */
     void set(ByteBuffer b, int start, int length) {
-        buf = b;
+        buf = length == 0 ? null : b;
         this.start = start;
         this.length = length;
     }

@@ -98,7 +98,9 @@ public final class RequestView extends RequestHead implements Request {
         if (params.count != 0) {
             params.clear(); // only after a route with parameters: a static one set none
         }
-        body.clear();
+        if (body.buf != null || body.whole != null) {
+            body.clear(); // only after a body in memory: a bodiless request left nothing to clear
+        }
         trailers = null;
     }
 
@@ -113,10 +115,18 @@ public final class RequestView extends RequestHead implements Request {
         return t != null ? t : dev.peregrine.Trailers.EMPTY;
     }
 
-    /** Sets the body to bytes {@code [start, start+length)} of {@code b}. */
+    /**
+     * Sets the body to bytes {@code [start, start+length)} of {@code b}. A bodiless request on a view that
+     * holds no body (the {@link #reset} before it cleared one, or there was none) changes only where the
+     * head ends: the state {@link RequestBody#set} would leave (no buffer, length 0) is already there.
+     */
     @Override
     public void setBody(ByteBuffer b, int start, int length) {
-        body.set(b, start, length);
+        if (length == 0 && body.buf == null) {
+            body.start = start;
+        } else {
+            body.set(b, start, length);
+        }
     }
 
     /**
