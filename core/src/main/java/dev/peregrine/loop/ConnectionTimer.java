@@ -12,9 +12,12 @@ package dev.peregrine.loop;
  *                                                 if progressRestarts(phase)
  *   NONE    (0)    the protocol waits on a deadline of its own: not armed
  * </pre>
- * The wheel is touched only when the phase changes ({@link #updateTimer}); progress inside a phase
- * stores the time in {@code timerSince}, and an expiry that finds the deadline moved re-arms for the
- * rest. So a keep-alive request arriving whole costs one field store, no wheel operation.
+ * The wheel is touched only when the phase changes ({@link #update}); progress inside a phase, and a
+ * restart of it ({@link #restartPhase}), store the time in {@code timerSince}, and an expiry that finds
+ * the deadline moved re-arms for the rest. So a keep-alive request arriving whole costs one call
+ * ({@link #update}) and one field store, no wheel operation: the HTTP/1.1 protocol restarts its phase
+ * only when the next request's head is left incomplete, the one case where the restart is not the
+ * IDLE phase's own progress.
  *
  * <p>Thread: the owning loop thread only.
  */
@@ -30,8 +33,6 @@ final class ConnectionTimer extends Timeout {
     private byte timerPhase = PHASE_NONE;
     /** When the current phase's clock started, loop clock milliseconds. */
     private long timerSince;
-    /** The protocol finished a unit of work: a phase whose clock progress does not restart, restarts. */
-    private boolean restartPhase;
 
     ConnectionTimer(Connection connection) {
         this.connection = connection;
@@ -42,9 +43,17 @@ final class ConnectionTimer extends Timeout {
         return timerSince;
     }
 
-    /** The protocol finished a unit of work: its current phase starts again (e.g. the next head's clock). */
+    /**
+     * The protocol finished a unit of work: its current phase starts again (e.g. the next head's clock).
+     * Only {@code timerSince} moves, as progress moves it: the wheel's node stays where it is, and its
+     * expiry finds the deadline moved and re-arms for the rest ({@link #onTimeout}). A phase of the
+     * connection's (WRITE, DRAIN) is not the protocol's to restart; and should the next {@link #update}
+     * find another phase called for, that phase starts anyway.
+     */
     void restartPhase() {
-        restartPhase = true;
+        if (timerPhase > 0) {
+            timerSince = connection.ctx.nowMillis;
+        }
     }
 
     /** Progress in the current phase (the peer took output): its clock starts again. */
@@ -56,7 +65,6 @@ final class ConnectionTimer extends Timeout {
     void reset() {
         timerPhase = PHASE_NONE;
         timerSince = 0;
-        restartPhase = false;
     }
 
     /** Takes the node off the wheel (the connection closed). */
@@ -77,8 +85,6 @@ final class ConnectionTimer extends Timeout {
         if (phase > Byte.MAX_VALUE) {
             throw new IllegalStateException("a protocol's timer phase is at most 127, got " + phase);
         }
-        boolean restart = restartPhase;
-        restartPhase = false;
         if (phase == PHASE_NONE) {
             if (timerPhase != PHASE_NONE) {
                 connection.ctx.timers.cancel(this); // the protocol waits on a deadline of its own
@@ -88,7 +94,7 @@ final class ConnectionTimer extends Timeout {
         }
         long now = connection.ctx.nowMillis;
         boolean restarts = phase > 0 && connection.progressRestarts(phase);
-        if (phase != timerPhase || (restart && phase > 0 && !restarts)) {
+        if (phase != timerPhase) {
             timerPhase = (byte) phase;
             timerSince = now;
             connection.ctx.timers.schedule(this, phaseTimeout(phase), now);

@@ -158,8 +158,10 @@ public final class Http1ServerProtocol extends RequestBudget implements Protocol
         if (pos == end) {
             framer.consumedAll();
         }
-        if (answered > 0) {
-            c.restartTimerPhase(); // the next request's head clock starts now
+        if (answered > 0 && pos < end) {
+            // The next request's head clock starts now. With nothing left (pos == end) no head is held:
+            // the phase is IDLE, whose clock progress restarts anyway (ConnectionTimer.update), or none.
+            c.restartTimerPhase();
         }
         return pos;
     }

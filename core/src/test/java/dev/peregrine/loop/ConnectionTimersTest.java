@@ -142,6 +142,65 @@ class ConnectionTimersTest {
         assertEquals(0, h.ctx.timers.armed());
     }
 
+    /**
+     * A head left incomplete behind an answered request gets the whole header timeout from the moment
+     * that request was answered, not from when the first incomplete head arrived (the protocol restarts
+     * its HEAD phase: ConnectionTimer.restartPhase moves the phase's start, and the wheel's node, armed
+     * for the old deadline, finds it moved and re-arms). In turns, so that the test sets the clock: the
+     * first event of a turn reads it, the rest of the turn keeps what the test wrote.
+     */
+    @Test
+    void headClockRestartsWhenTheRequestBeforeItIsAnswered() {
+        ConnectionHarness h = connection(Server.builder());
+        h.ctx.newTurn();
+        h.ctx.turnClock();
+        h.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n"); // HEAD from now
+        h.ctx.nowMillis += 9_000;
+        h.send("\r\n" + "GET /plaintext HTTP/1.1\r\nHo"); // answered; the next head restarts the clock
+        assertEquals(1, h.ctx.metrics.requests);
+        assertEquals(h.ctx.nowMillis, h.connection.timerSinceMillis());
+        expire(h, 1_001); // 10,001 ms after the first head began, 1,001 after the restart: re-armed
+        assertEquals(1, h.ctx.metrics.requests);
+        assertFalse(h.closed());
+        assertTrue(h.connection.timer().scheduled(), "re-armed for the rest");
+        assertEquals(0, h.ctx.metrics.timeouts[LoopMetrics.TIMEOUT_HEADER]);
+        h.ctx.nowMillis += 8_998;
+        h.ctx.timers.cancel(h.connection.timer());
+        h.connection.timer().onTimeout(); // 9,999 ms after the restart: still not due
+        assertFalse(h.closed());
+        expire(h, 2); // 10,001 ms after the restart
+        assertTrue(h.written().contains("HTTP/1.1 408 "), h.written());
+        assertEquals(1, h.ctx.metrics.timeouts[LoopMetrics.TIMEOUT_HEADER]);
+    }
+
+    /**
+     * The loop clock is read once per turn: every event of a turn, on any connection, dates its timer
+     * phase from the turn's reading, and the next turn reads it again. A context no transport turns reads
+     * it for every event.
+     */
+    @Test
+    void theClockIsReadOncePerTurn() {
+        ConnectionHarness h = connection(Server.builder());
+        LoopContext ctx = h.ctx;
+        ConnectionHarness other = new ConnectionHarness(ctx);
+        ctx.nowMillis = 1;
+        h.send(GET);
+        assertTrue(h.connection.timerSinceMillis() > 1, "no turns: the event read the clock");
+        ctx.newTurn();
+        ctx.turnClock();
+        long turnStart = ctx.nowMillis - 5_000; // what the turn's read would be had it begun 5 s ago
+        ctx.nowMillis = turnStart;
+        h.send(GET);
+        other.send(GET);
+        h.send(GET);
+        assertEquals(turnStart, h.connection.timerSinceMillis(), "the turn's reading, not a new one");
+        assertEquals(turnStart, other.connection.timerSinceMillis());
+        assertEquals(4, ctx.metrics.requests);
+        ctx.newTurn();
+        h.send(GET);
+        assertTrue(h.connection.timerSinceMillis() >= turnStart + 5_000, "a new turn reads the clock again");
+    }
+
     @Test
     void lastAllowedRequestSaysClose() {
         ConnectionHarness h = connection(Server.builder().maxRequestsPerConnection(2));
