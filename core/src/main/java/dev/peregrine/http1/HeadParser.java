@@ -225,7 +225,7 @@ public final class HeadParser {
             long w = 0;
             long special = 0;
             while (p <= last) {
-                w = b.getLong(p);
+                w = Swar.word(b, p);
                 special = Swar.targetStopMask(w);
                 if (special != 0) {
                     break;
@@ -322,7 +322,7 @@ public final class HeadParser {
         while (true) {
             long unusual = 0;
             while (p <= last) {
-                w = b.getLong(p);
+                w = Swar.word(b, p);
                 unusual = Swar.notAlnumDashMask(w);
                 if (unusual != 0) {
                     break;
@@ -391,7 +391,7 @@ public final class HeadParser {
         while (true) {
             long controls = 0;
             while (p <= last) { // the word loop: a load and a mask per eight bytes, nothing else
-                w = b.getLong(p);
+                w = Swar.word(b, p);
                 controls = Swar.controlMask(w);
                 if (controls != 0) {
                     break;
