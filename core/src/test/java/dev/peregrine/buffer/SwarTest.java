@@ -7,6 +7,7 @@ import java.nio.ByteOrder;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** {@link Swar}: the first marked byte of each mask equals a byte-by-byte scan, for any bytes. */
 class SwarTest {
@@ -52,6 +53,26 @@ class SwarTest {
         assertEquals(3, Swar.firstIndex(Swar.equalMask(b.getLong(0), Swar.broadcast('\r'))));
         assertEquals(Ascii.packLong("abc\rdefg"), b.getLong(0));
         assertEquals(0x4141_4141_4141_4141L, Swar.broadcast('A'));
+    }
+
+    @Test
+    void wordReadsWhatGetLongReadsFromALittleEndianBufferAndChecksItsIndex() {
+        SplittableRandom rnd = new SplittableRandom(7);
+        for (ByteBuffer b : new ByteBuffer[] {ByteBuffer.allocateDirect(64), ByteBuffer.allocate(64)}) {
+            b.order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < 64; i++) {
+                b.put(i, (byte) rnd.nextInt(256));
+            }
+            for (int i = 0; i <= 56; i++) {
+                assertEquals(b.getLong(i), Swar.word(b, i), "index " + i);
+            }
+            b.limit(40);
+            assertEquals(b.getLong(32), Swar.word(b, 32));
+            ByteBuffer limited = b;
+            assertThrows(IndexOutOfBoundsException.class, () -> Swar.word(limited, 33)); // past the limit, as getLong
+            assertThrows(IndexOutOfBoundsException.class, () -> Swar.word(limited, -1));
+            assertEquals(b.getLong(8), Swar.word(b.asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN), 8));
+        }
     }
 
     private static boolean alnumDash(int c) {
