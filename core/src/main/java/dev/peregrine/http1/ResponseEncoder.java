@@ -106,8 +106,9 @@ public final class ResponseEncoder {
         int status = res.status;
         long length = bodyLength(res);
         boolean bodyAllowed = status >= 200 && status != 204 && status != 304;
-        boolean plain = res.headerCount == 0 && res.fields == null && res.requestId == null
-                && (res.contentType == null || res.contentType instanceof String);
+        // No fields of the handler's; the Content-Type is checked below: the kept one is a String or
+        // none, so being that same object is enough, and only a head about to be kept tests the class.
+        boolean plain = res.headerCount == 0 && res.fields == null && res.requestId == null;
         int key = repeatKey(status, keepAlive, http10);
         int n;
         byte[] s;
@@ -123,7 +124,7 @@ public final class ResponseEncoder {
                 n = copy(CRLF, s, n);
             }
             n = endHead(s, n, keepAlive, http10);
-            if (plain && s == scratch) {
+            if (plain && s == scratch && (res.contentType == null || res.contentType instanceof String)) {
                 repeatKey = key;
                 repeatType = res.contentType;
                 repeatLength = length;
