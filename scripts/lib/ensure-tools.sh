@@ -80,3 +80,25 @@ ensure_perf() {
   fi
   command -v perf >/dev/null 2>&1
 }
+
+# ensure_hsdis: a HotSpot disassembler (hsdis-amd64.so) for -XX:+PrintAssembly and JMH's -prof perfasm,
+# built from scripts/lib/hsdis-capstone.c against Debian's libcapstone-dev (installed when missing and
+# allowed) into .tools/hsdis. Sets HSDIS_DIR; use it as LD_LIBRARY_PATH="$HSDIS_DIR" for the JVM (HotSpot
+# dlopens hsdis-amd64.so by name when its own lib/ has none). x86-64 only.
+ensure_hsdis() {
+  local root src
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+  src="$root/scripts/lib/hsdis-capstone.c"
+  HSDIS_DIR="$root/.tools/hsdis"
+  [ -f "$HSDIS_DIR/hsdis-amd64.so" ] && [ "$HSDIS_DIR/hsdis-amd64.so" -nt "$src" ] && return 0
+  if [ ! -f /usr/include/capstone/capstone.h ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      echo "installing libcapstone-dev from Debian's packages (hsdis disassembles with it)" >&2
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcapstone-dev >/dev/null
+    fi
+  fi
+  [ -f /usr/include/capstone/capstone.h ] || { echo "peregrine: hsdis needs libcapstone-dev" >&2; return 1; }
+  mkdir -p "$HSDIS_DIR"
+  gcc -O2 -shared -fPIC -o "$HSDIS_DIR/hsdis-amd64.so" "$src" -lcapstone \
+    || { echo "peregrine: could not build hsdis" >&2; return 1; }
+}

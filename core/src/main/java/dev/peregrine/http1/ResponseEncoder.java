@@ -64,13 +64,12 @@ public final class ResponseEncoder {
     // handler's, no request id, a String Content-Type or none), and what it was made of: a next plain
     // response of the same status, Content-Type object, length and connection handling is the same bytes
     // while the Date line has not changed, so encode() keeps them instead of copying the parts again.
-    // repeatStatus -1: nothing kept. Cleared by whatever else writes the scratch (scratchForWriting)
-    // (a tick in a new second rewrites its Date line in place: the head stays kept).
-    private int repeatStatus = -1;
+    // repeatKey is the status and the connection handling in one int ({@link #repeatKey}), so the check
+    // is three compares; -1: nothing kept. Cleared by whatever else writes the scratch
+    // (scratchForWriting) (a tick in a new second rewrites its Date line in place: the head stays kept).
+    private int repeatKey = -1;
     private CharSequence repeatType;
     private long repeatLength;
-    private boolean repeatKeepAlive;
-    private boolean repeatHttp10;
     private int repeatHeadLength;
     /** The second of the Date line last written; a tick within it changes nothing. */
     private long dateSecond = Long.MIN_VALUE;
@@ -86,8 +85,8 @@ public final class ResponseEncoder {
         if (second != dateSecond) { // the loop ticks up to once a millisecond; the Date line changes once a second
             dateSecond = second;
             dateLine = date.line(nowMillis);
-            if (repeatStatus != -1) { // the kept head gets the new Date in place (37 bytes a second): no rebuild
-                int at = Status.statusLine(repeatStatus).length + SERVER.length; // where headFields put it
+            if (repeatKey != -1) { // the kept head gets the new Date in place (37 bytes a second): no rebuild
+                int at = Status.statusLine(repeatKey >>> 2).length + SERVER.length; // where headFields put it
                 System.arraycopy(dateLine, 0, scratch, at, dateLine.length);
             }
         }
@@ -107,14 +106,14 @@ public final class ResponseEncoder {
         int status = res.status;
         long length = bodyLength(res);
         boolean bodyAllowed = status >= 200 && status != 204 && status != 304;
-        boolean plain = res.headerCount == 0 && res.fields == null && res.requestId == null
-                && (res.contentType == null || res.contentType instanceof String);
+        // No fields of the handler's; the Content-Type is checked below: the kept one is a String or
+        // none, so being that same object is enough, and only a head about to be kept tests the class.
+        boolean plain = res.headerCount == 0 && res.fields == null && res.requestId == null;
+        int key = repeatKey(status, keepAlive, http10);
         int n;
         byte[] s;
-        if (plain && status == repeatStatus && res.contentType == repeatType && length == repeatLength
-                && keepAlive == repeatKeepAlive && http10 == repeatHttp10) {
-            s = scratch; // the head already there is this response's
-            assembly = s;
+        if (plain && key == repeatKey && res.contentType == repeatType && length == repeatLength) {
+            s = scratch; // the head already there is this response's (assembly is the scratch too: see putScratch)
             n = repeatHeadLength;
         } else {
             n = headFields(res);
@@ -125,12 +124,10 @@ public final class ResponseEncoder {
                 n = copy(CRLF, s, n);
             }
             n = endHead(s, n, keepAlive, http10);
-            if (plain && s == scratch) {
-                repeatStatus = status;
+            if (plain && s == scratch && (res.contentType == null || res.contentType instanceof String)) {
+                repeatKey = key;
                 repeatType = res.contentType;
                 repeatLength = length;
-                repeatKeepAlive = keepAlive;
-                repeatHttp10 = http10;
                 repeatHeadLength = n;
             }
         }
@@ -143,6 +140,11 @@ public final class ResponseEncoder {
         if (bodyLeft) {
             putBody(res, sink, out);
         }
+    }
+
+    /** {@link #repeatKey}: a status (100-999) and the two connection flags in one int, never -1. */
+    private static int repeatKey(int status, boolean keepAlive, boolean http10) {
+        return status << 2 | (keepAlive ? 2 : 0) | (http10 ? 1 : 0);
     }
 
     /**
@@ -208,18 +210,21 @@ public final class ResponseEncoder {
      */
     private ByteBuffer putScratch(byte[] s, int n, OutputSink sink) {
         ByteBuffer out = sink.out();
-        if (out.remaining() < n) {
+        if (out.remaining() >= n) {
+            out.put(s, 0, n); // the usual case: one copy, none of put()'s loop
+        } else {
             sink.drain();
-            out = sink.out();
+            out = put(sink, sink.out(), s, n);
         }
-        out = put(sink, out, s, n);
-        assembly = scratch; // a one-off array for a huge head is not kept
+        if (s != scratch) {
+            assembly = scratch; // a one-off array for a huge head is not kept
+        }
         return out;
     }
 
     /** The scratch, for writing from its start: the head kept there for {@link #encode}'s repeat is gone. */
     private byte[] scratchForWriting() {
-        repeatStatus = -1;
+        repeatKey = -1;
         return scratch;
     }
 
@@ -241,6 +246,11 @@ public final class ResponseEncoder {
             return at + length;
         }
         int last = length - 8;
+        if (last <= 8) { // 8 to 16 bytes (a short body, Content-Length: ): two words, no loop to set up
+            LONGS.set(dst, at, (long) LONGS.get(src, 0));
+            LONGS.set(dst, at + last, (long) LONGS.get(src, last));
+            return at + length;
+        }
         for (int i = 0; i < last; i += 8) {
             LONGS.set(dst, at + i, (long) LONGS.get(src, i));
         }

@@ -54,15 +54,23 @@ public final class Router {
     /** {@link #match}: the route matches, but a parameter is unsafe. */
     private static final int UNSAFE = -2;
 
-    // The static-path table, by slot (a null value is an empty slot). A path is keyed by its length and
-    // its bytes as little-endian words: the first eight bytes ({@link #word}, zero-padded when shorter),
-    // the last eight (overlapping the first when shorter than 16), and, past 16 bytes, the words between.
-    // A lookup reads the first and last words once, for the hash and for the compare, so a path of up
-    // to 16 bytes costs two reads from the request buffer (byte by byte, the hash's multiply chain and a
-    // bounds-checked read per byte cost more than the rest of routing).
-    private final int[] keyLengths;
-    private final long[] keyFirsts;
-    private final long[] keyLasts;
+    // The static-path table, by slot. A path is keyed by its length and its bytes as little-endian
+    // words: the first eight bytes ({@link #word}, zero-padded when shorter), the last eight (overlapping
+    // the first when shorter than 16), and, past 16 bytes, the words between. A lookup reads the first
+    // and last words once, for the hash and for the compare, so a path of up to 16 bytes costs two reads
+    // from the request buffer (byte by byte, the hash's multiply chain and a bounds-checked read per
+    // byte cost more than the rest of routing).
+    //
+    // A slot's key and its answers are laid out flat, so that a hit is two loads from two arrays after
+    // the hash, not a chain through the Route (values[i], then its resolved[], then the handler: each
+    // load waiting on the one before, and the handler's call on all of them):
+    //   keys[4i .. 4i+3]        first word, last word, length (0: empty slot), route id   (32 bytes)
+    //   handlers[9i .. 9i+8]    Route.resolved of the slot's route, by method id (Methods.COUNT)
+    //   keyMiddles[i]           the words between, for paths over 16 bytes; else null
+    //   values[i]               the Route, for methods outside Methods only (by name)
+    private static final int KEY_STRIDE = 4;
+    private final long[] keys;
+    private final Handler[] handlers;
     private final long[][] keyMiddles;
     private final Route[] values;
     private final int mask;
@@ -81,36 +89,6 @@ public final class Router {
         this.notFound = builtIns.apply(notFound == null ? NOT_FOUND : notFound);
         this.notImplemented = builtIns.apply((req, res) -> res.error(501));
         this.badParameter = builtIns.apply((req, res) -> res.error(400));
-        int size = Integer.highestOneBit(Math.max(4, statics.size() * 3)) << 1;
-        keyLengths = new int[size];
-        keyFirsts = new long[size];
-        keyLasts = new long[size];
-        keyMiddles = new long[size][];
-        values = new Route[size];
-        mask = size - 1;
-        TreeSet<String> all = new TreeSet<>();
-        for (Map.Entry<String, Route> e : statics.entrySet()) {
-            byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8);
-            ByteBuffer kb = ByteBuffer.wrap(k).order(ByteOrder.LITTLE_ENDIAN);
-            long first = word(kb, 0, k.length);
-            long last = lastWord(kb, 0, k.length, first);
-            int i = hash(k.length, first, last) & mask;
-            while (values[i] != null) {
-                i = (i + 1) & mask;
-            }
-            keyLengths[i] = k.length;
-            keyFirsts[i] = first;
-            keyLasts[i] = last;
-            if (k.length > 16) {
-                long[] middle = new long[(k.length - 9) >>> 3];
-                for (int j = 0; j < middle.length; j++) {
-                    middle[j] = kb.getLong(8 + (j << 3));
-                }
-                keyMiddles[i] = middle;
-            }
-            values[i] = e.getValue();
-        }
-        this.patterns = patterns.toArray(new Route[0]);
         List<Route> numbered = new ArrayList<>(statics.values());
         numbered.addAll(patterns);
         routePatterns = new String[numbered.size()];
@@ -118,6 +96,39 @@ public final class Router {
             numbered.get(n).id = n;
             routePatterns[n] = numbered.get(n).pattern;
         }
+        int size = Integer.highestOneBit(Math.max(4, statics.size() * 3)) << 1;
+        keys = new long[size * KEY_STRIDE];
+        handlers = new Handler[size * Methods.COUNT];
+        keyMiddles = new long[size][];
+        values = new Route[size];
+        mask = size - 1;
+        TreeSet<String> all = new TreeSet<>();
+        for (Map.Entry<String, Route> e : statics.entrySet()) {
+            byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8); // never empty: a path starts with '/'
+            ByteBuffer kb = ByteBuffer.wrap(k).order(ByteOrder.LITTLE_ENDIAN);
+            long first = word(kb, 0, k.length);
+            long last = lastWord(kb, 0, k.length, first);
+            int i = hash(k.length, first, last) & mask;
+            while (values[i] != null) {
+                i = (i + 1) & mask;
+            }
+            Route route = e.getValue();
+            int at = i * KEY_STRIDE;
+            keys[at] = first;
+            keys[at + 1] = last;
+            keys[at + 2] = k.length;
+            keys[at + 3] = route.id;
+            System.arraycopy(route.resolved, 0, handlers, i * Methods.COUNT, Methods.COUNT);
+            if (k.length > 16) {
+                long[] middle = new long[(k.length - 9) >>> 3];
+                for (int j = 0; j < middle.length; j++) {
+                    middle[j] = kb.getLong(8 + (j << 3));
+                }
+                keyMiddles[i] = middle;
+            }
+            values[i] = route;
+        }
+        this.patterns = patterns.toArray(new Route[0]);
         for (Route r : statics.values()) {
             all.add(r.allow);
             otherMethodNames.addAll(r.otherMethods.keySet());
@@ -213,13 +224,28 @@ public final class Router {
         long first = word(b, start, end);
         long last = lastWord(b, start, end, first);
         int i = hash(len, first, last) & mask;
-        Route route;
-        while ((route = values[i]) != null) {
-            if (keyLengths[i] == len && keyFirsts[i] == first && keyLasts[i] == last && middleEqual(keyMiddles[i], b, start)) {
-                return handlerFor(route, method, req);
+        long[] k = keys;
+        long keyLength;
+        while ((keyLength = k[i * KEY_STRIDE + 2]) != 0) {
+            int at = i * KEY_STRIDE;
+            if (keyLength == len && k[at] == first && k[at + 1] == last && (len <= 16 || middleEqual(keyMiddles[i], b, start))) {
+                req.setRouteId((int) k[at + 3]);
+                if (method != Methods.OTHER) {
+                    return handlers[i * Methods.COUNT + method]; // the route's resolved[method]
+                }
+                return otherMethod(values[i], req);
             }
             i = (i + 1) & mask;
         }
+        return resolvePattern(req, method, b, start, end, starts, ends);
+    }
+
+    /**
+     * {@link #resolve} for a path not in the static table: the patterns, in order, then 404. A method of
+     * its own so that {@code resolve} stays small enough for C2 to inline into the dispatch (at most
+     * {@code FreqInlineSize}, 325 bytecodes).
+     */
+    private Handler resolvePattern(RequestView req, int method, ByteBuffer b, int start, int end, int[] starts, int[] ends) {
         for (Route r : patterns) {
             int n = match(r, b, start, end, starts, ends);
             if (n == UNSAFE) {
@@ -239,6 +265,11 @@ public final class Router {
         if (method != Methods.OTHER) {
             return r.resolved[method]; // filled by Route.seal
         }
+        return otherMethod(r, req);
+    }
+
+    /** {@code r}'s handler for a method outside {@link Methods}, looked up by name; 405 or 501 when it has none. */
+    private Handler otherMethod(Route r, RequestView req) {
         String name = req.method(); // a String only for methods outside the usual nine
         Handler h = r.otherHandler(name);
         if (h != null) {
