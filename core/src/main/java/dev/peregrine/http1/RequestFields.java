@@ -66,10 +66,15 @@ public final class RequestFields {
 
     /** Adds a field; false when the view holds as many as it can. */
     public static boolean header(RequestHead v, int nameStart, int nameEnd, int valueStart, int valueEnd) {
-        if (v.headerCount == v.fieldCapacity()) {
+        int i = v.headerCount;
+        if (i == v.nameStart.length) {
             return false;
         }
-        v.addField(nameStart, nameEnd, valueStart, valueEnd);
+        v.nameStart[i] = nameStart;
+        v.nameEnd[i] = nameEnd;
+        v.valueStart[i] = valueStart;
+        v.valueEnd[i] = valueEnd;
+        v.headerCount = i + 1;
         return true;
     }
 
@@ -80,6 +85,6 @@ public final class RequestFields {
 
     /** The most fields a view of this loop holds. */
     public static int capacity(RequestHead v) {
-        return v.fieldCapacity();
+        return v.nameStart.length;
     }
 }
