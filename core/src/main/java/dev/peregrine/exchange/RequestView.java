@@ -290,8 +290,12 @@ public final class RequestView extends RequestHead implements Request {
 
     private int indexOf(String name) {
         int n = name.length();
+        int[] f = fieldOffsets;
         for (int i = 0; i < headerCount; i++) {
-            if (nameEnd[i] - nameStart[i] == n && Ascii.equalsIgnoreCase(buf, nameStart[i], nameEnd[i], name)) {
+            int j = i * FIELD_INTS;
+            int ns = f[j + NAME_START];
+            int ne = f[j + NAME_END];
+            if (ne - ns == n && Ascii.equalsIgnoreCase(buf, ns, ne, name)) {
                 return i;
             }
         }
@@ -302,7 +306,7 @@ public final class RequestView extends RequestHead implements Request {
     public String header(String name) {
         checkLive();
         int i = indexOf(name);
-        return i < 0 ? null : RequestText.ascii(buf, valueStart[i], valueEnd[i]);
+        return i < 0 ? null : RequestText.ascii(buf, valueStart(i), valueEnd(i));
     }
 
     CharSequence headerView(String name) {
@@ -324,13 +328,13 @@ public final class RequestView extends RequestHead implements Request {
     CharSequence headerName(int index) {
         checkLive();
         checkHeader(index);
-        return nameViews[index].set(buf, nameStart[index], nameEnd[index]);
+        return nameViews[index].set(buf, nameStart(index), nameEnd(index));
     }
 
     CharSequence headerValue(int index) {
         checkLive();
         checkHeader(index);
-        return valueViews[index].set(buf, valueStart[index], valueEnd[index]);
+        return valueViews[index].set(buf, valueStart(index), valueEnd(index));
     }
 
     /** Every value of header {@code name} (case-insensitive), in order ({@link HeaderGroup#all}). */
@@ -338,9 +342,13 @@ public final class RequestView extends RequestHead implements Request {
         checkLive();
         java.util.List<String> values = new java.util.ArrayList<>(1);
         int n = name.length();
+        int[] f = fieldOffsets;
         for (int i = 0; i < headerCount; i++) {
-            if (nameEnd[i] - nameStart[i] == n && Ascii.equalsIgnoreCase(buf, nameStart[i], nameEnd[i], name)) {
-                values.add(RequestText.ascii(buf, valueStart[i], valueEnd[i]));
+            int j = i * FIELD_INTS;
+            int ns = f[j + NAME_START];
+            int ne = f[j + NAME_END];
+            if (ne - ns == n && Ascii.equalsIgnoreCase(buf, ns, ne, name)) {
+                values.add(RequestText.ascii(buf, f[j + VALUE_START], f[j + VALUE_END]));
             }
         }
         return values;

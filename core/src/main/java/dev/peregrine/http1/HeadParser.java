@@ -168,10 +168,14 @@ public final class HeadParser {
             if (i == maxHeaders) {
                 return -431;
             }
-            r.nameStart[i] = ns;
-            r.nameEnd[i] = ne;
-            r.valueStart[i] = vs;
-            r.valueEnd[i] = ve;
+            // One array, the line's four ints adjacent (RequestHead's layout). The highest index first:
+            // 1-2% faster than the other order on JDK 17 (same-JVM pairs), the same on 25.
+            int[] f = r.fieldOffsets;
+            int j = i * RequestHead.FIELD_INTS;
+            f[j + RequestHead.VALUE_END] = ve;
+            f[j + RequestHead.VALUE_START] = vs;
+            f[j + RequestHead.NAME_END] = ne;
+            f[j + RequestHead.NAME_START] = ns;
             r.headerCount = i + 1;
             int steer = framing.field(b, ns, ne, vs, ve, r);
             if (steer != 0) {

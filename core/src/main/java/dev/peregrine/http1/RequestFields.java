@@ -66,15 +66,10 @@ public final class RequestFields {
 
     /** Adds a field; false when the view holds as many as it can. */
     public static boolean header(RequestHead v, int nameStart, int nameEnd, int valueStart, int valueEnd) {
-        int i = v.headerCount;
-        if (i == v.nameStart.length) {
+        if (v.headerCount == v.fieldCapacity()) {
             return false;
         }
-        v.nameStart[i] = nameStart;
-        v.nameEnd[i] = nameEnd;
-        v.valueStart[i] = valueStart;
-        v.valueEnd[i] = valueEnd;
-        v.headerCount = i + 1;
+        v.addField(nameStart, nameEnd, valueStart, valueEnd);
         return true;
     }
 
@@ -85,6 +80,6 @@ public final class RequestFields {
 
     /** The most fields a view of this loop holds. */
     public static int capacity(RequestHead v) {
-        return v.nameStart.length;
+        return v.fieldCapacity();
     }
 }

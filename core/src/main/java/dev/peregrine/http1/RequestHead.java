@@ -12,9 +12,19 @@ import java.nio.ByteBuffer;
  * <pre>
  *  buf: GET /users/42?x=1 HTTP/1.1\r\nHost: a\r\n ... \r\n\r\n[body]
  *       ^   ^        ^ ^                ^    ^                ^
- *       |   pathStart| queryStart       |    valueStart[0]     (setBody)
- *       methodStart  pathEnd            nameStart[0]
+ *       |   pathStart| queryStart       |    valueStart(0)     (setBody)
+ *       methodStart  pathEnd            nameStart(0)
  * </pre>
+ *
+ * <p>The field lines' offsets are one array, {@link #FIELD_INTS} ints per line, adjacent, so the
+ * parser's loop stores a line into one array (one base, one bounds check, one cache line):
+ * <pre>
+ *  fieldOffsets: [ nameStart nameEnd valueStart valueEnd | nameStart nameEnd valueStart valueEnd | ...
+ *  index           4i+0      4i+1    4i+2       4i+3       (line i, i &lt; headerCount)
+ *  constant        NAME_START NAME_END VALUE_START VALUE_END, i * FIELD_INTS the line's base
+ * </pre>
+ * Name and value are bytes {@code [nameStart, nameEnd)} and {@code [valueStart, valueEnd)} of
+ * {@link #buf}. Readers outside this package go through {@link #nameStart(int)} and its siblings.
  *
  * <p>Why a superclass and not a view: the request view the handler reads ({@code exchange.RequestView})
  * extends this class, so the parser writes plain fields with no call in between (as fast as when it
@@ -43,10 +53,16 @@ public abstract class RequestHead {
     protected int authorityStart = -1;
     protected int authorityEnd;
 
-    protected final int[] nameStart;
-    protected final int[] nameEnd;
-    protected final int[] valueStart;
-    protected final int[] valueEnd;
+    /** Ints per field line in {@link #fieldOffsets}. */
+    protected static final int FIELD_INTS = 4;
+    /** Where each offset sits in a line's {@link #FIELD_INTS} ints (see the class doc's layout). */
+    protected static final int NAME_START = 0;
+    protected static final int NAME_END = 1;
+    protected static final int VALUE_START = 2;
+    protected static final int VALUE_END = 3;
+
+    /** The field lines' offsets, {@link #FIELD_INTS} per line: the layout is in the class doc. */
+    protected final int[] fieldOffsets;
     protected int headerCount;
 
     /** Content-Length, or -1 when absent. */
@@ -63,10 +79,7 @@ public abstract class RequestHead {
 
     /** @param maxHeaders the most header fields a request may carry */
     protected RequestHead(int maxHeaders) {
-        nameStart = new int[maxHeaders];
-        nameEnd = new int[maxHeaders];
-        valueStart = new int[maxHeaders];
-        valueEnd = new int[maxHeaders];
+        fieldOffsets = new int[maxHeaders * FIELD_INTS];
     }
 
     /**
@@ -115,20 +128,41 @@ public abstract class RequestHead {
         return headerCount;
     }
 
+    /** The most field lines this head holds. */
+    public final int fieldCapacity() {
+        return fieldOffsets.length / FIELD_INTS;
+    }
+
+    /** Field line {@code i}'s name starts here in {@link #headBuffer()}. */
     public final int nameStart(int i) {
-        return nameStart[i];
+        return fieldOffsets[i * FIELD_INTS + NAME_START];
     }
 
+    /** Index just past field line {@code i}'s name. */
     public final int nameEnd(int i) {
-        return nameEnd[i];
+        return fieldOffsets[i * FIELD_INTS + NAME_END];
     }
 
+    /** Field line {@code i}'s value starts here (leading OWS excluded). */
     public final int valueStart(int i) {
-        return valueStart[i];
+        return fieldOffsets[i * FIELD_INTS + VALUE_START];
     }
 
+    /** Index just past field line {@code i}'s value (trailing OWS excluded). */
     public final int valueEnd(int i) {
-        return valueEnd[i];
+        return fieldOffsets[i * FIELD_INTS + VALUE_END];
+    }
+
+    /** Records field line {@code headerCount} and counts it; the caller checked the capacity. */
+    protected final void addField(int nameStart, int nameEnd, int valueStart, int valueEnd) {
+        int i = headerCount;
+        int[] f = fieldOffsets;
+        int j = i * FIELD_INTS;
+        f[j + NAME_START] = nameStart;
+        f[j + NAME_END] = nameEnd;
+        f[j + VALUE_START] = valueStart;
+        f[j + VALUE_END] = valueEnd;
+        headerCount = i + 1;
     }
 
     /** Whether the target was absolute-form with an empty path (the path is "/", in no buffer). */
@@ -151,7 +185,7 @@ public abstract class RequestHead {
             from = Math.min(from, authorityStart);
         }
         for (int i = 0; i < headerCount; i++) {
-            from = Math.min(from, nameStart[i]);
+            from = Math.min(from, fieldOffsets[i * FIELD_INTS + NAME_START]);
         }
         return from;
     }
@@ -175,11 +209,10 @@ public abstract class RequestHead {
         version = r.version;
         asteriskForm = r.asteriskForm;
         absolutePathEmpty = r.absolutePathEmpty;
-        for (int i = 0; i < r.headerCount; i++) {
-            nameStart[i] = r.nameStart[i] + shift;
-            nameEnd[i] = r.nameEnd[i] + shift;
-            valueStart[i] = r.valueStart[i] + shift;
-            valueEnd[i] = r.valueEnd[i] + shift;
+        int[] from = r.fieldOffsets;
+        int[] to = fieldOffsets;
+        for (int j = 0, n = r.headerCount * FIELD_INTS; j < n; j++) {
+            to[j] = from[j] + shift; // every offset of every line moves alike
         }
         headerCount = r.headerCount;
         contentLength = r.contentLength;

@@ -175,8 +175,8 @@ class HeadParserDifferentialTest {
                     .append(" cl ").append(contentLength).append(" chunked ").append(chunked).append(" expect ")
                     .append(expectContinue).append(" close ").append(connectionClose).append(" keep ").append(connectionKeepAlive);
             for (int i = 0; i < headerCount; i++) {
-                s.append(" [").append(nameStart[i]).append(',').append(nameEnd[i]).append(',').append(valueStart[i])
-                        .append(',').append(valueEnd[i]).append(']');
+                s.append(" [").append(nameStart(i)).append(',').append(nameEnd(i)).append(',').append(valueStart(i))
+                        .append(',').append(valueEnd(i)).append(']');
             }
             return s.toString();
         }
@@ -370,11 +370,7 @@ class HeadParserDifferentialTest {
                 if (h.headerCount == MAX_FIELDS) {
                     return -431;
                 }
-                int i = h.headerCount++;
-                h.nameStart[i] = ns;
-                h.nameEnd[i] = ne;
-                h.valueStart[i] = vs;
-                h.valueEnd[i] = ve;
+                h.addField(ns, ne, vs, ve);
                 int status = field(text(ns, ne).toLowerCase(java.util.Locale.ROOT), vs, ve);
                 if (status != 0) {
                     return -status;
