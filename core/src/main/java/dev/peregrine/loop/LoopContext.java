@@ -14,8 +14,9 @@ import java.nio.ByteOrder;
  * {@link LoopSetup#protocols()} for this context.
  *
  * <p><b>The loop clock.</b> {@link #nowMillis} is read once per turn of the loop, not per read: the
- * transport marks each turn when its wait returns ({@link #newTurn}: NIO's {@code select}, the native
- * transports' {@code epoll_wait} / {@code io_uring_enter} through {@code FineWaitHandler}), and the first
+ * transport marks each turn when its wait returns ({@link #newTurn}: NIO's {@code select}, epoll's
+ * {@code epoll_wait} through {@code FineWaitHandler}; io_uring marks none, since one run of its handler
+ * may enter the kernel several times: there every event reads the clock), and the first
  * event of the turn the connection layer handles reads the clock ({@link #turnClock}, then {@link #tick}:
  * {@link System#currentTimeMillis()}, and {@link ProtocolFactory#onClock} in a new millisecond). Every
  * later event of the turn, on any connection, finds it read: a check of one field. The wheel's pass

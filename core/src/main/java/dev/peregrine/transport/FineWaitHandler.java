@@ -24,8 +24,9 @@ import io.netty.util.concurrent.Ticker;
  *   Netty loop: runIo -&gt; run(ctx) -&gt; newTurn -&gt; handler.run(ctx with min(ctx's deadline, periodic, fine))
  *               -&gt; runFineTimers -&gt; the periodic task if due -&gt; tasks -&gt; runIo ...
  * </pre>
- * Each run is one turn of the loop ({@link LoopContext#newTurn}): the first ready event (or task) of it
- * that reaches a connection reads the loop clock, the others of the turn find it read.
+ * On epoll each run is one turn of the loop ({@link LoopContext#newTurn}): the first ready event (or task)
+ * of it that reaches a connection reads the loop clock, the others of the turn find it read. On io_uring a
+ * run may span several kernel entries, so it marks no turns ({@link #oneWaitPerRun}).
  * Why not a Netty scheduled task ({@code scheduleAtFixedRate}), as the tick was: while one is queued
  * Netty reads the clock on every wake, several times (each {@code canBlock()} asks whether a scheduled
  * task is due, and {@code runAllTasks} again), and moves the task through its priority queue every
@@ -44,6 +45,15 @@ import io.netty.util.concurrent.Ticker;
 final class FineWaitHandler implements IoHandler {
     private static final System.Logger LOG = System.getLogger("dev.peregrine");
     private final IoHandler handler;
+    /**
+     * Whether one {@code handler.run} waits once and then handles what that wait returned (epoll's:
+     * {@code epoll_wait}, then the ready events), so that a run is a turn of the loop. io_uring's run is
+     * not: after its wait it drains completions and submits again until neither finds work, so a
+     * completion that arrived long after the run's first one (a request sent after a JFR recording was
+     * started, on a busy machine) can land in the same run. There the loop clock is read per event, as
+     * before turns were marked ({@link LoopContext#newTurn} never called).
+     */
+    private final boolean oneWaitPerRun;
     /** Netty's loop running this handler, asked whether it is shutting down (null: not an executor). */
     private final EventExecutor executor;
     /** The loop ticker's origin: Netty's deadline of a task = its {@link System#nanoTime()} minus this. */
@@ -103,8 +113,9 @@ final class FineWaitHandler implements IoHandler {
         }
     };
 
-    FineWaitHandler(IoHandler handler, ThreadAwareExecutor executor) {
+    FineWaitHandler(IoHandler handler, boolean oneWaitPerRun, ThreadAwareExecutor executor) {
         this.handler = handler;
+        this.oneWaitPerRun = oneWaitPerRun;
         this.executor = executor instanceof EventExecutor ? (EventExecutor) executor : null;
         Ticker ticker = executor instanceof EventExecutorGroup ? ((EventExecutorGroup) executor).ticker() : Ticker.systemTicker();
         this.originNanos = ticker.initialNanoTime();
@@ -144,7 +155,7 @@ final class FineWaitHandler implements IoHandler {
         if (l == null && p == null) {
             return handler.run(context);
         }
-        if (l != null) {
+        if (l != null && oneWaitPerRun) {
             l.newTurn(); // what the wait returns (and the tasks after it) is a new turn: its first event reads the clock
         }
         int handled;

@@ -48,9 +48,14 @@ public final class NettyLoop {
     /** The transport's handler, its wait cut short for the loop's fine deadlines. */
     private FineWaitHandler handler;
 
-    public NettyLoop(String threadName, IoHandlerFactory transportHandler) {
+    /**
+     * @param oneWaitPerRun whether the transport's {@code IoHandler.run} waits once and handles only what
+     *     that wait returned, so that a run is a turn of the loop clock (epoll: yes; io_uring: no; see
+     *     {@link FineWaitHandler})
+     */
+    public NettyLoop(String threadName, IoHandlerFactory transportHandler, boolean oneWaitPerRun) {
         ThreadFactory threads = r -> new FastThreadLocalThread(r, threadName);
-        IoHandlerFactory finer = executor -> handler = new FineWaitHandler(transportHandler.newHandler(executor), executor);
+        IoHandlerFactory finer = executor -> handler = new FineWaitHandler(transportHandler.newHandler(executor), oneWaitPerRun, executor);
         this.group = new MultiThreadIoEventLoopGroup(1, threads, finer);
         this.loop = (IoEventLoop) group.next();
     }

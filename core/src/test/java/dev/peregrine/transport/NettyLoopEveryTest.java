@@ -31,7 +31,7 @@ class NettyLoopEveryTest {
             Assumptions.assumeTrue(IoUringAvailability.isAvailable(), IoUringAvailability::unavailabilityReason);
             factory = IoUringIoHandler.newFactory();
         }
-        NettyLoop loop = new NettyLoop("peregrine-every-test", factory);
+        NettyLoop loop = new NettyLoop("peregrine-every-test", factory, transport.equals("epoll"));
         CountDownLatch started = new CountDownLatch(1);
         assertTrue(loop.execute(started::countDown));
         assertTrue(started.await(10, TimeUnit.SECONDS));

@@ -65,7 +65,7 @@ final class NettyEpoll {
     /** A loop thread running Netty's {@link EpollIoHandler}. */
     static NettyLoop loop(String threadName) {
         Epoll.ensureAvailability();
-        return new NettyLoop(threadName, EpollIoHandler.newFactory());
+        return new NettyLoop(threadName, EpollIoHandler.newFactory(), true); // epoll_wait, then its ready events
     }
 
     /**

@@ -123,7 +123,8 @@ final class NettyIoUring {
     /** A loop thread running Netty's {@link IoUringIoHandler}, with {@code ring} registered when not null. */
     static NettyLoop loop(String threadName, RecvRing ring) {
         IoUring.ensureAvailability();
-        return new NettyLoop(threadName, ring != null ? ring.factory() : IoUringIoHandler.newFactory());
+        return new NettyLoop(threadName, ring != null ? ring.factory() : IoUringIoHandler.newFactory(),
+                false); // a run drains and submits until idle: not one wait (FineWaitHandler)
     }
 
     /** Whether one accept entry serves every connection (kernel 5.19+). */
